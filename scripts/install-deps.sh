@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building and testing rtcd needs and is not there yet.
+# Idempotent; safe to run on every build. Needs root (or sudo) for apt.
+set -euo pipefail
+
+# Debian packages: libclang for RocksDB's bindings, real etcd (server and
+# etcdctl) as the reference implementation in tests.
+APT_PACKAGES=(libclang-dev etcd-server etcd-client)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  # One retry: mirrors occasionally fail a fetch.
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" ||
+    { sleep 5; $SUDO apt-get update -qq; $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; }
+fi
+
+# etcd-server registers a system service on install; rtcd's tests start their
+# own etcd on loopback and must not find the default ports taken.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
+  systemctl stop etcd || true
+fi
+
+command -v cargo >/dev/null || { echo "install-deps: cargo (Rust toolchain) is required" >&2; exit 1; }

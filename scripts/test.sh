@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# THE test command: installs what is missing, builds, checks formatting and
+# lints, and runs every test. Prints cargo's test summary lines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+scripts/install-deps.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+cargo test --workspace --all-targets --locked

@@ -1,0 +1,92 @@
+//! The real [`Engine`]: one RocksDB database, one column family per [`Table`].
+
+use std::path::Path;
+
+use rocksdb::{
+    ColumnFamily, ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, ReadOptions, WriteOptions,
+};
+
+use super::{BatchOp, Engine, EntryIter, Table, WriteBatch};
+use crate::error::StoreError;
+
+pub struct RocksEngine {
+    db: DB,
+}
+
+impl std::fmt::Debug for RocksEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocksEngine").field("path", &self.db.path()).finish()
+    }
+}
+
+fn engine_err(e: rocksdb::Error) -> StoreError {
+    StoreError::Engine(e.into_string())
+}
+
+impl RocksEngine {
+    /// Opens (creating if needed) the database in `dir` with every table.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        // RocksDB's info logs would otherwise accumulate without bound.
+        opts.set_keep_log_file_num(4);
+        let cfs = Table::ALL.map(|t| ColumnFamilyDescriptor::new(t.name(), Options::default()));
+        let db = DB::open_cf_descriptors(&opts, dir, cfs).map_err(engine_err)?;
+        Ok(Self { db })
+    }
+
+    fn cf(&self, table: Table) -> Result<&ColumnFamily, StoreError> {
+        self.db
+            .cf_handle(table.name())
+            .ok_or_else(|| StoreError::Engine(format!("column family {} missing", table.name())))
+    }
+}
+
+impl Engine for RocksEngine {
+    fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.db.get_cf(self.cf(table)?, key).map_err(engine_err)
+    }
+
+    fn scan<'a>(&'a self, table: Table, from: &[u8], to: Option<&[u8]>) -> EntryIter<'a> {
+        let cf = match self.cf(table) {
+            Ok(cf) => cf,
+            Err(e) => return Box::new(std::iter::once(Err(e))),
+        };
+        let mut ro = ReadOptions::default();
+        if let Some(to) = to {
+            ro.set_iterate_upper_bound(to.to_vec());
+        }
+        let iter = self.db.iterator_cf_opt(cf, ro, IteratorMode::From(from, Direction::Forward));
+        Box::new(iter.map(|item| item.map(|(k, v)| (k.into_vec(), v.into_vec())).map_err(engine_err)))
+    }
+
+    fn write(&self, batch: WriteBatch, sync: bool) -> Result<(), StoreError> {
+        let mut wb = rocksdb::WriteBatch::default();
+        for op in batch.ops() {
+            match op {
+                BatchOp::Put { table, key, value } => wb.put_cf(self.cf(*table)?, key, value),
+                BatchOp::Delete { table, key } => wb.delete_cf(self.cf(*table)?, key),
+            }
+        }
+        let mut wo = WriteOptions::default();
+        wo.set_sync(sync);
+        self.db.write_opt(wb, &wo).map_err(engine_err)
+    }
+
+    fn reclaim(&self, table: Table) -> Result<(), StoreError> {
+        let cf = self.cf(table)?;
+        self.db.compact_range_cf(cf, None::<&[u8]>, None::<&[u8]>);
+        Ok(())
+    }
+
+    fn size_bytes(&self) -> u64 {
+        const PROPS: [&str; 2] = ["rocksdb.total-sst-files-size", "rocksdb.size-all-mem-tables"];
+        Table::ALL
+            .iter()
+            .filter_map(|t| self.cf(*t).ok())
+            .flat_map(|cf| PROPS.map(|p| self.db.property_int_value_cf(cf, p)))
+            .map(|v| v.ok().flatten().unwrap_or(0))
+            .sum()
+    }
+}

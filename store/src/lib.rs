@@ -1,0 +1,30 @@
+//! rtcd's MVCC key-value store: etcd's revisioned data model on RocksDB.
+//!
+//! * Every write transaction takes one revision; all history is kept until
+//!   compacted, so reads and watches can look at any retained revision.
+//! * Requests and responses are etcd's own protobuf types, with etcd's
+//!   semantics (Range options, Txn compares, duplicate-key rules, errors).
+//! * A batch of requests reaches disk as one atomic engine write together
+//!   with the caller's applied mark, so a crash leaves a prefix of batches.
+//!
+//! The store knows nothing of networks or consensus; the `raft` crate feeds it
+//! committed entries and the `server` crate serves reads from it.
+
+mod apply;
+pub mod engine;
+mod error;
+mod history;
+mod key_index;
+mod lease;
+mod revision;
+mod store;
+mod validate;
+mod view;
+
+pub use apply::{Applied, AppliedMark, WriteRequest, WriteResponse};
+pub use error::StoreError;
+pub use history::History;
+pub use lease::{LeaseInfo, MAX_LEASE_TTL};
+pub use revision::Revision;
+pub use store::{Store, StoreOptions};
+pub use validate::{check_delete, check_put, check_range, check_txn};

@@ -1,0 +1,249 @@
+//! [`Store`]: the MVCC key-value store as the rest of rtcd sees it.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use bytes::Bytes;
+use prost::Message;
+use rtcd_proto::etcdserverpb::{RangeRequest, RangeResponse};
+use rtcd_proto::mvccpb::KeyValue;
+
+use crate::apply::{Applied, AppliedMark, Batch, WriteRequest};
+use crate::engine::{Engine, RocksEngine, Table, WriteBatch};
+use crate::error::StoreError;
+use crate::key_index::{KeyIndex, KeyRev};
+use crate::lease::{LeaseInfo, Leases};
+use crate::revision::Revision;
+use crate::validate;
+use crate::view::View;
+
+/// Keys of the `meta` table.
+pub(crate) mod meta {
+    pub const REVISION: &[u8] = b"revision";
+    pub const COMPACTED: &[u8] = b"compacted";
+    pub const APPLIED: &[u8] = b"applied";
+}
+
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// Make every batch durable before `apply` returns. Off when a replicated
+    /// log already holds the batch and replays it after a crash.
+    pub sync: bool,
+    /// etcd's `--max-txn-ops`.
+    pub max_txn_ops: usize,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self { sync: true, max_txn_ops: 128 }
+    }
+}
+
+/// Everything in memory; guarded by one lock so a batch is seen whole.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub index: KeyIndex,
+    pub leases: Leases,
+    /// The current revision; a new store is at 1.
+    pub rev: i64,
+    /// The compacted revision; -1 before the first compaction.
+    pub compacted: i64,
+    pub applied: AppliedMark,
+    /// Set when a batch failed half-way: memory is ahead of disk.
+    pub poisoned: bool,
+}
+
+pub struct Store {
+    engine: Box<dyn Engine>,
+    state: RwLock<State>,
+    options: StoreOptions,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens (or creates) a store in `dir` on RocksDB.
+    pub fn open(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Self, StoreError> {
+        Self::with_engine(Box::new(RocksEngine::open(dir)?), options)
+    }
+
+    /// Opens a store over any engine, rebuilding the in-memory index from it.
+    pub fn with_engine(engine: Box<dyn Engine>, options: StoreOptions) -> Result<Self, StoreError> {
+        let state = load_state(engine.as_ref())?;
+        Ok(Self { engine, state: RwLock::new(state), options })
+    }
+
+    fn read(&self) -> Result<RwLockReadGuard<'_, State>, StoreError> {
+        let state = self.state.read().map_err(|_| StoreError::Poisoned)?;
+        if state.poisoned {
+            return Err(StoreError::Poisoned);
+        }
+        Ok(state)
+    }
+
+    fn write(&self) -> Result<RwLockWriteGuard<'_, State>, StoreError> {
+        let state = self.state.write().map_err(|_| StoreError::Poisoned)?;
+        if state.poisoned {
+            return Err(StoreError::Poisoned);
+        }
+        Ok(state)
+    }
+
+    /// Applies `requests` in order as one atomic engine write that also
+    /// records `mark`. Each request gets its own outcome; a failed one changes
+    /// nothing. The outer error means the batch did not reach disk: the store
+    /// then refuses further use until reopened (the caller replays its log).
+    pub fn apply(
+        &self,
+        requests: &[WriteRequest],
+        mark: AppliedMark,
+    ) -> Result<Vec<Result<Applied, StoreError>>, StoreError> {
+        let mut state = self.write()?;
+        let mut batch = Batch {
+            engine: self.engine.as_ref(),
+            state: &mut state,
+            max_txn_ops: self.options.max_txn_ops,
+            writes: WriteBatch::default(),
+            pending: HashMap::new(),
+            reclaim: false,
+        };
+        let mut outcomes = Vec::with_capacity(requests.len());
+        for req in requests {
+            match batch.apply(req) {
+                // Engine trouble can strike after a request changed memory.
+                Err(e @ (StoreError::Engine(_) | StoreError::Corrupt(_))) => {
+                    batch.state.poisoned = true;
+                    return Err(e);
+                }
+                outcome => outcomes.push(outcome),
+            }
+        }
+        batch.writes.put(Table::Meta, meta::APPLIED, mark.encode());
+        let (writes, reclaim) = (batch.writes, batch.reclaim);
+        if let Err(e) = self.engine.write(writes, self.options.sync) {
+            state.poisoned = true;
+            return Err(e);
+        }
+        state.applied = mark;
+        drop(state);
+        if reclaim {
+            self.engine.reclaim(Table::Kv)?;
+        }
+        Ok(outcomes)
+    }
+
+    /// A Range at the current state (or at `revision`), etcd's semantics.
+    pub fn range(&self, r: &RangeRequest) -> Result<RangeResponse, StoreError> {
+        validate::check_range(r)?;
+        let state = self.read()?;
+        self.view(&state).range(r)
+    }
+
+    pub(crate) fn view<'a>(&'a self, state: &'a State) -> View<'a> {
+        View {
+            engine: self.engine.as_ref(),
+            index: &state.index,
+            pending: None,
+            current: state.rev,
+            compacted: state.compacted,
+        }
+    }
+
+    /// Runs `f` with a consistent view and the state behind it.
+    pub(crate) fn with_view<T>(
+        &self,
+        f: impl FnOnce(&View<'_>, &State) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let state = self.read()?;
+        f(&self.view(&state), &state)
+    }
+
+    /// The current revision.
+    pub fn revision(&self) -> Result<i64, StoreError> {
+        Ok(self.read()?.rev)
+    }
+
+    /// The compacted revision; 0 before the first compaction.
+    pub fn compacted_revision(&self) -> Result<i64, StoreError> {
+        Ok(self.read()?.compacted.max(0))
+    }
+
+    /// The mark of the last applied batch (index 0 for a new store).
+    pub fn applied(&self) -> Result<AppliedMark, StoreError> {
+        Ok(self.read()?.applied.clone())
+    }
+
+    /// Every lease with its attached keys, by ID.
+    pub fn leases(&self) -> Result<Vec<LeaseInfo>, StoreError> {
+        Ok(self.read()?.leases.all().cloned().collect())
+    }
+
+    pub fn lease(&self, id: i64) -> Result<Option<LeaseInfo>, StoreError> {
+        Ok(self.read()?.leases.get(id).cloned())
+    }
+
+    /// Bytes the store occupies in its engine.
+    pub fn size_bytes(&self) -> u64 {
+        self.engine.size_bytes()
+    }
+}
+
+fn read_i64(engine: &dyn Engine, key: &[u8]) -> Result<Option<i64>, StoreError> {
+    engine
+        .get(Table::Meta, key)?
+        .map(|raw| {
+            raw.as_slice()
+                .try_into()
+                .map(i64::from_be_bytes)
+                .map_err(|_| StoreError::Corrupt(format!("meta {:?}", String::from_utf8_lossy(key))))
+        })
+        .transpose()
+}
+
+/// Rebuilds the in-memory state from disk: bookkeeping from `meta`, the key
+/// index by replaying `kv` in revision order, leases and their keys.
+fn load_state(engine: &dyn Engine) -> Result<State, StoreError> {
+    let rev = read_i64(engine, meta::REVISION)?.unwrap_or(1);
+    let compacted = read_i64(engine, meta::COMPACTED)?.unwrap_or(-1);
+    let applied = engine
+        .get(Table::Meta, meta::APPLIED)?
+        .map(|raw| AppliedMark::decode(&raw))
+        .transpose()?
+        .unwrap_or_default();
+
+    let mut index = KeyIndex::default();
+    // The lease each live key holds now, to re-attach keys to leases.
+    let mut key_leases: HashMap<Bytes, i64> = HashMap::new();
+    for entry in engine.scan(Table::Kv, &[], None) {
+        let (raw_key, raw_value) = entry?;
+        let (revision, tombstone) = Revision::decode(&raw_key)?;
+        if revision.main > rev {
+            return Err(StoreError::Corrupt(format!("record {revision:?} after revision {rev}")));
+        }
+        let kv = KeyValue::decode(raw_value.as_slice())
+            .map_err(|e| StoreError::Corrupt(format!("record {revision:?}: {e}")))?;
+        let change = if tombstone {
+            key_leases.remove(&kv.key);
+            KeyRev { rev: revision, create: 0, version: 0 }
+        } else {
+            key_leases.insert(kv.key.clone(), kv.lease);
+            KeyRev { rev: revision, create: kv.create_revision, version: kv.version }
+        };
+        index.restore(kv.key, change);
+    }
+
+    let mut leases = Leases::default();
+    for entry in engine.scan(Table::Lease, &[], None) {
+        let (key, value) = entry?;
+        leases.insert(LeaseInfo::decode(&key, &value)?);
+    }
+    for (key, lease) in key_leases {
+        leases.reattach(&key, 0, lease);
+    }
+    Ok(State { index, leases, rev, compacted, applied, poisoned: false })
+}

@@ -1,0 +1,9 @@
+//! rtcd-store integration tests: one binary, a module per concern.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod crash;
+mod model;
+mod model_check;
+mod reopen;
+mod strategies;
