@@ -15,7 +15,8 @@ pub struct History {
     /// Events in revision order, each with `prev_kv` when the key existed
     /// just before (and that state is not compacted away).
     pub events: Vec<Event>,
-    /// Where to continue: the first revision not included.
+    /// Where to continue: the first revision not included (never before
+    /// the requested start).
     pub next_revision: i64,
     /// The store revision when this slice was read.
     pub current_revision: i64,
@@ -51,7 +52,8 @@ impl Store {
                 let kind = if tombstone { EventType::Delete } else { EventType::Put };
                 events.push(Event { r#type: kind as i32, kv: Some(kv), prev_kv });
             }
-            Ok(History { events, next_revision: state.rev + 1, current_revision: state.rev })
+            let next_revision = from.max(state.rev + 1);
+            Ok(History { events, next_revision, current_revision: state.rev })
         })
     }
 }

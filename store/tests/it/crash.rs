@@ -70,7 +70,10 @@ fn batch(i: u64) -> Vec<WriteRequest> {
     }
     if i % 25 == 0 {
         // Revision grows by about three per batch: keep ~30 batches of history.
-        reqs.push(WriteRequest::Compact(CompactionRequest { revision: (i as i64) * 3 - 90, physical: false }));
+        reqs.push(WriteRequest::Compact(CompactionRequest {
+            revision: (i as i64) * 3 - 90,
+            physical: false,
+        }));
     }
     reqs
 }

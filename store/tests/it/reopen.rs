@@ -89,7 +89,9 @@ fn a_damaged_record_is_an_error_not_a_panic() {
         let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
         store.apply(&[put("a", "1", 0)], mark(1)).unwrap();
     }
-    for (key, value) in [(&b"short"[..], &b"x"[..]), (&[0u8, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0], b"\xff\xff")] {
+    for (key, value) in
+        [(&b"short"[..], &b"x"[..]), (&[0u8, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0], b"\xff\xff")]
+    {
         let engine = RocksEngine::open(dir.path()).unwrap();
         let mut batch = WriteBatch::default();
         batch.put(Table::Kv, key, value);
