@@ -60,10 +60,10 @@ fn start_etcd() -> Etcd {
 async fn connect(endpoint: &str) -> Channel {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Ok(ch) = Channel::from_shared(endpoint.to_string()).unwrap().connect().await {
-            if MaintenanceClient::new(ch.clone()).status(StatusRequest {}).await.is_ok() {
-                return ch;
-            }
+        if let Ok(ch) = Channel::from_shared(endpoint.to_string()).unwrap().connect().await
+            && MaintenanceClient::new(ch.clone()).status(StatusRequest {}).await.is_ok()
+        {
+            return ch;
         }
         assert!(Instant::now() < deadline, "etcd did not come up at {endpoint}");
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -4,6 +4,8 @@
 //!
 //! `cargo bench -p rtcd-store --bench store` (RTCD_BENCH_KEYS sets the key count).
 
+#![allow(clippy::expect_used)]
+
 use std::hint::black_box;
 
 use bytes::Bytes;

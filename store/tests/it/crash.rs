@@ -32,7 +32,7 @@ fn batch(i: u64) -> Vec<WriteRequest> {
     let mut reqs = vec![WriteRequest::Put(PutRequest {
         key: key(i),
         value: b(format!("value {i} {}", "x".repeat((i % 7 * 50) as usize))),
-        lease: if i % 5 == 0 { lease } else { 0 },
+        lease: if i.is_multiple_of(5) { lease } else { 0 },
         ..Default::default()
     })];
     reqs.push(WriteRequest::Txn(TxnRequest {
@@ -57,18 +57,18 @@ fn batch(i: u64) -> Vec<WriteRequest> {
             })),
         }],
     }));
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         reqs.push(WriteRequest::LeaseRevoke(LeaseRevokeRequest { id: lease }));
         reqs.push(WriteRequest::LeaseGrant(LeaseGrantRequest { id: lease, ttl: 30 }));
     }
-    if i % 13 == 0 {
+    if i.is_multiple_of(13) {
         reqs.push(WriteRequest::DeleteRange(DeleteRangeRequest {
             key: b("key/01".into()),
             range_end: b("key/02".into()),
             prev_kv: true,
         }));
     }
-    if i % 25 == 0 {
+    if i.is_multiple_of(25) {
         // Revision grows by about three per batch: keep ~30 batches of history.
         reqs.push(WriteRequest::Compact(CompactionRequest {
             revision: (i as i64) * 3 - 90,

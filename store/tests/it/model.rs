@@ -362,7 +362,7 @@ pub fn range_on(state: &State, r: &RangeRequest, header_rev: i64) -> RangeRespon
         };
         // Stable either way: ties keep key order.
         if order == SortOrder::Descend {
-            kvs.sort_by(|a, b| key(b).cmp(&key(a)));
+            kvs.sort_by_key(|kv| std::cmp::Reverse(key(kv)));
         } else {
             kvs.sort_by_key(key);
         }
