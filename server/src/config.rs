@@ -1,0 +1,172 @@
+//! `rtcd`'s command line: etcd's flag names, defaults and `ETCD_*`
+//! environment variables, so scripts written for etcd start rtcd unchanged.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// The etcd API version rtcd implements, reported by `--version`.
+pub const ETCD_API_VERSION: &str = "3.5";
+/// What `Maintenance.Status` reports: a 3.5 release kube-apiserver trusts with
+/// watch progress requests (>= 3.5.13).
+pub const ETCD_COMPAT_VERSION: &str = "3.5.17";
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "rtcd",
+    about = "rtcd: an etcd v3 compatible, revisioned key-value store",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (etcd API 3.5)"),
+)]
+pub struct Config {
+    /// Human-readable name of this member.
+    #[arg(long, env = "ETCD_NAME", default_value = "default")]
+    pub name: String,
+    /// Where data lives; defaults to `<name>.rtcd`.
+    #[arg(long, env = "ETCD_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// URLs to serve clients on, comma-separated.
+    #[arg(long, env = "ETCD_LISTEN_CLIENT_URLS", default_value = "http://127.0.0.1:2379")]
+    pub listen_client_urls: String,
+    /// Client URLs announced to the cluster and in MemberList.
+    #[arg(long, env = "ETCD_ADVERTISE_CLIENT_URLS", default_value = "http://127.0.0.1:2379")]
+    pub advertise_client_urls: String,
+    #[arg(long, env = "ETCD_LISTEN_PEER_URLS", default_value = "http://127.0.0.1:2380")]
+    pub listen_peer_urls: String,
+    #[arg(long, env = "ETCD_INITIAL_ADVERTISE_PEER_URLS", default_value = "http://127.0.0.1:2380")]
+    pub initial_advertise_peer_urls: String,
+    /// `name=peerURL,...` for every initial member.
+    #[arg(long, env = "ETCD_INITIAL_CLUSTER")]
+    pub initial_cluster: Option<String>,
+    #[arg(long, env = "ETCD_INITIAL_CLUSTER_STATE", default_value = "new")]
+    pub initial_cluster_state: String,
+    #[arg(long, env = "ETCD_INITIAL_CLUSTER_TOKEN", default_value = "etcd-cluster")]
+    pub initial_cluster_token: String,
+    #[arg(long, env = "ETCD_SNAPSHOT_COUNT", default_value_t = 100_000)]
+    pub snapshot_count: u64,
+    /// Milliseconds.
+    #[arg(long, env = "ETCD_HEARTBEAT_INTERVAL", default_value_t = 100)]
+    pub heartbeat_interval: u64,
+    /// Milliseconds.
+    #[arg(long, env = "ETCD_ELECTION_TIMEOUT", default_value_t = 1000)]
+    pub election_timeout: u64,
+    /// 0 means etcd's default of 2 GiB.
+    #[arg(long, env = "ETCD_QUOTA_BACKEND_BYTES", default_value_t = 0)]
+    pub quota_backend_bytes: u64,
+    #[arg(long, env = "ETCD_MAX_TXN_OPS", default_value_t = 128)]
+    pub max_txn_ops: usize,
+    #[arg(long, env = "ETCD_MAX_REQUEST_BYTES", default_value_t = 1_572_864)]
+    pub max_request_bytes: usize,
+    #[arg(long, env = "ETCD_AUTO_COMPACTION_MODE", default_value = "periodic")]
+    pub auto_compaction_mode: String,
+    #[arg(long, env = "ETCD_AUTO_COMPACTION_RETENTION", default_value = "0")]
+    pub auto_compaction_retention: String,
+    #[arg(long, env = "ETCD_EXPERIMENTAL_WATCH_PROGRESS_NOTIFY_INTERVAL", default_value = "10m")]
+    pub experimental_watch_progress_notify_interval: String,
+    #[arg(long, env = "ETCD_CERT_FILE")]
+    pub cert_file: Option<PathBuf>,
+    #[arg(long, env = "ETCD_KEY_FILE")]
+    pub key_file: Option<PathBuf>,
+    #[arg(long, env = "ETCD_TRUSTED_CA_FILE")]
+    pub trusted_ca_file: Option<PathBuf>,
+    #[arg(long, env = "ETCD_CLIENT_CERT_AUTH", default_value_t = false)]
+    pub client_cert_auth: bool,
+    #[arg(long, env = "ETCD_PEER_CERT_FILE")]
+    pub peer_cert_file: Option<PathBuf>,
+    #[arg(long, env = "ETCD_PEER_KEY_FILE")]
+    pub peer_key_file: Option<PathBuf>,
+    #[arg(long, env = "ETCD_PEER_TRUSTED_CA_FILE")]
+    pub peer_trusted_ca_file: Option<PathBuf>,
+    #[arg(long, env = "ETCD_PEER_CLIENT_CERT_AUTH", default_value_t = false)]
+    pub peer_client_cert_auth: bool,
+    /// error, warn, info, debug.
+    #[arg(long, env = "ETCD_LOG_LEVEL", default_value = "info")]
+    pub log_level: String,
+    /// `zap` (JSON lines, like etcd's zap logger) or `text`.
+    #[arg(long, env = "ETCD_LOGGER", default_value = "text")]
+    pub logger: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("invalid URL {0:?}: {1}")]
+    BadUrl(String, String),
+    #[error("{0} is not supported yet")]
+    Unsupported(&'static str),
+}
+
+impl Config {
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}.rtcd", self.name)))
+    }
+
+    /// Refuses settings rtcd cannot honour yet instead of silently ignoring
+    /// them (serving plain text when TLS was asked for, say).
+    pub fn check_supported(&self) -> Result<(), ConfigError> {
+        if self.cert_file.is_some() || self.key_file.is_some() || self.client_cert_auth {
+            return Err(ConfigError::Unsupported("client TLS (--cert-file/--key-file)"));
+        }
+        if self.initial_cluster_state != "new" {
+            return Err(ConfigError::Unsupported("--initial-cluster-state existing (needs Raft)"));
+        }
+        Ok(())
+    }
+
+    pub fn client_listen_addrs(&self) -> Result<Vec<SocketAddr>, ConfigError> {
+        split_urls(&self.listen_client_urls).iter().map(|u| socket_addr(u)).collect()
+    }
+
+    pub fn advertise_client_urls(&self) -> Vec<String> {
+        split_urls(&self.advertise_client_urls)
+    }
+
+    pub fn advertise_peer_urls(&self) -> Vec<String> {
+        split_urls(&self.initial_advertise_peer_urls)
+    }
+}
+
+fn split_urls(list: &str) -> Vec<String> {
+    list.split(',').map(str::trim).filter(|u| !u.is_empty()).map(String::from).collect()
+}
+
+/// `http://host:port` → the address to bind.
+fn socket_addr(url: &str) -> Result<SocketAddr, ConfigError> {
+    let bad = |why: &str| ConfigError::BadUrl(url.to_string(), why.to_string());
+    let rest = url.strip_prefix("http://").ok_or_else(|| {
+        if url.starts_with("https://") {
+            bad("https needs TLS, not supported yet")
+        } else {
+            bad("expected http://host:port")
+        }
+    })?;
+    let host_port = rest.trim_end_matches('/');
+    host_port
+        .to_socket_addrs()
+        .map_err(|e| bad(&e.to_string()))?
+        .find(|a| a.is_ipv4())
+        .or_else(|| host_port.to_socket_addrs().ok().and_then(|mut a| a.next()))
+        .ok_or_else(|| bad("no address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_a_local_single_member() {
+        let c = Config::parse_from(["rtcd"]);
+        assert_eq!(c.data_dir(), PathBuf::from("default.rtcd"));
+        assert_eq!(c.client_listen_addrs().unwrap(), vec!["127.0.0.1:2379".parse().unwrap()]);
+        assert_eq!(c.max_txn_ops, 128);
+        assert_eq!(c.max_request_bytes, 1_572_864);
+        assert!(c.check_supported().is_ok());
+    }
+
+    #[test]
+    fn urls_are_validated() {
+        let c = Config::parse_from(["rtcd", "--listen-client-urls", "http://127.0.0.1:1,tcp://x"]);
+        assert!(matches!(c.client_listen_addrs(), Err(ConfigError::BadUrl(..))));
+        let tls = Config::parse_from(["rtcd", "--cert-file", "c.pem"]);
+        assert!(tls.check_supported().is_err());
+    }
+}

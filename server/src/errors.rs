@@ -1,0 +1,71 @@
+//! The one place where rtcd's errors become what etcd clients see: etcd's
+//! gRPC code and its exact message text (clients match on the string).
+
+use rtcd_store::StoreError;
+use tonic::{Code, Status};
+
+/// Errors the etcd API can answer with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EtcdError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("request is too large")]
+    RequestTooLarge,
+    #[error("server stopped")]
+    Stopped,
+    #[error("not supported: {0}")]
+    Unsupported(&'static str),
+}
+
+impl From<EtcdError> for Status {
+    fn from(err: EtcdError) -> Status {
+        use StoreError as S;
+        let (code, message) = match &err {
+            EtcdError::Store(store) => match store {
+                S::Compacted => (Code::OutOfRange, "etcdserver: mvcc: required revision has been compacted"),
+                S::FutureRev => {
+                    (Code::OutOfRange, "etcdserver: mvcc: required revision is a future revision")
+                }
+                S::EmptyKey => (Code::InvalidArgument, "etcdserver: key is not provided"),
+                S::KeyNotFound => (Code::InvalidArgument, "etcdserver: key not found"),
+                S::ValueProvided => (Code::InvalidArgument, "etcdserver: value is provided"),
+                S::LeaseProvided => (Code::InvalidArgument, "etcdserver: lease is provided"),
+                S::TooManyOps => (Code::InvalidArgument, "etcdserver: too many operations in txn request"),
+                S::DuplicateKey => (Code::InvalidArgument, "etcdserver: duplicate key given in txn request"),
+                S::InvalidSortOption => (Code::InvalidArgument, "etcdserver: invalid sort option"),
+                S::LeaseNotFound => (Code::NotFound, "etcdserver: requested lease not found"),
+                S::LeaseExists => (Code::FailedPrecondition, "etcdserver: lease already exists"),
+                S::LeaseTtlTooLarge => (Code::OutOfRange, "etcdserver: too large lease TTL"),
+                // Storage failures have no etcd counterpart a client could act
+                // on; say what happened.
+                S::Engine(_) | S::Corrupt(_) | S::Poisoned => {
+                    return Status::new(Code::Internal, format!("rtcd: {store}"));
+                }
+            },
+            EtcdError::RequestTooLarge => (Code::InvalidArgument, "etcdserver: request is too large"),
+            EtcdError::Stopped => (Code::Unavailable, "etcdserver: server stopped"),
+            EtcdError::Unsupported(what) => {
+                return Status::new(Code::Unimplemented, format!("rtcd: {what} is not supported yet"));
+            }
+        };
+        Status::new(code, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_errors_use_etcds_codes_and_texts() {
+        let s: Status = EtcdError::from(StoreError::Compacted).into();
+        assert_eq!(
+            (s.code(), s.message()),
+            (Code::OutOfRange, "etcdserver: mvcc: required revision has been compacted")
+        );
+        let s: Status = EtcdError::from(StoreError::LeaseNotFound).into();
+        assert_eq!((s.code(), s.message()), (Code::NotFound, "etcdserver: requested lease not found"));
+        let s: Status = EtcdError::RequestTooLarge.into();
+        assert_eq!((s.code(), s.message()), (Code::InvalidArgument, "etcdserver: request is too large"));
+    }
+}

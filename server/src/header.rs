@@ -1,0 +1,45 @@
+//! Fills every response header in one place, as etcd's `header.go` does.
+
+use rtcd_proto::etcdserverpb::ResponseHeader;
+use sha2::{Digest, Sha256};
+
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub cluster_id: u64,
+    pub member_id: u64,
+}
+
+impl Identity {
+    /// Stable IDs derived from what defines the member: its peer URLs and the
+    /// cluster token (etcd derives its IDs the same way, with SHA-1).
+    pub fn derive(peer_urls: &[String], cluster_token: &str) -> Self {
+        let mut urls = peer_urls.to_vec();
+        urls.sort();
+        let member_id = id_from(&[urls.join("").as_bytes(), cluster_token.as_bytes()]);
+        let cluster_id = id_from(&[&member_id.to_be_bytes(), cluster_token.as_bytes()]);
+        Self { cluster_id, member_id }
+    }
+
+    /// Sets the IDs and term, and the revision when the handler left it unset.
+    pub fn fill(&self, header: &mut Option<ResponseHeader>, revision: i64, raft_term: u64) {
+        let h = header.get_or_insert_with(ResponseHeader::default);
+        h.cluster_id = self.cluster_id;
+        h.member_id = self.member_id;
+        h.raft_term = raft_term;
+        if h.revision == 0 {
+            h.revision = revision;
+        }
+    }
+}
+
+fn id_from(parts: &[&[u8]]) -> u64 {
+    let mut hasher = Sha256::new();
+    for p in parts {
+        hasher.update(p);
+    }
+    let digest = hasher.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    // Zero means "no member" in etcd's API.
+    u64::from_be_bytes(first).max(1)
+}

@@ -1,0 +1,11 @@
+//! rtcd's etcd v3 server: the gRPC services (one file each under
+//! `services/`), the write path, response headers and the mapping of errors
+//! to etcd's codes and messages.
+
+pub mod apply_loop;
+pub mod config;
+pub mod errors;
+pub mod header;
+pub mod node;
+pub mod server;
+pub mod services;

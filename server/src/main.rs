@@ -1,0 +1,63 @@
+//! `rtcd`: an etcd v3 compatible key-value store member.
+
+use clap::Parser;
+use rtcd_server::config::Config;
+use rtcd_server::node::Node;
+
+fn init_logging(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&config.log_level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    if config.logger == "zap" || config.logger == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let term = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+    tracing::info!("shutting down");
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let config = Config::parse();
+    init_logging(&config);
+    if let Err(e) = config.check_supported() {
+        tracing::error!(error = %e, "refusing to start");
+        return std::process::ExitCode::from(2);
+    }
+    tracing::info!(name = %config.name, data_dir = %config.data_dir().display(), "starting rtcd");
+    let node = match Node::open(config) {
+        Ok(node) => node,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    match rtcd_server::server::serve(node, shutdown_signal()).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "server failed");
+            std::process::ExitCode::from(1)
+        }
+    }
+}

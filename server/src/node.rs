@@ -1,0 +1,78 @@
+//! One member: its store, identity, write path and limits, shared by every
+//! service.
+
+use std::sync::Arc;
+
+use prost::Message;
+use rtcd_proto::etcdserverpb::ResponseHeader;
+use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest};
+
+use crate::apply_loop::Proposer;
+use crate::config::Config;
+use crate::errors::EtcdError;
+use crate::header::Identity;
+
+/// Raft term reported until replication exists: a single member elects
+/// itself once.
+const SINGLE_MEMBER_TERM: u64 = 2;
+
+#[derive(Debug)]
+pub struct Node {
+    pub config: Config,
+    pub store: Arc<Store>,
+    pub identity: Identity,
+    proposer: Proposer,
+}
+
+impl Node {
+    pub fn open(config: Config) -> Result<Arc<Self>, NodeError> {
+        let dir = config.data_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| NodeError::DataDir(dir.display().to_string(), e))?;
+        let options = StoreOptions { sync: true, max_txn_ops: config.max_txn_ops };
+        let store = Arc::new(Store::open(dir.join("store"), options)?);
+        let identity = Identity::derive(&config.advertise_peer_urls(), &config.initial_cluster_token);
+        let proposer = Proposer::start(store.clone()).map_err(NodeError::Thread)?;
+        Ok(Arc::new(Self { config, store, identity, proposer }))
+    }
+
+    pub fn term(&self) -> u64 {
+        SINGLE_MEMBER_TERM
+    }
+
+    /// Sends a write through the write path, refusing requests over
+    /// `--max-request-bytes` as etcd does.
+    pub async fn propose(&self, req: WriteRequest, encoded_len: usize) -> Result<Applied, EtcdError> {
+        if encoded_len > self.config.max_request_bytes {
+            return Err(EtcdError::RequestTooLarge);
+        }
+        self.proposer.propose(req).await
+    }
+
+    /// Completes a response header: IDs, term and (if unset) the revision.
+    pub fn fill(&self, header: &mut Option<ResponseHeader>) {
+        let revision = self.store.revision().unwrap_or(0);
+        self.identity.fill(header, revision, self.term());
+    }
+
+    /// A header for responses that carry no revision of their own.
+    pub fn header(&self) -> Option<ResponseHeader> {
+        let mut h = None;
+        self.fill(&mut h);
+        h
+    }
+}
+
+/// The size etcd compares with `--max-request-bytes`.
+pub fn request_len(msg: &impl Message) -> usize {
+    msg.encoded_len()
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    #[error("cannot create data dir {0}: {1}")]
+    DataDir(String, std::io::Error),
+    #[error("cannot open the store: {0}")]
+    Store(#[from] StoreError),
+    #[error("cannot start the apply thread: {0}")]
+    Thread(std::io::Error),
+}

@@ -1,0 +1,73 @@
+//! Serves the gRPC services on every client URL until shutdown.
+
+use std::sync::Arc;
+
+use rtcd_proto::etcdserverpb::{
+    cluster_server::ClusterServer, kv_server::KvServer, maintenance_server::MaintenanceServer,
+};
+use tonic::transport::Server;
+
+use crate::node::Node;
+use crate::services::{cluster::ClusterService, kv::KvService, maintenance::MaintenanceService};
+
+/// gRPC framing overhead etcd allows on top of `--max-request-bytes`.
+const GRPC_OVERHEAD_BYTES: usize = 512 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("serving {0}: {1}")]
+    Transport(std::net::SocketAddr, tonic::transport::Error),
+}
+
+/// Runs until `shutdown` resolves, then stops accepting and drains.
+pub async fn serve(
+    node: Arc<Node>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let addrs = node.config.client_listen_addrs()?;
+    let max_recv = node.config.max_request_bytes + GRPC_OVERHEAD_BYTES;
+    let (health_reporter, health) = tonic_health::server::health_reporter();
+    // etcd registers the empty service name as SERVING.
+    health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
+
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+
+    let mut servers = tokio::task::JoinSet::new();
+    for addr in addrs {
+        let router = Server::builder()
+            .add_service(health.clone())
+            .add_service(
+                KvServer::new(KvService::new(node.clone()))
+                    .max_decoding_message_size(max_recv)
+                    .max_encoding_message_size(usize::MAX),
+            )
+            .add_service(
+                ClusterServer::new(ClusterService::new(node.clone())).max_decoding_message_size(max_recv),
+            )
+            .add_service(
+                MaintenanceServer::new(MaintenanceService::new(node.clone()))
+                    .max_decoding_message_size(max_recv)
+                    .max_encoding_message_size(usize::MAX),
+            );
+        let mut stop = stop_rx.clone();
+        servers.spawn(async move {
+            let stopped = async move {
+                let _ = stop.wait_for(|s| *s).await;
+            };
+            router.serve_with_shutdown(addr, stopped).await.map_err(|e| ServeError::Transport(addr, e))
+        });
+        tracing::info!(%addr, "serving client requests");
+    }
+    while let Some(done) = servers.join_next().await {
+        if let Ok(Err(e)) = done {
+            return Err(e);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! `etcdserverpb.Maintenance`: member status and alarms. Hashes, defragment
+//! and snapshots answer Unimplemented until they are built.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rtcd_proto::etcdserverpb::{
+    AlarmRequest, AlarmResponse, DefragmentRequest, DefragmentResponse, DowngradeRequest, DowngradeResponse,
+    HashKvRequest, HashKvResponse, HashRequest, HashResponse, MoveLeaderRequest, MoveLeaderResponse,
+    SnapshotRequest, SnapshotResponse, StatusRequest, StatusResponse, alarm_request::AlarmAction,
+    maintenance_server::Maintenance,
+};
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use crate::config::ETCD_COMPAT_VERSION;
+use crate::errors::EtcdError;
+use crate::node::Node;
+
+#[derive(Debug)]
+pub struct MaintenanceService {
+    node: Arc<Node>,
+}
+
+impl MaintenanceService {
+    pub fn new(node: Arc<Node>) -> Self {
+        Self { node }
+    }
+}
+
+fn not_yet(what: &'static str) -> Status {
+    EtcdError::Unsupported(what).into()
+}
+
+#[tonic::async_trait]
+impl Maintenance for MaintenanceService {
+    async fn alarm(&self, request: Request<AlarmRequest>) -> Result<Response<AlarmResponse>, Status> {
+        // No alarm can be raised yet (the space quota arrives later), so the
+        // list is empty and there is nothing to (de)activate.
+        match AlarmAction::try_from(request.get_ref().action) {
+            Ok(AlarmAction::Get | AlarmAction::Deactivate) => {
+                Ok(Response::new(AlarmResponse { header: self.node.header(), alarms: vec![] }))
+            }
+            _ => Err(not_yet("raising alarms")),
+        }
+    }
+
+    async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
+        let applied = self.node.store.applied().map_err(EtcdError::from)?.index;
+        let size = self.node.store.size_bytes() as i64;
+        Ok(Response::new(StatusResponse {
+            header: self.node.header(),
+            version: ETCD_COMPAT_VERSION.to_string(),
+            db_size: size,
+            leader: self.node.identity.member_id,
+            raft_index: applied,
+            raft_term: self.node.term(),
+            raft_applied_index: applied,
+            errors: vec![],
+            db_size_in_use: size,
+            is_learner: false,
+        }))
+    }
+
+    async fn defragment(
+        &self,
+        _: Request<DefragmentRequest>,
+    ) -> Result<Response<DefragmentResponse>, Status> {
+        Err(not_yet("Defragment"))
+    }
+
+    async fn hash(&self, _: Request<HashRequest>) -> Result<Response<HashResponse>, Status> {
+        Err(not_yet("Hash"))
+    }
+
+    async fn hash_kv(&self, _: Request<HashKvRequest>) -> Result<Response<HashKvResponse>, Status> {
+        Err(not_yet("HashKV"))
+    }
+
+    type SnapshotStream = Pin<Box<dyn Stream<Item = Result<SnapshotResponse, Status>> + Send>>;
+
+    async fn snapshot(&self, _: Request<SnapshotRequest>) -> Result<Response<Self::SnapshotStream>, Status> {
+        Err(not_yet("Snapshot"))
+    }
+
+    async fn move_leader(
+        &self,
+        _: Request<MoveLeaderRequest>,
+    ) -> Result<Response<MoveLeaderResponse>, Status> {
+        Err(not_yet("MoveLeader"))
+    }
+
+    async fn downgrade(&self, _: Request<DowngradeRequest>) -> Result<Response<DowngradeResponse>, Status> {
+        Err(not_yet("Downgrade"))
+    }
+}

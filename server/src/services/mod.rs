@@ -1,0 +1,5 @@
+//! etcd's gRPC services, one file each.
+
+pub mod cluster;
+pub mod kv;
+pub mod maintenance;

@@ -1,0 +1,116 @@
+//! etcdctl's KV commands against rtcd and against real etcd, side by side:
+//! the same command sequence must print the same output and errors on both
+//! (after removing the member/cluster IDs and raft term from JSON output).
+
+use serde_json::Value;
+
+use crate::harness::{Kind, etcdctl, start};
+
+/// Member IDs, cluster IDs and terms legitimately differ between servers.
+fn normalize(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for id in ["cluster_id", "member_id", "raft_term"] {
+                map.remove(id);
+            }
+            map.values_mut().for_each(normalize);
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize),
+        _ => {}
+    }
+}
+
+fn comparable(out: &std::process::Output, json: bool) -> (bool, String, String) {
+    let mut stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if json && out.status.success() {
+        let mut v: Value = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+        normalize(&mut v);
+        stdout = v.to_string();
+    }
+    // etcdctl's client also logs retries (with timestamps) to stderr; the
+    // error it reports is the `Error:` line.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Error:")).collect();
+    (out.status.success(), stdout, errors.join("\n"))
+}
+
+const TXN_SUCCESS: &str = "value(\"a\") = \"2\"\nmod(\"b\") > \"0\"\n\nput x 1\nget a\n\nput y 1\n\n";
+const TXN_FAILURE: &str = "version(\"a\") = \"7\"\n\ndel a\n\nput y 2\nget --prefix \"\"\n\n";
+
+#[test]
+fn kv_commands_print_what_etcd_prints() {
+    let rtcd = start(Kind::Rtcd, "e2e");
+    let etcd = start(Kind::Etcd, "e2e");
+    let steps: Vec<(Vec<&str>, Option<&str>)> = vec![
+        (vec!["put", "a", "1"], None),
+        (vec!["put", "a", "2", "--prev-kv"], None),
+        (vec!["put", "b", "10"], None),
+        (vec!["put", "c", "20"], None),
+        (vec!["put", "d/x", "5"], None),
+        (vec!["get", "a"], None),
+        (vec!["get", "a", "--rev=2"], None),
+        (vec!["get", "a", "c"], None),
+        (vec!["get", "--from-key", "b"], None),
+        (vec!["get", "--prefix", "d/"], None),
+        (vec!["get", "--prefix", "", "--limit", "2"], None),
+        (vec!["get", "--prefix", "", "--sort-by=VALUE", "--order=DESCEND"], None),
+        (vec!["get", "--prefix", "", "--sort-by=MODIFY", "--order=ASCEND", "--limit", "3"], None),
+        (vec!["get", "--prefix", "", "--sort-by=CREATE"], None),
+        (vec!["get", "--prefix", "", "--sort-by=VERSION", "--order=DESCEND"], None),
+        (vec!["get", "--prefix", "", "--keys-only"], None),
+        (vec!["get", "a", "--print-value-only"], None),
+        (vec!["get", "--prefix", "", "--count-only", "-w", "json"], None),
+        (vec!["get", "--prefix", "", "--limit", "1", "-w", "json"], None),
+        (vec!["get", "a", "--consistency=s"], None),
+        (vec!["get", "missing"], None),
+        (vec!["txn"], Some(TXN_SUCCESS)),
+        (vec!["txn"], Some(TXN_FAILURE)),
+        (vec!["txn", "-w", "json"], Some(TXN_SUCCESS)),
+        (vec!["del", "b", "--prev-kv"], None),
+        (vec!["del", "--prefix", "d/"], None),
+        (vec!["put", "a", "--ignore-value"], None),
+        (vec!["put", "nope", "--ignore-value"], None),
+        (vec!["get", "a", "--rev=1000"], None),
+        (vec!["compaction", "4"], None),
+        (vec!["get", "a", "--rev=3"], None),
+        (vec!["get", "a", "--rev=4", "-w", "json"], None),
+        (vec!["compaction", "4"], None),
+        (vec!["compaction", "1000"], None),
+        (vec!["del", "--from-key", ""], None),
+        (vec!["get", "--prefix", "", "-w", "json"], None),
+    ];
+    for (args, stdin) in steps {
+        let json = args.contains(&"json");
+        let ours = comparable(&etcdctl(&rtcd.client_url, &args, stdin), json);
+        let theirs = comparable(&etcdctl(&etcd.client_url, &args, stdin), json);
+        assert_eq!(ours, theirs, "etcdctl {args:?} (stdin {stdin:?}): rtcd vs etcd");
+    }
+}
+
+#[test]
+fn member_list_and_status_describe_this_member() {
+    let rtcd = start(Kind::Rtcd, "solo");
+    let list = etcdctl(&rtcd.client_url, &["member", "list"], None);
+    let list = String::from_utf8_lossy(&list.stdout);
+    let expected = format!("started, solo, {}, {}, false", rtcd.peer_url, rtcd.client_url);
+    assert!(list.trim_end().ends_with(&expected), "member list: {list}");
+
+    // `endpoint status` dials the endpoint string as given, and etcdctl 3.4
+    // then sends it whole as the HTTP/2 :authority; with an http:// prefix the
+    // h2 server under tonic rejects that (see docs/architecture.md, known
+    // gaps), so this test names the endpoint as host:port.
+    let host_port = rtcd.client_url.trim_start_matches("http://");
+    let status = etcdctl(host_port, &["endpoint", "status", "-w", "json"], None);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let s = &status[0]["Status"];
+    assert_eq!(s["version"], "3.5.17");
+    assert_eq!(s["leader"], s["header"]["member_id"], "a single member leads itself");
+
+    let health = etcdctl(&rtcd.client_url, &["endpoint", "health"], None);
+    // etcdctl 3.4 reports health on stderr.
+    let report = String::from_utf8_lossy(&health.stderr);
+    assert!(
+        health.status.success() && report.contains(&format!("{} is healthy", rtcd.client_url)),
+        "{report}"
+    );
+}

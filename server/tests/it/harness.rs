@@ -1,0 +1,101 @@
+//! Starting real members (rtcd or etcd) on free loopback ports and running
+//! etcdctl against them.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A running member, killed when dropped.
+pub struct Member {
+    child: Child,
+    kind: Kind,
+    name: String,
+    pub dir: tempfile::TempDir,
+    pub client_url: String,
+    pub peer_url: String,
+}
+
+impl Member {
+    /// SIGKILL, then start again on the same data and ports.
+    pub fn kill_and_restart(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        self.child = spawn(self.kind, &self.name, self.dir.path(), &self.client_url, &self.peer_url);
+        wait_healthy(self);
+    }
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Rtcd,
+    Etcd,
+}
+
+pub fn start(kind: Kind, name: &str) -> Member {
+    let dir = tempfile::tempdir().unwrap();
+    let client_url = format!("http://127.0.0.1:{}", free_port());
+    let peer_url = format!("http://127.0.0.1:{}", free_port());
+    let child = spawn(kind, name, dir.path(), &client_url, &peer_url);
+    let member = Member { child, kind, name: name.to_string(), dir, client_url, peer_url };
+    wait_healthy(&member);
+    member
+}
+
+fn spawn(kind: Kind, name: &str, dir: &std::path::Path, client_url: &str, peer_url: &str) -> Child {
+    let program = match kind {
+        Kind::Rtcd => env!("CARGO_BIN_EXE_rtcd"),
+        Kind::Etcd => "etcd",
+    };
+    Command::new(program)
+        .args(["--name", name, "--data-dir"])
+        .arg(dir.join("data"))
+        .args(["--listen-client-urls", client_url, "--advertise-client-urls", client_url])
+        .args(["--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url])
+        .args(["--initial-cluster", &format!("{name}={peer_url}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {program}: {e}"))
+}
+
+fn wait_healthy(member: &Member) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if etcdctl(&member.client_url, &["endpoint", "health"], None).status.success() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{} did not become healthy", member.client_url);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Runs `etcdctl --endpoints <endpoint> <args>` with optional stdin.
+pub fn etcdctl(endpoint: &str, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new("etcdctl")
+        .env("ETCDCTL_API", "3")
+        .args(["--endpoints", endpoint, "--command-timeout", "5s"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("etcdctl from Debian's etcd-client (scripts/install-deps.sh installs it)");
+    let mut input = child.stdin.take().unwrap();
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}

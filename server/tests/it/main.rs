@@ -1,0 +1,8 @@
+//! rtcd-server end-to-end tests: real `rtcd` processes, real etcd and real
+//! `etcdctl` (Debian's etcd-server / etcd-client).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod crash;
+mod etcdctl_kv;
+mod harness;
