@@ -43,3 +43,25 @@ fn id_from(parts: &[&[u8]]) -> u64 {
     // Zero means "no member" in etcd's API.
     u64::from_be_bytes(first).max(1)
 }
+
+/// Responses whose header the server completes.
+pub trait WithHeader {
+    fn header_mut(&mut self) -> &mut Option<ResponseHeader>;
+}
+
+macro_rules! with_header {
+    ($($t:ty),* $(,)?) => {
+        $(impl WithHeader for $t {
+            fn header_mut(&mut self) -> &mut Option<ResponseHeader> {
+                &mut self.header
+            }
+        })*
+    };
+}
+
+with_header!(
+    rtcd_proto::etcdserverpb::PutResponse,
+    rtcd_proto::etcdserverpb::DeleteRangeResponse,
+    rtcd_proto::etcdserverpb::TxnResponse,
+    rtcd_proto::etcdserverpb::CompactionResponse,
+);

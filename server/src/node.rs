@@ -41,8 +41,8 @@ impl Node {
 
     /// Sends a write through the write path, refusing requests over
     /// `--max-request-bytes` as etcd does.
-    pub async fn propose(&self, req: WriteRequest, encoded_len: usize) -> Result<Applied, EtcdError> {
-        if encoded_len > self.config.max_request_bytes {
+    pub async fn propose(&self, req: WriteRequest) -> Result<Applied, EtcdError> {
+        if request_len(&req) > self.config.max_request_bytes {
             return Err(EtcdError::RequestTooLarge);
         }
         self.proposer.propose(req).await
@@ -62,9 +62,17 @@ impl Node {
     }
 }
 
-/// The size etcd compares with `--max-request-bytes`.
-pub fn request_len(msg: &impl Message) -> usize {
-    msg.encoded_len()
+/// The size etcd compares with `--max-request-bytes`: the encoded request.
+fn request_len(req: &WriteRequest) -> usize {
+    match req {
+        WriteRequest::Put(r) => r.encoded_len(),
+        WriteRequest::DeleteRange(r) => r.encoded_len(),
+        WriteRequest::Txn(r) => r.encoded_len(),
+        WriteRequest::Compact(r) => r.encoded_len(),
+        WriteRequest::LeaseGrant(r) => r.encoded_len(),
+        WriteRequest::LeaseRevoke(r) => r.encoded_len(),
+        WriteRequest::LeaseCheckpoint(r) => r.encoded_len(),
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,5 @@
-//! `etcdserverpb.KV`: Range is served from the store; writes go through the
-//! node's write path.
+//! `etcdserverpb.KV`: Range is served from the store; writes are validated,
+//! then go through the node's write path.
 
 use std::sync::Arc;
 
@@ -11,7 +11,8 @@ use rtcd_store::{WriteRequest, WriteResponse};
 use tonic::{Request, Response, Status};
 
 use crate::errors::EtcdError;
-use crate::node::{Node, request_len};
+use crate::header::WithHeader;
+use crate::node::Node;
 
 #[derive(Debug)]
 pub struct KvService {
@@ -23,15 +24,20 @@ impl KvService {
         Self { node }
     }
 
-    async fn write(&self, req: WriteRequest, len: usize) -> Result<WriteResponse, Status> {
-        Ok(self.node.propose(req, len).await?.response)
+    /// Proposes `req` and answers with the response `pick` expects.
+    async fn write<T: WithHeader>(
+        &self,
+        req: WriteRequest,
+        pick: fn(WriteResponse) -> Option<T>,
+    ) -> Result<Response<T>, Status> {
+        let applied = self.node.propose(req).await?;
+        // Another kind of response than asked for would be a bug in the write
+        // path: report it rather than panic.
+        let mut resp =
+            pick(applied.response).ok_or_else(|| Status::internal("rtcd: mismatched write response"))?;
+        self.node.fill(resp.header_mut());
+        Ok(Response::new(resp))
     }
-}
-
-/// The write path answered with another kind of response than it was asked
-/// for: a bug, reported rather than panicking.
-fn mismatch() -> Status {
-    Status::internal("rtcd: write path returned a mismatched response")
 }
 
 #[tonic::async_trait]
@@ -47,12 +53,8 @@ impl Kv for KvService {
     async fn put(&self, request: Request<PutRequest>) -> Result<Response<PutResponse>, Status> {
         let req = request.into_inner();
         rtcd_store::check_put(&req).map_err(EtcdError::from)?;
-        let len = request_len(&req);
-        let WriteResponse::Put(mut resp) = self.write(WriteRequest::Put(req), len).await? else {
-            return Err(mismatch());
-        };
-        self.node.fill(&mut resp.header);
-        Ok(Response::new(resp))
+        self.write(WriteRequest::Put(req), |r| if let WriteResponse::Put(p) = r { Some(p) } else { None })
+            .await
     }
 
     async fn delete_range(
@@ -61,24 +63,17 @@ impl Kv for KvService {
     ) -> Result<Response<DeleteRangeResponse>, Status> {
         let req = request.into_inner();
         rtcd_store::check_delete(&req).map_err(EtcdError::from)?;
-        let len = request_len(&req);
-        let WriteResponse::DeleteRange(mut resp) = self.write(WriteRequest::DeleteRange(req), len).await?
-        else {
-            return Err(mismatch());
-        };
-        self.node.fill(&mut resp.header);
-        Ok(Response::new(resp))
+        self.write(WriteRequest::DeleteRange(req), |r| {
+            if let WriteResponse::DeleteRange(d) = r { Some(d) } else { None }
+        })
+        .await
     }
 
     async fn txn(&self, request: Request<TxnRequest>) -> Result<Response<TxnResponse>, Status> {
         let req = request.into_inner();
         rtcd_store::check_txn(&req, self.node.config.max_txn_ops).map_err(EtcdError::from)?;
-        let len = request_len(&req);
-        let WriteResponse::Txn(mut resp) = self.write(WriteRequest::Txn(req), len).await? else {
-            return Err(mismatch());
-        };
-        self.node.fill(&mut resp.header);
-        Ok(Response::new(resp))
+        self.write(WriteRequest::Txn(req), |r| if let WriteResponse::Txn(t) = r { Some(t) } else { None })
+            .await
     }
 
     async fn compact(
@@ -86,11 +81,10 @@ impl Kv for KvService {
         request: Request<CompactionRequest>,
     ) -> Result<Response<CompactionResponse>, Status> {
         let req = request.into_inner();
-        let len = request_len(&req);
-        let WriteResponse::Compact(mut resp) = self.write(WriteRequest::Compact(req), len).await? else {
-            return Err(mismatch());
-        };
-        self.node.fill(&mut resp.header);
-        Ok(Response::new(resp))
+        self.write(
+            WriteRequest::Compact(req),
+            |r| if let WriteResponse::Compact(c) = r { Some(c) } else { None },
+        )
+        .await
     }
 }

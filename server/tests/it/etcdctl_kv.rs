@@ -41,6 +41,8 @@ const TXN_FAILURE: &str = "version(\"a\") = \"7\"\n\ndel a\n\nput y 2\nget --pre
 fn kv_commands_print_what_etcd_prints() {
     let rtcd = start(Kind::Rtcd, "e2e");
     let etcd = start(Kind::Etcd, "e2e");
+    // Over --max-request-bytes (1.5 MiB) but under the gRPC limit (2 MiB).
+    let too_large = "v".repeat(1_600_000);
     let steps: Vec<(Vec<&str>, Option<&str>)> = vec![
         (vec!["put", "a", "1"], None),
         (vec!["put", "a", "2", "--prev-kv"], None),
@@ -70,6 +72,7 @@ fn kv_commands_print_what_etcd_prints() {
         (vec!["del", "--prefix", "d/"], None),
         (vec!["put", "a", "--ignore-value"], None),
         (vec!["put", "nope", "--ignore-value"], None),
+        (vec!["put", "big"], Some(too_large.as_str())),
         (vec!["get", "a", "--rev=1000"], None),
         (vec!["compaction", "4"], None),
         (vec!["get", "a", "--rev=3"], None),
