@@ -6,6 +6,7 @@ pub mod apply_loop;
 pub mod config;
 pub mod errors;
 pub mod header;
+pub mod lessor;
 pub mod node;
 pub mod server;
 pub mod services;

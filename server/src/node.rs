@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use prost::Message;
 use rtcd_proto::etcdserverpb::ResponseHeader;
-use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest};
+use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
 
 use crate::apply_loop::Proposer;
 use crate::config::Config;
 use crate::errors::EtcdError;
 use crate::header::Identity;
+use crate::lessor::Lessor;
 
 /// Raft term reported until replication exists: a single member elects
 /// itself once.
@@ -21,7 +22,9 @@ pub struct Node {
     pub config: Config,
     pub store: Arc<Store>,
     pub identity: Identity,
+    pub lessor: Lessor,
     proposer: Proposer,
+    next_lease_id: std::sync::atomic::AtomicI64,
 }
 
 impl Node {
@@ -32,7 +35,25 @@ impl Node {
         let store = Arc::new(Store::open(dir.join("store"), options)?);
         let identity = Identity::derive(&config.advertise_peer_urls(), &config.initial_cluster_token);
         let proposer = Proposer::start(store.clone()).map_err(NodeError::Thread)?;
-        Ok(Arc::new(Self { config, store, identity, proposer }))
+        let lessor = Lessor::default();
+        lessor.restore(&store.leases()?);
+        let next_lease_id = std::sync::atomic::AtomicI64::new(first_lease_id(identity.member_id));
+        Ok(Arc::new(Self { config, store, identity, lessor, proposer, next_lease_id }))
+    }
+
+    /// A fresh lease ID: unique per member (its ID in the top bits, the time
+    /// of startup below), never 0 or negative.
+    pub fn new_lease_id(&self) -> i64 {
+        self.next_lease_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & i64::MAX
+    }
+
+    /// etcd's minimum lease TTL: 1.5 election timeouts, in whole seconds
+    /// rounded up (2 s with the default flags).
+    pub fn min_lease_ttl(&self) -> i64 {
+        let heartbeat = self.config.heartbeat_interval.max(1);
+        let ticks = self.config.election_timeout / heartbeat;
+        let millis = (3 * ticks / 2) * heartbeat;
+        millis.div_ceil(1000) as i64
     }
 
     pub fn term(&self) -> u64 {
@@ -45,7 +66,19 @@ impl Node {
         if request_len(&req) > self.config.max_request_bytes {
             return Err(EtcdError::RequestTooLarge);
         }
-        self.proposer.propose(req).await
+        let revoking = match &req {
+            WriteRequest::LeaseRevoke(r) => Some(r.id),
+            _ => None,
+        };
+        let applied = self.proposer.propose(req).await?;
+        // Lease timers follow the replicated lease table.
+        if let WriteResponse::LeaseGrant(g) = &applied.response {
+            self.lessor.granted(g.id, g.ttl);
+        }
+        if let Some(id) = revoking {
+            self.lessor.revoked(id);
+        }
+        Ok(applied)
     }
 
     /// Completes a response header: IDs, term and (if unset) the revision.
@@ -83,4 +116,11 @@ pub enum NodeError {
     Store(#[from] StoreError),
     #[error("cannot start the apply thread: {0}")]
     Thread(std::io::Error),
+}
+
+fn first_lease_id(member_id: u64) -> i64 {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    (((member_id & 0xffff) << 48) | ((since_epoch << 8) & 0xffff_ffff_ffff)) as i64 & i64::MAX
 }

@@ -3,11 +3,13 @@
 use std::sync::Arc;
 
 use rtcd_proto::etcdserverpb::{
-    cluster_server::ClusterServer, kv_server::KvServer, maintenance_server::MaintenanceServer,
+    cluster_server::ClusterServer, kv_server::KvServer, lease_server::LeaseServer,
+    maintenance_server::MaintenanceServer,
 };
 use tonic::transport::Server;
 
 use crate::node::Node;
+use crate::services::lease::{LeaseService, spawn_expiry};
 use crate::services::{cluster::ClusterService, kv::KvService, maintenance::MaintenanceService};
 
 /// gRPC framing overhead etcd allows on top of `--max-request-bytes`.
@@ -32,6 +34,7 @@ pub async fn serve(
     // etcd registers the empty service name as SERVING.
     health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
 
+    spawn_expiry(node.clone());
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown.await;
@@ -49,6 +52,9 @@ pub async fn serve(
             )
             .add_service(
                 ClusterServer::new(ClusterService::new(node.clone())).max_decoding_message_size(max_recv),
+            )
+            .add_service(
+                LeaseServer::new(LeaseService::new(node.clone())).max_decoding_message_size(max_recv),
             )
             .add_service(
                 MaintenanceServer::new(MaintenanceService::new(node.clone()))

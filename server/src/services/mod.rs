@@ -2,4 +2,5 @@
 
 pub mod cluster;
 pub mod kv;
+pub mod lease;
 pub mod maintenance;

@@ -5,4 +5,5 @@
 
 mod crash;
 mod etcdctl_kv;
+mod etcdctl_lease;
 mod harness;
