@@ -187,6 +187,10 @@ impl Store {
         Ok(self.read()?.leases.get(id).cloned())
     }
 
+    pub(crate) fn reclaim_table(&self, table: Table) -> Result<(), StoreError> {
+        self.engine.reclaim(table)
+    }
+
     /// Bytes the store occupies in its engine.
     pub fn size_bytes(&self) -> u64 {
         self.engine.size_bytes()

@@ -1,5 +1,5 @@
-//! `etcdserverpb.Maintenance`: member status and alarms. Hashes, defragment
-//! and snapshots answer Unimplemented until they are built.
+//! `etcdserverpb.Maintenance`: member status, alarms, hashes and defragment.
+//! Snapshot, MoveLeader and Downgrade answer Unimplemented until built.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -66,15 +66,26 @@ impl Maintenance for MaintenanceService {
         &self,
         _: Request<DefragmentRequest>,
     ) -> Result<Response<DefragmentResponse>, Status> {
-        Err(not_yet("Defragment"))
+        let store = self.node.store.clone();
+        // Compacting every table takes a while on a big store: keep it off the
+        // async workers.
+        tokio::task::spawn_blocking(move || store.defragment())
+            .await
+            .map_err(|_| EtcdError::Stopped)?
+            .map_err(EtcdError::from)?;
+        Ok(Response::new(DefragmentResponse { header: self.node.header() }))
     }
 
     async fn hash(&self, _: Request<HashRequest>) -> Result<Response<HashResponse>, Status> {
-        Err(not_yet("Hash"))
+        let hash = self.node.store.hash_all().map_err(EtcdError::from)?;
+        Ok(Response::new(HashResponse { header: self.node.header(), hash }))
     }
 
-    async fn hash_kv(&self, _: Request<HashKvRequest>) -> Result<Response<HashKvResponse>, Status> {
-        Err(not_yet("HashKV"))
+    async fn hash_kv(&self, request: Request<HashKvRequest>) -> Result<Response<HashKvResponse>, Status> {
+        let h = self.node.store.hash_kv(request.get_ref().revision).map_err(EtcdError::from)?;
+        let mut header = None;
+        self.node.identity.fill(&mut header, h.revision, self.node.term());
+        Ok(Response::new(HashKvResponse { header, hash: h.hash, compact_revision: h.compact_revision }))
     }
 
     type SnapshotStream = Pin<Box<dyn Stream<Item = Result<SnapshotResponse, Status>> + Send>>;

@@ -7,3 +7,4 @@ mod crash;
 mod etcdctl_kv;
 mod etcdctl_lease;
 mod harness;
+mod maintenance;

@@ -101,3 +101,26 @@ fn a_damaged_record_is_an_error_not_a_panic() {
         assert!(matches!(opened, Err(StoreError::Corrupt(_))), "got {opened:?}");
     }
 }
+
+#[test]
+fn kv_hash_depends_on_history_not_on_the_engine() {
+    use rtcd_store::engine::MemEngine;
+    let dir = tempfile::tempdir().unwrap();
+    let rocks = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let mem = Store::with_engine(Box::new(MemEngine::new()), StoreOptions::default()).unwrap();
+    for store in [&rocks, &mem] {
+        store.apply(&[put("a", "1", 0), put("b", "2", 0)], mark(1)).unwrap();
+        store.apply(&[put("a", "3", 0)], mark(2)).unwrap();
+    }
+    let (r, m) = (rocks.hash_kv(0).unwrap(), mem.hash_kv(0).unwrap());
+    assert_eq!(r, m);
+    assert_eq!((r.revision, r.compact_revision), (4, -1));
+    assert_ne!(rocks.hash_kv(3).unwrap().hash, r.hash, "an older revision hashes less history");
+    assert_eq!(rocks.hash_kv(5), Err(StoreError::FutureRev));
+    let compact = WriteRequest::Compact(CompactionRequest { revision: 3, physical: false });
+    rocks.apply(&[compact], mark(3)).unwrap();
+    assert_eq!(rocks.hash_kv(3), Err(StoreError::Compacted));
+    assert_eq!(rocks.hash_kv(4).unwrap().compact_revision, 3);
+    rocks.defragment().unwrap();
+    assert_eq!(rocks.range(&get("a", 0)).unwrap().kvs[0].value.as_ref(), b"3", "defragment keeps data");
+}
