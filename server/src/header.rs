@@ -64,4 +64,6 @@ with_header!(
     rtcd_proto::etcdserverpb::DeleteRangeResponse,
     rtcd_proto::etcdserverpb::TxnResponse,
     rtcd_proto::etcdserverpb::CompactionResponse,
+    rtcd_proto::etcdserverpb::LeaseGrantResponse,
+    rtcd_proto::etcdserverpb::LeaseRevokeResponse,
 );

@@ -10,7 +10,7 @@ use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest, WriteRe
 use crate::apply_loop::Proposer;
 use crate::config::Config;
 use crate::errors::EtcdError;
-use crate::header::Identity;
+use crate::header::{Identity, WithHeader};
 use crate::lessor::Lessor;
 
 /// Raft term reported until replication exists: a single member elects
@@ -79,6 +79,21 @@ impl Node {
             self.lessor.revoked(id);
         }
         Ok(applied)
+    }
+
+    /// Proposes `req` and returns the response `pick` expects, header filled.
+    pub async fn write<T: WithHeader>(
+        &self,
+        req: WriteRequest,
+        pick: fn(WriteResponse) -> Option<T>,
+    ) -> Result<T, tonic::Status> {
+        let applied = self.propose(req).await?;
+        // Another kind of response than asked for would be a bug in the write
+        // path: report it rather than panic.
+        let mut resp = pick(applied.response)
+            .ok_or_else(|| tonic::Status::internal("rtcd: mismatched write response"))?;
+        self.fill(resp.header_mut());
+        Ok(resp)
     }
 
     /// Completes a response header: IDs, term and (if unset) the revision.

@@ -11,7 +11,6 @@ use rtcd_store::{WriteRequest, WriteResponse};
 use tonic::{Request, Response, Status};
 
 use crate::errors::EtcdError;
-use crate::header::WithHeader;
 use crate::node::Node;
 
 #[derive(Debug)]
@@ -22,21 +21,6 @@ pub struct KvService {
 impl KvService {
     pub fn new(node: Arc<Node>) -> Self {
         Self { node }
-    }
-
-    /// Proposes `req` and answers with the response `pick` expects.
-    async fn write<T: WithHeader>(
-        &self,
-        req: WriteRequest,
-        pick: fn(WriteResponse) -> Option<T>,
-    ) -> Result<Response<T>, Status> {
-        let applied = self.node.propose(req).await?;
-        // Another kind of response than asked for would be a bug in the write
-        // path: report it rather than panic.
-        let mut resp =
-            pick(applied.response).ok_or_else(|| Status::internal("rtcd: mismatched write response"))?;
-        self.node.fill(resp.header_mut());
-        Ok(Response::new(resp))
     }
 }
 
@@ -53,8 +37,10 @@ impl Kv for KvService {
     async fn put(&self, request: Request<PutRequest>) -> Result<Response<PutResponse>, Status> {
         let req = request.into_inner();
         rtcd_store::check_put(&req).map_err(EtcdError::from)?;
-        self.write(WriteRequest::Put(req), |r| if let WriteResponse::Put(p) = r { Some(p) } else { None })
+        self.node
+            .write(WriteRequest::Put(req), |r| if let WriteResponse::Put(p) = r { Some(p) } else { None })
             .await
+            .map(Response::new)
     }
 
     async fn delete_range(
@@ -63,17 +49,21 @@ impl Kv for KvService {
     ) -> Result<Response<DeleteRangeResponse>, Status> {
         let req = request.into_inner();
         rtcd_store::check_delete(&req).map_err(EtcdError::from)?;
-        self.write(WriteRequest::DeleteRange(req), |r| {
-            if let WriteResponse::DeleteRange(d) = r { Some(d) } else { None }
-        })
-        .await
+        self.node
+            .write(WriteRequest::DeleteRange(req), |r| {
+                if let WriteResponse::DeleteRange(d) = r { Some(d) } else { None }
+            })
+            .await
+            .map(Response::new)
     }
 
     async fn txn(&self, request: Request<TxnRequest>) -> Result<Response<TxnResponse>, Status> {
         let req = request.into_inner();
         rtcd_store::check_txn(&req, self.node.config.max_txn_ops).map_err(EtcdError::from)?;
-        self.write(WriteRequest::Txn(req), |r| if let WriteResponse::Txn(t) = r { Some(t) } else { None })
+        self.node
+            .write(WriteRequest::Txn(req), |r| if let WriteResponse::Txn(t) = r { Some(t) } else { None })
             .await
+            .map(Response::new)
     }
 
     async fn compact(
@@ -81,10 +71,12 @@ impl Kv for KvService {
         request: Request<CompactionRequest>,
     ) -> Result<Response<CompactionResponse>, Status> {
         let req = request.into_inner();
-        self.write(
-            WriteRequest::Compact(req),
-            |r| if let WriteResponse::Compact(c) = r { Some(c) } else { None },
-        )
-        .await
+        self.node
+            .write(
+                WriteRequest::Compact(req),
+                |r| if let WriteResponse::Compact(c) = r { Some(c) } else { None },
+            )
+            .await
+            .map(Response::new)
     }
 }

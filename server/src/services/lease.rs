@@ -62,24 +62,16 @@ impl Lease for LeaseService {
         if req.id == 0 {
             req.id = self.node.new_lease_id();
         }
-        let applied = self.node.propose(WriteRequest::LeaseGrant(req)).await?;
-        let WriteResponse::LeaseGrant(mut resp) = applied.response else {
-            return Err(Status::internal("rtcd: mismatched write response"));
-        };
-        self.node.fill(&mut resp.header);
-        Ok(Response::new(resp))
+        let pick = |r| if let WriteResponse::LeaseGrant(g) = r { Some(g) } else { None };
+        self.node.write(WriteRequest::LeaseGrant(req), pick).await.map(Response::new)
     }
 
     async fn lease_revoke(
         &self,
         request: Request<LeaseRevokeRequest>,
     ) -> Result<Response<LeaseRevokeResponse>, Status> {
-        let applied = self.node.propose(WriteRequest::LeaseRevoke(request.into_inner())).await?;
-        let WriteResponse::LeaseRevoke(mut resp) = applied.response else {
-            return Err(Status::internal("rtcd: mismatched write response"));
-        };
-        self.node.fill(&mut resp.header);
-        Ok(Response::new(resp))
+        let pick = |r| if let WriteResponse::LeaseRevoke(v) = r { Some(v) } else { None };
+        self.node.write(WriteRequest::LeaseRevoke(request.into_inner()), pick).await.map(Response::new)
     }
 
     type LeaseKeepAliveStream = Pin<Box<dyn Stream<Item = Result<LeaseKeepAliveResponse, Status>> + Send>>;
