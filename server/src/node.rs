@@ -98,7 +98,10 @@ impl Node {
 
     /// Completes a response header: IDs, term and (if unset) the revision.
     pub fn fill(&self, header: &mut Option<ResponseHeader>) {
-        let revision = self.store.revision().unwrap_or(0);
+        // Most responses carry their revision already; read the store's only
+        // when one is missing.
+        let has_revision = header.as_ref().is_some_and(|h| h.revision != 0);
+        let revision = if has_revision { 0 } else { self.store.revision().unwrap_or(0) };
         self.identity.fill(header, revision, self.term());
     }
 

@@ -208,13 +208,11 @@ impl<'s> Batch<'s> {
     ) -> Result<DeleteRangeResponse, StoreError> {
         let range = KeyRange::new(&d.key, &d.range_end);
         let now = self.revision_now(c);
-        let victims: Vec<Bytes> = self.state.index.range(&range, now).map(|(k, _)| k.clone()).collect();
+        let victims: Vec<Revision> =
+            self.state.index.range(&range, now).map(|(_, change)| change.rev).collect();
         let mut prev_kvs = Vec::with_capacity(victims.len());
-        for key in &victims {
-            let prev = self
-                .view(c)
-                .get(key, now)?
-                .ok_or_else(|| StoreError::Corrupt(format!("key {key:?} vanished during delete")))?;
+        for rev in &victims {
+            let prev = self.view(c).load(*rev)?;
             self.delete_key(c, prev.clone());
             prev_kvs.push(prev);
         }
