@@ -93,6 +93,10 @@ pub enum ConfigError {
     BadUrl(String, String),
     #[error("{0} is not supported yet")]
     Unsupported(&'static str),
+    #[error("invalid --auto-compaction-retention {0:?}")]
+    BadRetention(String),
+    #[error("invalid --auto-compaction-mode {0:?} (periodic or revision)")]
+    BadCompactionMode(String),
 }
 
 impl Config {
@@ -109,7 +113,11 @@ impl Config {
         if self.initial_cluster_state != "new" {
             return Err(ConfigError::Unsupported("--initial-cluster-state existing (needs Raft)"));
         }
-        Ok(())
+        self.compaction_policy().map(|_| ())
+    }
+
+    pub fn compaction_policy(&self) -> Result<crate::compactor::Policy, ConfigError> {
+        crate::compactor::Policy::parse(&self.auto_compaction_mode, &self.auto_compaction_retention)
     }
 
     pub fn client_listen_addrs(&self) -> Result<Vec<SocketAddr>, ConfigError> {

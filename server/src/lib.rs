@@ -3,6 +3,7 @@
 //! to etcd's codes and messages.
 
 pub mod apply_loop;
+pub mod compactor;
 pub mod config;
 pub mod errors;
 pub mod header;

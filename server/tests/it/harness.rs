@@ -15,6 +15,7 @@ pub struct Member {
     child: Child,
     kind: Kind,
     name: String,
+    extra: Vec<String>,
     pub dir: tempfile::TempDir,
     pub client_url: String,
     pub peer_url: String,
@@ -25,7 +26,8 @@ impl Member {
     pub fn kill_and_restart(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
-        self.child = spawn(self.kind, &self.name, self.dir.path(), &self.client_url, &self.peer_url);
+        self.child =
+            spawn(self.kind, &self.name, self.dir.path(), &self.client_url, &self.peer_url, &self.extra);
         wait_healthy(self);
     }
 }
@@ -44,16 +46,29 @@ pub enum Kind {
 }
 
 pub fn start(kind: Kind, name: &str) -> Member {
+    start_with(kind, name, &[])
+}
+
+/// Starts a member with extra command-line flags.
+pub fn start_with(kind: Kind, name: &str, extra: &[&str]) -> Member {
     let dir = tempfile::tempdir().unwrap();
     let client_url = format!("http://127.0.0.1:{}", free_port());
     let peer_url = format!("http://127.0.0.1:{}", free_port());
-    let child = spawn(kind, name, dir.path(), &client_url, &peer_url);
-    let member = Member { child, kind, name: name.to_string(), dir, client_url, peer_url };
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    let child = spawn(kind, name, dir.path(), &client_url, &peer_url, &extra);
+    let member = Member { child, kind, name: name.to_string(), extra, dir, client_url, peer_url };
     wait_healthy(&member);
     member
 }
 
-fn spawn(kind: Kind, name: &str, dir: &std::path::Path, client_url: &str, peer_url: &str) -> Child {
+fn spawn(
+    kind: Kind,
+    name: &str,
+    dir: &std::path::Path,
+    client_url: &str,
+    peer_url: &str,
+    extra: &[String],
+) -> Child {
     let program = match kind {
         Kind::Rtcd => env!("CARGO_BIN_EXE_rtcd"),
         Kind::Etcd => "etcd",
@@ -64,6 +79,7 @@ fn spawn(kind: Kind, name: &str, dir: &std::path::Path, client_url: &str, peer_u
         .args(["--listen-client-urls", client_url, "--advertise-client-urls", client_url])
         .args(["--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url])
         .args(["--initial-cluster", &format!("{name}={peer_url}")])
+        .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

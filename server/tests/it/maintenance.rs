@@ -1,7 +1,9 @@
 //! etcdctl's maintenance commands: hashes agree between members holding the
 //! same history, defrag keeps data.
 
-use crate::harness::{Kind, etcdctl, start};
+use std::time::{Duration, Instant};
+
+use crate::harness::{Kind, etcdctl, start, start_with};
 
 fn stdout(out: std::process::Output) -> String {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -30,4 +32,33 @@ fn hashkv_agrees_across_members_and_defrag_keeps_data() {
     let defrag = stdout(etcdctl(eps[0], &["defrag"], None));
     assert_eq!(defrag, format!("Finished defragmenting etcd member[{}]", eps[0]));
     assert_eq!(stdout(etcdctl(eps[0], &["get", "a", "--print-value-only"], None)), "3");
+}
+
+#[test]
+fn periodic_auto_compaction_drops_old_history() {
+    let m = start_with(
+        Kind::Rtcd,
+        "compactor",
+        &["--auto-compaction-mode", "periodic", "--auto-compaction-retention", "1s"],
+    );
+    let url = m.client_url.as_str();
+    stdout(etcdctl(url, &["put", "k", "old"], None));
+    // Keep writing so there is a newer revision to compact to; revision 2 must
+    // be compacted away within a few retention periods.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        stdout(etcdctl(url, &["put", "k", "new"], None));
+        let old = etcdctl(url, &["get", "k", "--rev=2"], None);
+        let stderr = String::from_utf8_lossy(&old.stderr);
+        if stderr.contains("Error: etcdserver: mvcc: required revision has been compacted") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "revision 2 still readable: {}",
+            String::from_utf8_lossy(&old.stdout)
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert_eq!(stdout(etcdctl(url, &["get", "k", "--print-value-only"], None)), "new");
 }
