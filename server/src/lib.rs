@@ -7,6 +7,7 @@ pub mod compactor;
 pub mod config;
 pub mod errors;
 pub mod header;
+pub mod http;
 pub mod lessor;
 pub mod node;
 pub mod server;

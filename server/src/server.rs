@@ -6,6 +6,7 @@ use rtcd_proto::etcdserverpb::{
     cluster_server::ClusterServer, kv_server::KvServer, lease_server::LeaseServer,
     maintenance_server::MaintenanceServer,
 };
+use tonic::service::Routes;
 use tonic::transport::Server;
 
 use crate::node::Node;
@@ -44,8 +45,7 @@ pub async fn serve(
 
     let mut servers = tokio::task::JoinSet::new();
     for addr in addrs {
-        let router = Server::builder()
-            .add_service(health.clone())
+        let grpc = Routes::new(health.clone())
             .add_service(
                 KvServer::new(KvService::new(node.clone()))
                     .max_decoding_message_size(max_recv)
@@ -62,6 +62,9 @@ pub async fn serve(
                     .max_decoding_message_size(max_recv)
                     .max_encoding_message_size(usize::MAX),
             );
+        // etcd answers plain HTTP (/health, /metrics, /version) on the same port.
+        let routes = Routes::from(grpc.into_axum_router().merge(crate::http::routes(node.clone())));
+        let router = Server::builder().accept_http1(true).add_routes(routes);
         let mut stop = stop_rx.clone();
         servers.spawn(async move {
             let stopped = async move {

@@ -62,3 +62,32 @@ fn periodic_auto_compaction_drops_old_history() {
     }
     assert_eq!(stdout(etcdctl(url, &["get", "k", "--print-value-only"], None)), "new");
 }
+
+/// A plain HTTP/1.1 GET; returns the status line and the body.
+fn http_get(url: &str, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let addr = url.trim_start_matches("http://");
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    write!(conn, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut response = String::new();
+    conn.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (head.lines().next().unwrap_or("").to_string(), body.to_string())
+}
+
+#[test]
+fn http_endpoints_share_the_client_port_with_grpc() {
+    let m = start(Kind::Rtcd, "http");
+    let (status, body) = http_get(&m.client_url, "/health");
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert!(body.contains(r#""health":"true""#), "{body}");
+    let (_, body) = http_get(&m.client_url, "/version");
+    assert!(body.contains(r#""etcdserver":"3.5.17""#), "{body}");
+    stdout(etcdctl(&m.client_url, &["put", "k", "v"], None));
+    let (_, body) = http_get(&m.client_url, "/metrics");
+    assert!(body.contains("\netcd_server_has_leader 1\n"), "{body}");
+    assert!(body.contains("\netcd_debugging_mvcc_current_revision 2\n"), "{body}");
+    assert!(body.contains("process_resident_memory_bytes"), "{body}");
+    // gRPC on the same port keeps working.
+    assert_eq!(stdout(etcdctl(&m.client_url, &["get", "k", "--print-value-only"], None)), "v");
+}

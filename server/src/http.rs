@@ -1,0 +1,67 @@
+//! The HTTP endpoints etcd serves on its client port beside gRPC: `/health`,
+//! `/version` and `/metrics` (Prometheus text, etcd's metric names).
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use bytes::Bytes;
+use rtcd_proto::etcdserverpb::RangeRequest;
+
+use crate::config::ETCD_COMPAT_VERSION;
+use crate::node::Node;
+
+pub fn routes(node: Arc<Node>) -> Router {
+    let (h, m) = (node.clone(), node);
+    Router::new()
+        .route("/health", get(move || health(h.clone())))
+        .route("/version", get(version))
+        .route("/metrics", get(move || metrics(m.clone())))
+}
+
+fn json(status: StatusCode, body: String) -> impl IntoResponse {
+    (status, [(header::CONTENT_TYPE, "application/json")], body)
+}
+
+/// Healthy when a read of the store succeeds, as etcd's check does a read.
+async fn health(node: Arc<Node>) -> impl IntoResponse {
+    let probe = RangeRequest { key: Bytes::from_static(b"health"), ..Default::default() };
+    match node.store.range(&probe) {
+        Ok(_) => json(StatusCode::OK, r#"{"health":"true","reason":""}"#.to_string()),
+        Err(e) => json(StatusCode::SERVICE_UNAVAILABLE, format!(r#"{{"health":"false","reason":"{e}"}}"#)),
+    }
+}
+
+async fn version() -> impl IntoResponse {
+    json(StatusCode::OK, format!(r#"{{"etcdserver":"{ETCD_COMPAT_VERSION}","etcdcluster":"3.5.0"}}"#))
+}
+
+async fn metrics(node: Arc<Node>) -> impl IntoResponse {
+    let mut out = String::new();
+    let mut gauge = |name: &str, help: &str, value: f64| {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
+    };
+    let store = &node.store;
+    gauge("etcd_server_has_leader", "Whether or not a leader exists. 1 is existence, 0 is not.", 1.0);
+    gauge("etcd_server_is_leader", "Whether or not this member is a leader. 1 if is, 0 otherwise.", 1.0);
+    let size = store.size_bytes() as f64;
+    gauge("etcd_mvcc_db_total_size_in_bytes", "Total size of the underlying database in bytes.", size);
+    let rev = store.revision().unwrap_or(0) as f64;
+    gauge("etcd_debugging_mvcc_current_revision", "The current revision of store.", rev);
+    let compacted = store.compacted_revision().unwrap_or(0) as f64;
+    gauge("etcd_debugging_mvcc_compact_revision", "The revision of the last compaction in store.", compacted);
+    if let Some(rss) = resident_memory_bytes() {
+        gauge("process_resident_memory_bytes", "Resident memory size in bytes.", rss as f64);
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
+}
+
+/// From /proc (Linux); other systems simply do not report it.
+fn resident_memory_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
