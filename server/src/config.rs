@@ -148,12 +148,9 @@ fn socket_addr(url: &str) -> Result<SocketAddr, ConfigError> {
         }
     })?;
     let host_port = rest.trim_end_matches('/');
-    host_port
-        .to_socket_addrs()
-        .map_err(|e| bad(&e.to_string()))?
-        .find(|a| a.is_ipv4())
-        .or_else(|| host_port.to_socket_addrs().ok().and_then(|mut a| a.next()))
-        .ok_or_else(|| bad("no address"))
+    let addrs: Vec<SocketAddr> = host_port.to_socket_addrs().map_err(|e| bad(&e.to_string()))?.collect();
+    // "localhost" may resolve to both families; etcd users mean IPv4 loopback.
+    addrs.iter().find(|a| a.is_ipv4()).or(addrs.first()).copied().ok_or_else(|| bad("no address"))
 }
 
 #[cfg(test)]

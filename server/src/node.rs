@@ -70,13 +70,17 @@ impl Node {
             WriteRequest::LeaseRevoke(r) => Some(r.id),
             _ => None,
         };
-        let applied = self.proposer.propose(req).await?;
-        // Lease timers follow the replicated lease table.
+        let outcome = self.proposer.propose(req).await;
+        // Lease timers follow the replicated lease table: a revoke that found
+        // no lease (already revoked elsewhere) also ends the timer.
+        if let Some(id) = revoking
+            && matches!(outcome, Ok(_) | Err(EtcdError::Store(StoreError::LeaseNotFound)))
+        {
+            self.lessor.revoked(id);
+        }
+        let applied = outcome?;
         if let WriteResponse::LeaseGrant(g) = &applied.response {
             self.lessor.granted(g.id, g.ttl);
-        }
-        if let Some(id) = revoking {
-            self.lessor.revoked(id);
         }
         Ok(applied)
     }

@@ -39,9 +39,12 @@ pub fn spawn_expiry(node: Arc<Node>) {
         loop {
             tick.tick().await;
             for id in node.lessor.expired() {
-                match node.propose(WriteRequest::LeaseRevoke(LeaseRevokeRequest { id })).await {
-                    Ok(_) | Err(EtcdError::Store(StoreError::LeaseNotFound)) => node.lessor.revoked(id),
-                    Err(e) => tracing::warn!(lease = id, error = %e, "revoking an expired lease failed"),
+                // Success or not, the write path settles the lease's timer.
+                let revoke = WriteRequest::LeaseRevoke(LeaseRevokeRequest { id });
+                if let Err(e) = node.propose(revoke).await
+                    && e != EtcdError::Store(StoreError::LeaseNotFound)
+                {
+                    tracing::warn!(lease = id, error = %e, "revoking an expired lease failed");
                 }
             }
         }
