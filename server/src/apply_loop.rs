@@ -9,6 +9,7 @@ use rtcd_store::{Applied, AppliedMark, Store, StoreError, WriteRequest};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::errors::EtcdError;
+use crate::watch::Hub;
 
 /// Upper bound on requests per batch, so one batch cannot grow without limit
 /// under a flood of writes.
@@ -22,10 +23,10 @@ pub struct Proposer {
 }
 
 impl Proposer {
-    /// Starts the apply thread over `store`.
-    pub fn start(store: Arc<Store>) -> std::io::Result<Self> {
+    /// Starts the apply thread over `store`; applied events go to `hub`.
+    pub fn start(store: Arc<Store>, hub: Hub) -> std::io::Result<Self> {
         let (queue, rx) = mpsc::unbounded_channel();
-        std::thread::Builder::new().name("rtcd-apply".into()).spawn(move || apply_thread(store, rx))?;
+        std::thread::Builder::new().name("rtcd-apply".into()).spawn(move || apply_thread(store, hub, rx))?;
         Ok(Self { queue })
     }
 
@@ -37,7 +38,7 @@ impl Proposer {
     }
 }
 
-fn apply_thread(store: Arc<Store>, mut rx: mpsc::UnboundedReceiver<(WriteRequest, Reply)>) {
+fn apply_thread(store: Arc<Store>, hub: Hub, mut rx: mpsc::UnboundedReceiver<(WriteRequest, Reply)>) {
     let mut index = store.applied().map(|m| m.index).unwrap_or(0);
     while let Some(first) = rx.blocking_recv() {
         let mut requests = vec![first.0];
@@ -49,7 +50,12 @@ fn apply_thread(store: Arc<Store>, mut rx: mpsc::UnboundedReceiver<(WriteRequest
         }
         index += 1;
         match store.apply(&requests, AppliedMark { index, context: Vec::new() }) {
-            Ok(outcomes) => {
+            Ok(mut outcomes) => {
+                // Watchers hear of the batch in revision order, from this one
+                // thread, before any writer is acknowledged.
+                let events =
+                    outcomes.iter_mut().flat_map(|o| o.as_mut().map(|a| std::mem::take(&mut a.events)));
+                hub.publish(events.flatten().collect());
                 for (reply, outcome) in replies.into_iter().zip(outcomes) {
                     let _ = reply.send(outcome);
                 }

@@ -34,7 +34,7 @@ impl Policy {
             "periodic" => match retention.parse::<u64>() {
                 Ok(0) => Ok(Policy::Off),
                 Ok(hours) => Ok(Policy::Periodic(Duration::from_secs(hours * 3600))),
-                Err(_) => parse_duration(retention).map(Policy::Periodic).ok_or_else(bad),
+                Err(_) => crate::duration::parse(retention).map(Policy::Periodic).ok_or_else(bad),
             },
             "revision" => match retention.parse::<i64>() {
                 Ok(0) => Ok(Policy::Off),
@@ -44,28 +44,6 @@ impl Policy {
             other => Err(ConfigError::BadCompactionMode(other.to_string())),
         }
     }
-}
-
-/// Go-style durations: "90s", "1h30m", "500ms".
-fn parse_duration(s: &str) -> Option<Duration> {
-    let mut total = Duration::ZERO;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
-        let value: f64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
-        let unit = match &rest[..unit_len] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return None,
-        };
-        rest = &rest[unit_len..];
-        total += Duration::try_from_secs_f64(value * unit).ok()?;
-    }
-    (!total.is_zero()).then_some(total)
 }
 
 pub fn spawn(node: Arc<Node>, policy: Policy) {

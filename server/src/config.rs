@@ -3,6 +3,7 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -97,6 +98,8 @@ pub enum ConfigError {
     BadRetention(String),
     #[error("invalid --auto-compaction-mode {0:?} (periodic or revision)")]
     BadCompactionMode(String),
+    #[error("invalid --experimental-watch-progress-notify-interval {0:?}")]
+    BadProgressInterval(String),
 }
 
 impl Config {
@@ -113,7 +116,17 @@ impl Config {
         if self.initial_cluster_state != "new" {
             return Err(ConfigError::Unsupported("--initial-cluster-state existing (needs Raft)"));
         }
+        self.watch_progress_interval()?;
         self.compaction_policy().map(|_| ())
+    }
+
+    /// How often idle `progress_notify` watchers hear the current revision;
+    /// like etcd, never more often than every 100 ms.
+    pub fn watch_progress_interval(&self) -> Result<Duration, ConfigError> {
+        let raw = &self.experimental_watch_progress_notify_interval;
+        let interval =
+            crate::duration::parse(raw).ok_or_else(|| ConfigError::BadProgressInterval(raw.clone()))?;
+        Ok(interval.max(Duration::from_millis(100)))
     }
 
     pub fn compaction_policy(&self) -> Result<crate::compactor::Policy, ConfigError> {

@@ -52,6 +52,26 @@ impl From<EtcdError> for Status {
     }
 }
 
+/// Why a watch could not be created: etcd answers these inside the stream,
+/// as a `created` + `canceled` response whose `cancel_reason` is this text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchRefusal {
+    /// A negative `start_revision`.
+    NegativeRevision,
+    DuplicateId,
+    EmptyRange,
+}
+
+impl WatchRefusal {
+    pub fn reason(self) -> &'static str {
+        match self {
+            WatchRefusal::NegativeRevision => "etcdserver: mvcc: required revision has been compacted",
+            WatchRefusal::DuplicateId => "mvcc: duplicate watch ID provided on the WatchStream",
+            WatchRefusal::EmptyRange => "mvcc: watcher range is empty",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 pub mod apply_loop;
 pub mod compactor;
 pub mod config;
+pub mod duration;
 pub mod errors;
 pub mod header;
 pub mod http;
@@ -12,3 +13,4 @@ pub mod lessor;
 pub mod node;
 pub mod server;
 pub mod services;
+pub mod watch;

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::errors::EtcdError;
 use crate::header::{Identity, WithHeader};
 use crate::lessor::Lessor;
+use crate::watch::Hub;
 
 /// Raft term reported until replication exists: a single member elects
 /// itself once.
@@ -23,6 +24,8 @@ pub struct Node {
     pub store: Arc<Store>,
     pub identity: Identity,
     pub lessor: Lessor,
+    /// Where committed events go out to watch streams.
+    pub hub: Hub,
     proposer: Proposer,
     next_lease_id: std::sync::atomic::AtomicI64,
 }
@@ -34,11 +37,12 @@ impl Node {
         let options = StoreOptions { sync: true, max_txn_ops: config.max_txn_ops };
         let store = Arc::new(Store::open(dir.join("store"), options)?);
         let identity = Identity::derive(&config.advertise_peer_urls(), &config.initial_cluster_token);
-        let proposer = Proposer::start(store.clone()).map_err(NodeError::Thread)?;
+        let hub = Hub::default();
+        let proposer = Proposer::start(store.clone(), hub.clone()).map_err(NodeError::Thread)?;
         let lessor = Lessor::default();
         lessor.restore(&store.leases()?);
         let next_lease_id = std::sync::atomic::AtomicI64::new(first_lease_id(identity.member_id));
-        Ok(Arc::new(Self { config, store, identity, lessor, proposer, next_lease_id }))
+        Ok(Arc::new(Self { config, store, identity, lessor, hub, proposer, next_lease_id }))
     }
 
     /// A fresh lease ID: unique per member (its ID in the top bits, the time

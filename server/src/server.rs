@@ -4,17 +4,19 @@ use std::sync::Arc;
 
 use rtcd_proto::etcdserverpb::{
     cluster_server::ClusterServer, kv_server::KvServer, lease_server::LeaseServer,
-    maintenance_server::MaintenanceServer,
+    maintenance_server::MaintenanceServer, watch_server::WatchServer,
 };
 use tonic::service::Routes;
 use tonic::transport::Server;
 
 use crate::node::Node;
 use crate::services::lease::{LeaseService, spawn_expiry};
-use crate::services::{cluster::ClusterService, kv::KvService, maintenance::MaintenanceService};
+use crate::services::{
+    cluster::ClusterService, kv::KvService, maintenance::MaintenanceService, watch::WatchService,
+};
 
 /// gRPC framing overhead etcd allows on top of `--max-request-bytes`.
-const GRPC_OVERHEAD_BYTES: usize = 512 * 1024;
+pub const GRPC_OVERHEAD_BYTES: usize = 512 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -31,6 +33,7 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let addrs = node.config.client_listen_addrs()?;
     let max_recv = node.config.max_request_bytes + GRPC_OVERHEAD_BYTES;
+    let progress_interval = node.config.watch_progress_interval()?;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     // etcd registers the empty service name as SERVING.
     health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
@@ -56,6 +59,11 @@ pub async fn serve(
             )
             .add_service(
                 LeaseServer::new(LeaseService::new(node.clone())).max_decoding_message_size(max_recv),
+            )
+            .add_service(
+                WatchServer::new(WatchService::new(node.clone(), progress_interval))
+                    .max_decoding_message_size(max_recv)
+                    .max_encoding_message_size(usize::MAX),
             )
             .add_service(
                 MaintenanceServer::new(MaintenanceService::new(node.clone()))

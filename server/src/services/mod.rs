@@ -4,3 +4,4 @@ pub mod cluster;
 pub mod kv;
 pub mod lease;
 pub mod maintenance;
+pub mod watch;

@@ -6,5 +6,7 @@
 mod crash;
 mod etcdctl_kv;
 mod etcdctl_lease;
+mod etcdctl_watch;
 mod harness;
 mod maintenance;
+mod watch_grpc;

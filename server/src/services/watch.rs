@@ -1,0 +1,48 @@
+//! `etcdserverpb.Watch`: each bidirectional stream gets its own task (see
+//! `watch::stream`), which reads the client's requests and writes responses
+//! into a bounded queue drained by gRPC.
+//!
+//! The `hasleader` metadata that `etcdctl watch` and kube-apiserver send asks
+//! the server to refuse or end the stream while there is no leader; a single
+//! member always leads itself, so it is always satisfied here.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rtcd_proto::etcdserverpb::{WatchRequest, WatchResponse, watch_server::Watch};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::node::Node;
+use crate::watch::stream::WatchStream;
+
+/// Responses queued per stream before the stream's task waits for the
+/// client to read: bounds the memory a slow client can pin.
+const OUTGOING_QUEUE: usize = 64;
+
+#[derive(Debug)]
+pub struct WatchService {
+    node: Arc<Node>,
+    progress_interval: Duration,
+}
+
+impl WatchService {
+    pub fn new(node: Arc<Node>, progress_interval: Duration) -> Self {
+        Self { node, progress_interval }
+    }
+}
+
+#[tonic::async_trait]
+impl Watch for WatchService {
+    type WatchStream = ReceiverStream<Result<WatchResponse, Status>>;
+
+    async fn watch(
+        &self,
+        request: Request<Streaming<WatchRequest>>,
+    ) -> Result<Response<Self::WatchStream>, Status> {
+        let (out, responses) = tokio::sync::mpsc::channel(OUTGOING_QUEUE);
+        let stream = WatchStream::new(self.node.clone(), out)?;
+        tokio::spawn(stream.run(request.into_inner(), self.progress_interval));
+        Ok(Response::new(ReceiverStream::new(responses)))
+    }
+}
