@@ -11,6 +11,7 @@ pub mod header;
 pub mod http;
 pub mod lessor;
 pub mod node;
+pub mod restore;
 pub mod server;
 pub mod services;
 pub mod watch;

@@ -42,7 +42,11 @@ async fn shutdown_signal() {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let config = Config::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "snapshot") {
+        return rtcd_server::restore::run(args[1..].to_vec());
+    }
+    let config = Config::parse_from(args);
     init_logging(&config);
     if let Err(e) = config.check_supported() {
         tracing::error!(error = %e, "refusing to start");

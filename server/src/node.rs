@@ -18,6 +18,9 @@ use crate::watch::Hub;
 /// itself once.
 const SINGLE_MEMBER_TERM: u64 = 2;
 
+/// The store's directory inside `--data-dir`.
+pub const STORE_DIR: &str = "store";
+
 #[derive(Debug)]
 pub struct Node {
     pub config: Config,
@@ -35,7 +38,7 @@ impl Node {
         let dir = config.data_dir();
         std::fs::create_dir_all(&dir).map_err(|e| NodeError::DataDir(dir.display().to_string(), e))?;
         let options = StoreOptions { sync: true, max_txn_ops: config.max_txn_ops };
-        let store = Arc::new(Store::open(dir.join("store"), options)?);
+        let store = Arc::new(Store::open(dir.join(STORE_DIR), options)?);
         let identity = Identity::derive(&config.advertise_peer_urls(), &config.initial_cluster_token);
         let hub = Hub::default();
         let proposer = Proposer::start(store.clone(), hub.clone()).map_err(NodeError::Thread)?;

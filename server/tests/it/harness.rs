@@ -16,6 +16,7 @@ pub struct Member {
     kind: Kind,
     name: String,
     extra: Vec<String>,
+    data_dir: std::path::PathBuf,
     pub dir: tempfile::TempDir,
     pub client_url: String,
     pub peer_url: String,
@@ -27,7 +28,7 @@ impl Member {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
         self.child =
-            spawn(self.kind, &self.name, self.dir.path(), &self.client_url, &self.peer_url, &self.extra);
+            spawn(self.kind, &self.name, &self.data_dir, &self.client_url, &self.peer_url, &self.extra);
         wait_healthy(self);
     }
 }
@@ -52,11 +53,27 @@ pub fn start(kind: Kind, name: &str) -> Member {
 /// Starts a member with extra command-line flags.
 pub fn start_with(kind: Kind, name: &str, extra: &[&str]) -> Member {
     let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("data");
+    launch(kind, name, extra, dir, data_dir)
+}
+
+/// Starts a member on an existing data directory (a restored snapshot, say).
+pub fn start_in(kind: Kind, name: &str, data_dir: &std::path::Path) -> Member {
+    launch(kind, name, &[], tempfile::tempdir().unwrap(), data_dir.to_path_buf())
+}
+
+fn launch(
+    kind: Kind,
+    name: &str,
+    extra: &[&str],
+    dir: tempfile::TempDir,
+    data_dir: std::path::PathBuf,
+) -> Member {
     let client_url = format!("http://127.0.0.1:{}", free_port());
     let peer_url = format!("http://127.0.0.1:{}", free_port());
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    let child = spawn(kind, name, dir.path(), &client_url, &peer_url, &extra);
-    let member = Member { child, kind, name: name.to_string(), extra, dir, client_url, peer_url };
+    let child = spawn(kind, name, &data_dir, &client_url, &peer_url, &extra);
+    let member = Member { child, kind, name: name.to_string(), extra, data_dir, dir, client_url, peer_url };
     wait_healthy(&member);
     member
 }
@@ -64,7 +81,7 @@ pub fn start_with(kind: Kind, name: &str, extra: &[&str]) -> Member {
 fn spawn(
     kind: Kind,
     name: &str,
-    dir: &std::path::Path,
+    data_dir: &std::path::Path,
     client_url: &str,
     peer_url: &str,
     extra: &[String],
@@ -75,7 +92,7 @@ fn spawn(
     };
     Command::new(program)
         .args(["--name", name, "--data-dir"])
-        .arg(dir.join("data"))
+        .arg(data_dir)
         .args(["--listen-client-urls", client_url, "--advertise-client-urls", client_url])
         .args(["--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url])
         .args(["--initial-cluster", &format!("{name}={peer_url}")])

@@ -6,4 +6,5 @@ mod crash;
 mod model;
 mod model_check;
 mod reopen;
+mod snapshot;
 mod strategies;
