@@ -35,6 +35,7 @@ impl From<EtcdError> for Status {
                 S::InvalidSortOption => (Code::InvalidArgument, "etcdserver: invalid sort option"),
                 S::LeaseNotFound => (Code::NotFound, "etcdserver: requested lease not found"),
                 S::LeaseExists => (Code::FailedPrecondition, "etcdserver: lease already exists"),
+                S::NoSpace => (Code::ResourceExhausted, "etcdserver: mvcc: database space exceeded"),
                 S::LeaseTtlTooLarge => (Code::OutOfRange, "etcdserver: too large lease TTL"),
                 // Storage failures have no etcd counterpart a client could act
                 // on; say what happened.

@@ -66,4 +66,5 @@ with_header!(
     rtcd_proto::etcdserverpb::CompactionResponse,
     rtcd_proto::etcdserverpb::LeaseGrantResponse,
     rtcd_proto::etcdserverpb::LeaseRevokeResponse,
+    rtcd_proto::etcdserverpb::AlarmResponse,
 );

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use prost::Message;
-use rtcd_proto::etcdserverpb::ResponseHeader;
+use rtcd_proto::etcdserverpb::{
+    AlarmRequest, AlarmType, PutRequest, RequestOp, ResponseHeader, alarm_request::AlarmAction, request_op,
+};
 use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
 
 use crate::apply_loop::Proposer;
@@ -17,6 +19,12 @@ use crate::watch::Hub;
 /// Raft term reported until replication exists: a single member elects
 /// itself once.
 const SINGLE_MEMBER_TERM: u64 = 2;
+
+/// The space quota when `--quota-backend-bytes` is 0 (etcd's default).
+const DEFAULT_QUOTA_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// etcd's quota estimates: a key's metadata, and a lease.
+const KV_OVERHEAD: u64 = 256;
+const LEASE_OVERHEAD: u64 = 64;
 
 /// The store's directory inside `--data-dir`.
 pub const STORE_DIR: &str = "store";
@@ -73,6 +81,19 @@ impl Node {
         if request_len(&req) > self.config.max_request_bytes {
             return Err(EtcdError::RequestTooLarge);
         }
+        if self.over_quota(&req) {
+            // Raise NOSPACE through the write path, so every member (and a
+            // restart) agrees writes are capped until an operator disarms it.
+            let alarm = AlarmRequest {
+                action: AlarmAction::Activate as i32,
+                member_id: self.identity.member_id,
+                alarm: AlarmType::Nospace as i32,
+            };
+            if let Err(e) = self.proposer.propose(WriteRequest::Alarm(alarm)).await {
+                tracing::warn!(error = %e, "raising the NOSPACE alarm failed");
+            }
+            return Err(StoreError::NoSpace.into());
+        }
         let revoking = match &req {
             WriteRequest::LeaseRevoke(r) => Some(r.id),
             _ => None,
@@ -90,6 +111,17 @@ impl Node {
             self.lessor.granted(g.id, g.ttl);
         }
         Ok(applied)
+    }
+
+    /// Whether `req` would take the store past `--quota-backend-bytes`
+    /// (etcd's estimate: key, value and a fixed overhead per put).
+    fn over_quota(&self, req: &WriteRequest) -> bool {
+        let cost = quota_cost(req);
+        let quota = match self.config.quota_backend_bytes {
+            0 => DEFAULT_QUOTA_BYTES,
+            q => q,
+        };
+        cost > 0 && self.store.size_bytes() + cost >= quota
     }
 
     /// Proposes `req` and returns the response `pick` expects, header filled.
@@ -124,6 +156,24 @@ impl Node {
     }
 }
 
+fn quota_cost(req: &WriteRequest) -> u64 {
+    let put_cost = |p: &PutRequest| KV_OVERHEAD + (p.key.len() + p.value.len()) as u64;
+    let branch_cost = |ops: &[RequestOp]| -> u64 {
+        ops.iter()
+            .map(|op| match &op.request {
+                Some(request_op::Request::RequestPut(p)) => put_cost(p),
+                _ => 0,
+            })
+            .sum()
+    };
+    match req {
+        WriteRequest::Put(p) => put_cost(p),
+        WriteRequest::Txn(t) => branch_cost(&t.success).max(branch_cost(&t.failure)),
+        WriteRequest::LeaseGrant(_) => LEASE_OVERHEAD,
+        _ => 0,
+    }
+}
+
 /// The size etcd compares with `--max-request-bytes`: the encoded request.
 fn request_len(req: &WriteRequest) -> usize {
     match req {
@@ -134,6 +184,7 @@ fn request_len(req: &WriteRequest) -> usize {
         WriteRequest::LeaseGrant(r) => r.encoded_len(),
         WriteRequest::LeaseRevoke(r) => r.encoded_len(),
         WriteRequest::LeaseCheckpoint(r) => r.encoded_len(),
+        WriteRequest::Alarm(r) => r.encoded_len(),
     }
 }
 

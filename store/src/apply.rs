@@ -10,10 +10,12 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use prost::Message;
+use rtcd_proto::etcdserverpb::{AlarmMember, AlarmType, alarm_request::AlarmAction};
 use rtcd_proto::etcdserverpb::{
-    CompactionRequest, CompactionResponse, DeleteRangeRequest, DeleteRangeResponse, LeaseCheckpointRequest,
-    LeaseCheckpointResponse, LeaseGrantRequest, LeaseGrantResponse, LeaseRevokeRequest, LeaseRevokeResponse,
-    PutRequest, PutResponse, RequestOp, ResponseOp, TxnRequest, TxnResponse, request_op, response_op,
+    AlarmRequest, AlarmResponse, CompactionRequest, CompactionResponse, DeleteRangeRequest,
+    DeleteRangeResponse, LeaseCheckpointRequest, LeaseCheckpointResponse, LeaseGrantRequest,
+    LeaseGrantResponse, LeaseRevokeRequest, LeaseRevokeResponse, PutRequest, PutResponse, RequestOp,
+    ResponseOp, TxnRequest, TxnResponse, request_op, response_op,
 };
 use rtcd_proto::mvccpb::{Event, KeyValue, event::EventType};
 
@@ -36,6 +38,8 @@ pub enum WriteRequest {
     LeaseGrant(LeaseGrantRequest),
     LeaseRevoke(LeaseRevokeRequest),
     LeaseCheckpoint(LeaseCheckpointRequest),
+    /// Raise or clear an alarm (a GET is a read and never comes here).
+    Alarm(AlarmRequest),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +51,7 @@ pub enum WriteResponse {
     LeaseGrant(LeaseGrantResponse),
     LeaseRevoke(LeaseRevokeResponse),
     LeaseCheckpoint(LeaseCheckpointResponse),
+    Alarm(AlarmResponse),
 }
 
 /// The outcome of one successful write request.
@@ -124,6 +129,11 @@ struct TxnPath {
 impl<'s> Batch<'s> {
     pub fn apply(&mut self, req: &WriteRequest) -> Result<Applied, StoreError> {
         let mut changes = Changes { main: self.state.rev + 1, next_sub: 0, events: Vec::new() };
+        // With NOSPACE raised, only requests that free or keep space run
+        // (etcd's capped applier).
+        if self.state.alarms.no_space() && adds_data(req) {
+            return Err(StoreError::NoSpace);
+        }
         let response = match req {
             WriteRequest::Put(p) => WriteResponse::Put(self.top_put(&mut changes, p)?),
             WriteRequest::DeleteRange(d) => {
@@ -135,6 +145,7 @@ impl<'s> Batch<'s> {
             WriteRequest::LeaseGrant(g) => WriteResponse::LeaseGrant(self.lease_grant(g)?),
             WriteRequest::LeaseRevoke(r) => WriteResponse::LeaseRevoke(self.lease_revoke(&mut changes, r)?),
             WriteRequest::LeaseCheckpoint(c) => WriteResponse::LeaseCheckpoint(self.lease_checkpoint(c)),
+            WriteRequest::Alarm(a) => WriteResponse::Alarm(self.alarm(a)),
         };
         if changes.any() {
             self.state.rev = changes.main;
@@ -369,6 +380,30 @@ impl<'s> Batch<'s> {
         Ok(LeaseRevokeResponse { header: header(self.revision_now(c)) })
     }
 
+    /// Activates or deactivates one alarm; the response lists it if it is
+    /// (or was) active, as etcd's does.
+    fn alarm(&mut self, r: &AlarmRequest) -> AlarmResponse {
+        let (member, alarm) = (r.member_id, r.alarm);
+        let listed = match AlarmAction::try_from(r.action) {
+            Ok(AlarmAction::Activate) if alarm != AlarmType::None as i32 => {
+                if self.state.alarms.activate(member, alarm) {
+                    self.writes.put(Table::Meta, crate::alarm::key(member, alarm), Vec::new());
+                }
+                true
+            }
+            Ok(AlarmAction::Deactivate) => {
+                let was_active = self.state.alarms.deactivate(member, alarm);
+                if was_active {
+                    self.writes.delete(Table::Meta, crate::alarm::key(member, alarm));
+                }
+                was_active
+            }
+            _ => false,
+        };
+        let alarms = if listed { vec![AlarmMember { member_id: member, alarm }] } else { vec![] };
+        AlarmResponse { header: None, alarms }
+    }
+
     fn lease_checkpoint(&mut self, r: &LeaseCheckpointRequest) -> LeaseCheckpointResponse {
         for cp in &r.checkpoints {
             if let Some(lease) = self.state.leases.get_mut(cp.id) {
@@ -383,4 +418,15 @@ impl<'s> Batch<'s> {
 
 fn branch(t: &TxnRequest, succeeded: bool) -> &[RequestOp] {
     if succeeded { &t.success } else { &t.failure }
+}
+
+/// Whether a request would grow the store: puts, leases, and txns with a put
+/// in either top-level branch (what etcd's quota counts).
+fn adds_data(req: &WriteRequest) -> bool {
+    let is_put = |op: &RequestOp| matches!(op.request, Some(request_op::Request::RequestPut(_)));
+    match req {
+        WriteRequest::Put(_) | WriteRequest::LeaseGrant(_) => true,
+        WriteRequest::Txn(t) => t.success.iter().chain(&t.failure).any(is_put),
+        _ => false,
+    }
 }

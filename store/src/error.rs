@@ -40,6 +40,9 @@ pub enum StoreError {
     /// `lease.ErrLeaseTTLTooLarge`.
     #[error("too large lease TTL")]
     LeaseTtlTooLarge,
+    /// `ErrNoSpace`: the NOSPACE alarm is active and the request adds data.
+    #[error("mvcc: database space exceeded")]
+    NoSpace,
     /// The engine failed (I/O error, corruption reported by RocksDB, ...).
     #[error("storage engine: {0}")]
     Engine(String),

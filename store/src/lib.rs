@@ -10,6 +10,7 @@
 //! The store knows nothing of networks or consensus; the `raft` crate feeds it
 //! committed entries and the `server` crate serves reads from it.
 
+mod alarm;
 mod apply;
 pub mod engine;
 mod error;

@@ -9,6 +9,7 @@ use prost::Message;
 use rtcd_proto::etcdserverpb::{RangeRequest, RangeResponse};
 use rtcd_proto::mvccpb::KeyValue;
 
+use crate::alarm::Alarms;
 use crate::apply::{Applied, AppliedMark, Batch, WriteRequest};
 use crate::engine::{Engine, RocksEngine, Table, WriteBatch};
 use crate::error::StoreError;
@@ -50,6 +51,7 @@ pub(crate) struct State {
     /// The compacted revision; -1 before the first compaction.
     pub compacted: i64,
     pub applied: AppliedMark,
+    pub alarms: Alarms,
     /// Set when a batch failed half-way: memory is ahead of disk.
     pub poisoned: bool,
 }
@@ -183,6 +185,11 @@ impl Store {
         Ok(self.read()?.leases.all().cloned().collect())
     }
 
+    /// The active alarms, by member and type.
+    pub fn alarms(&self) -> Result<Vec<rtcd_proto::etcdserverpb::AlarmMember>, StoreError> {
+        Ok(self.read()?.alarms.list())
+    }
+
     pub fn lease(&self, id: i64) -> Result<Option<LeaseInfo>, StoreError> {
         Ok(self.read()?.leases.get(id).cloned())
     }
@@ -249,5 +256,6 @@ fn load_state(engine: &dyn Engine) -> Result<State, StoreError> {
     for (key, lease) in key_leases {
         leases.reattach(&key, 0, lease);
     }
-    Ok(State { index, leases, rev, compacted, applied, poisoned: false })
+    let alarms = Alarms::load(engine)?;
+    Ok(State { index, leases, rev, compacted, applied, alarms, poisoned: false })
 }

@@ -5,11 +5,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use rtcd_proto::etcdserverpb::{
-    AlarmRequest, AlarmResponse, DefragmentRequest, DefragmentResponse, DowngradeRequest, DowngradeResponse,
-    HashKvRequest, HashKvResponse, HashRequest, HashResponse, MoveLeaderRequest, MoveLeaderResponse,
-    SnapshotRequest, SnapshotResponse, StatusRequest, StatusResponse, alarm_request::AlarmAction,
-    maintenance_server::Maintenance,
+    AlarmMember, AlarmRequest, AlarmResponse, AlarmType, DefragmentRequest, DefragmentResponse,
+    DowngradeRequest, DowngradeResponse, HashKvRequest, HashKvResponse, HashRequest, HashResponse,
+    MoveLeaderRequest, MoveLeaderResponse, SnapshotRequest, SnapshotResponse, StatusRequest, StatusResponse,
+    alarm_request::AlarmAction, maintenance_server::Maintenance,
 };
+use rtcd_store::{WriteRequest, WriteResponse};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
@@ -71,6 +72,17 @@ fn stream_file(
     }
 }
 
+/// Status lists active alarms as etcd prints them: "memberID:<id> alarm:<TYPE> ".
+fn alarm_texts(alarms: &[AlarmMember]) -> Vec<String> {
+    alarms
+        .iter()
+        .map(|a| {
+            let name = AlarmType::try_from(a.alarm).map_or("UNKNOWN", |t| t.as_str_name());
+            format!("memberID:{} alarm:{name} ", a.member_id)
+        })
+        .collect()
+}
+
 fn not_yet(what: &'static str) -> Status {
     EtcdError::Unsupported(what).into()
 }
@@ -78,13 +90,26 @@ fn not_yet(what: &'static str) -> Status {
 #[tonic::async_trait]
 impl Maintenance for MaintenanceService {
     async fn alarm(&self, request: Request<AlarmRequest>) -> Result<Response<AlarmResponse>, Status> {
-        // No alarm can be raised yet (the space quota arrives later), so the
-        // list is empty and there is nothing to (de)activate.
-        match AlarmAction::try_from(request.get_ref().action) {
-            Ok(AlarmAction::Get | AlarmAction::Deactivate) => {
-                Ok(Response::new(AlarmResponse { header: self.node.header(), alarms: vec![] }))
+        let req = request.into_inner();
+        match AlarmAction::try_from(req.action) {
+            Ok(AlarmAction::Get) => {
+                let all = self.node.store.alarms().map_err(EtcdError::from)?;
+                // NONE lists every alarm; a type lists that type only.
+                let alarms = all
+                    .into_iter()
+                    .filter(|a| req.alarm == AlarmType::None as i32 || a.alarm == req.alarm)
+                    .collect();
+                Ok(Response::new(AlarmResponse { header: self.node.header(), alarms }))
             }
-            _ => Err(not_yet("raising alarms")),
+            // Raising and clearing are replicated writes, like etcd's.
+            _ => Ok(Response::new(
+                self.node
+                    .write(WriteRequest::Alarm(req), |r| match r {
+                        WriteResponse::Alarm(a) => Some(a),
+                        _ => None,
+                    })
+                    .await?,
+            )),
         }
     }
 
@@ -99,7 +124,7 @@ impl Maintenance for MaintenanceService {
             raft_index: applied,
             raft_term: self.node.term(),
             raft_applied_index: applied,
-            errors: vec![],
+            errors: alarm_texts(&self.node.store.alarms().map_err(EtcdError::from)?),
             db_size_in_use: size,
             is_learner: false,
         }))

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use bytes::Bytes;
 use rtcd_proto::etcdserverpb::{
-    CompactionResponse, Compare, DeleteRangeRequest, DeleteRangeResponse, LeaseGrantResponse,
-    LeaseRevokeResponse, PutRequest, PutResponse, RangeRequest, RangeResponse, RequestOp, ResponseHeader,
-    ResponseOp, TxnRequest, TxnResponse, compare, range_request, request_op, response_op,
+    AlarmMember, AlarmResponse, AlarmType, CompactionResponse, Compare, DeleteRangeRequest,
+    DeleteRangeResponse, LeaseGrantResponse, LeaseRevokeResponse, PutRequest, PutResponse, RangeRequest,
+    RangeResponse, RequestOp, ResponseHeader, ResponseOp, TxnRequest, TxnResponse,
+    alarm_request::AlarmAction, compare, range_request, request_op, response_op,
 };
 use rtcd_proto::mvccpb::{Event, KeyValue, event::EventType};
 use rtcd_store::{StoreError, WriteRequest, WriteResponse};
@@ -25,6 +26,8 @@ pub struct Model {
     pub events: Vec<(i64, Event)>,
     pub compacted: i64,
     leases: BTreeSet<i64>,
+    /// Active alarms as (member, type).
+    alarms: BTreeSet<(u64, i32)>,
 }
 
 fn hdr(revision: i64) -> Option<ResponseHeader> {
@@ -66,6 +69,7 @@ impl Model {
             events: vec![],
             compacted: -1,
             leases: BTreeSet::new(),
+            alarms: BTreeSet::new(),
         }
     }
 
@@ -126,7 +130,35 @@ impl Model {
     pub fn apply(&mut self, req: &WriteRequest) -> Result<(WriteResponse, Vec<Event>), StoreError> {
         let mut work =
             Work { state: self.current().clone(), rev: self.rev(), changed: false, events: vec![] };
+        // NOSPACE caps puts, txns with a top-level put, and lease grants.
+        let no_space = self.alarms.iter().any(|(_, a)| *a == AlarmType::Nospace as i32);
+        let is_put = |op: &RequestOp| matches!(op.request, Some(request_op::Request::RequestPut(_)));
+        let grows = match req {
+            WriteRequest::Put(_) | WriteRequest::LeaseGrant(_) => true,
+            WriteRequest::Txn(t) => t.success.iter().chain(&t.failure).any(is_put),
+            _ => false,
+        };
+        if no_space && grows {
+            return Err(StoreError::NoSpace);
+        }
         let response = match req {
+            WriteRequest::Alarm(a) => {
+                let key = (a.member_id, a.alarm);
+                let listed = match AlarmAction::try_from(a.action) {
+                    Ok(AlarmAction::Activate) if a.alarm != AlarmType::None as i32 => {
+                        self.alarms.insert(key);
+                        true
+                    }
+                    Ok(AlarmAction::Deactivate) => self.alarms.remove(&key),
+                    _ => false,
+                };
+                let alarms = if listed {
+                    vec![AlarmMember { member_id: a.member_id, alarm: a.alarm }]
+                } else {
+                    vec![]
+                };
+                WriteResponse::Alarm(AlarmResponse { header: None, alarms })
+            }
             WriteRequest::Put(p) => {
                 if p.key.is_empty() {
                     return Err(StoreError::EmptyKey);

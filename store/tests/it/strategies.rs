@@ -5,8 +5,8 @@ use bytes::Bytes;
 use proptest::prelude::*;
 use proptest::sample::select;
 use rtcd_proto::etcdserverpb::{
-    CompactionRequest, Compare, DeleteRangeRequest, LeaseGrantRequest, LeaseRevokeRequest, PutRequest,
-    RangeRequest, RequestOp, TxnRequest, compare::TargetUnion, request_op::Request,
+    AlarmRequest, CompactionRequest, Compare, DeleteRangeRequest, LeaseGrantRequest, LeaseRevokeRequest,
+    PutRequest, RangeRequest, RequestOp, TxnRequest, compare::TargetUnion, request_op::Request,
 };
 use rtcd_store::WriteRequest;
 
@@ -156,6 +156,11 @@ pub fn write() -> impl Strategy<Value = WriteRequest> {
             .prop_map(|(revision, physical)| WriteRequest::Compact(CompactionRequest { revision, physical })),
         1 => (1i64..4).prop_map(|id| WriteRequest::LeaseGrant(LeaseGrantRequest { ttl: 60, id })),
         1 => (1i64..4).prop_map(|id| WriteRequest::LeaseRevoke(LeaseRevokeRequest { id })),
+        1 => (1i32..3, 0i32..3).prop_map(|(action, alarm)| WriteRequest::Alarm(AlarmRequest {
+            action,
+            member_id: 7,
+            alarm,
+        })),
     ]
 }
 
