@@ -15,6 +15,9 @@ pub enum EtcdError {
     Stopped,
     #[error("not supported: {0}")]
     Unsupported(&'static str),
+    /// MoveLeader to a member that cannot lead (unknown, or a learner).
+    #[error("bad leader transferee")]
+    BadLeaderTransferee,
 }
 
 impl From<EtcdError> for Status {
@@ -45,6 +48,7 @@ impl From<EtcdError> for Status {
             },
             EtcdError::RequestTooLarge => (Code::InvalidArgument, "etcdserver: request is too large"),
             EtcdError::Stopped => (Code::Unavailable, "etcdserver: server stopped"),
+            EtcdError::BadLeaderTransferee => (Code::FailedPrecondition, "etcdserver: bad leader transferee"),
             EtcdError::Unsupported(what) => {
                 return Status::new(Code::Unimplemented, format!("rtcd: {what} is not supported yet"));
             }

@@ -1,5 +1,6 @@
 //! `etcdserverpb.Maintenance`: member status, alarms, hashes, defragment and
-//! snapshots. MoveLeader and Downgrade answer Unimplemented until built.
+//! snapshots; MoveLeader as a single member answers it. Downgrade answers
+//! Unimplemented until built.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -170,11 +171,16 @@ impl Maintenance for MaintenanceService {
         Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
     }
 
+    /// A single member already leads: moving leadership to itself succeeds
+    /// at once; any other target is not a member.
     async fn move_leader(
         &self,
-        _: Request<MoveLeaderRequest>,
+        request: Request<MoveLeaderRequest>,
     ) -> Result<Response<MoveLeaderResponse>, Status> {
-        Err(not_yet("MoveLeader"))
+        if request.get_ref().target_id != self.node.identity.member_id {
+            return Err(EtcdError::BadLeaderTransferee.into());
+        }
+        Ok(Response::new(MoveLeaderResponse { header: self.node.header() }))
     }
 
     async fn downgrade(&self, _: Request<DowngradeRequest>) -> Result<Response<DowngradeResponse>, Status> {

@@ -209,3 +209,25 @@ fn nospace_alarm_caps_writes_like_etcd() {
         assert_eq!(got, want, "step {step}");
     }
 }
+
+fn move_leader_session(m: &crate::harness::Member) -> Vec<(bool, String, String)> {
+    let ep = m.client_url.trim_start_matches("http://");
+    let status: serde_json::Value =
+        serde_json::from_str(&stdout(etcdctl(ep, &["endpoint", "status", "-w", "json"], None))).unwrap();
+    let me = format!("{:x}", status[0]["Status"]["header"]["member_id"].as_u64().unwrap());
+    [me.as_str(), "1234"]
+        .iter()
+        .map(|target| {
+            let out = etcdctl(ep, &["move-leader", target], None);
+            let text = String::from_utf8_lossy(&out.stdout).replace(&me, "<ID>");
+            (out.status.success(), text, error_lines(&out))
+        })
+        .collect()
+}
+
+#[test]
+fn move_leader_on_a_single_member_answers_like_etcd() {
+    let etcd = start(Kind::Etcd, "lead");
+    let rtcd = start(Kind::Rtcd, "lead");
+    assert_eq!(move_leader_session(&rtcd), move_leader_session(&etcd));
+}
