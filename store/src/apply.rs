@@ -208,7 +208,8 @@ impl<'s> Batch<'s> {
         self.writes.put(Table::Kv, rev.encode(false), kv.encode_to_vec());
         self.pending.insert(rev, kv.clone());
         self.state.leases.reattach(&p.key, prev_lease, lease);
-        c.events.push(Event { r#type: EventType::Put as i32, kv: Some(kv), prev_kv: prev.clone() });
+        let event_prev = self.event_prev(c, prev.as_ref())?;
+        c.events.push(Event { r#type: EventType::Put as i32, kv: Some(kv), prev_kv: event_prev });
         Ok(PutResponse { header: header(rev.main), prev_kv: prev.filter(|_| p.prev_kv) })
     }
 
@@ -224,7 +225,7 @@ impl<'s> Batch<'s> {
         let mut prev_kvs = Vec::with_capacity(victims.len());
         for rev in &victims {
             let prev = self.view(c).load(*rev)?;
-            self.delete_key(c, prev.clone());
+            self.delete_key(c, prev.clone())?;
             prev_kvs.push(prev);
         }
         Ok(DeleteRangeResponse {
@@ -235,20 +236,34 @@ impl<'s> Batch<'s> {
     }
 
     /// Deletes one live key whose current record is `prev`.
-    fn delete_key(&mut self, c: &mut Changes, prev: KeyValue) {
+    fn delete_key(&mut self, c: &mut Changes, prev: KeyValue) -> Result<(), StoreError> {
+        let event_prev = self.event_prev(c, Some(&prev))?;
         let rev = c.next_rev();
         self.state.index.delete(&prev.key, rev);
         let tombstone = KeyValue { key: prev.key.clone(), mod_revision: rev.main, ..Default::default() };
         self.writes.put(Table::Kv, rev.encode(true), tombstone.encode_to_vec());
         self.state.leases.reattach(&prev.key, prev.lease, 0);
-        c.events.push(Event { r#type: EventType::Delete as i32, kv: Some(tombstone), prev_kv: Some(prev) });
+        c.events.push(Event { r#type: EventType::Delete as i32, kv: Some(tombstone), prev_kv: event_prev });
+        Ok(())
+    }
+
+    /// The `prev_kv` a watcher sees: the key as it was before this request
+    /// (etcd reads it at the previous revision), which differs from `prev`
+    /// only when an earlier op of the same txn already wrote the key.
+    fn event_prev(&self, c: &Changes, prev: Option<&KeyValue>) -> Result<Option<KeyValue>, StoreError> {
+        match prev {
+            Some(kv) if kv.mod_revision == c.main => self.view(c).get(&kv.key, self.state.rev),
+            other => Ok(other.cloned()),
+        }
     }
 
     fn top_txn(&mut self, c: &mut Changes, t: &TxnRequest) -> Result<TxnResponse, StoreError> {
         validate::check_txn(t, self.max_txn_ops)?;
         let path = self.txn_path(c, t)?;
         self.check_txn_path(c, t, &path)?;
-        self.txn(c, t, &path)
+        let mut resp = self.txn(c, t, &path)?;
+        resp.header = header(self.revision_now(c));
+        Ok(resp)
     }
 
     fn txn_path(&self, c: &Changes, t: &TxnRequest) -> Result<TxnPath, StoreError> {
@@ -323,7 +338,9 @@ impl<'s> Batch<'s> {
             };
             responses.push(ResponseOp { response: Some(response) });
         }
-        Ok(TxnResponse { header: header(self.revision_now(c)), succeeded: path.succeeded, responses })
+        // etcd leaves a nested txn's header empty (revision 0); only the
+        // outermost one carries the revision.
+        Ok(TxnResponse { header: header(0), succeeded: path.succeeded, responses })
     }
 
     fn compact(&mut self, r: &CompactionRequest) -> Result<CompactionResponse, StoreError> {
@@ -372,7 +389,7 @@ impl<'s> Batch<'s> {
         let now = self.revision_now(c);
         for key in keys {
             if let Some(prev) = self.view(c).get(&key, now)? {
-                self.delete_key(c, prev);
+                self.delete_key(c, prev)?;
             }
         }
         self.state.leases.remove(r.id);

@@ -44,12 +44,14 @@ impl Store {
                 last_main = rev.main;
                 let kv = KeyValue::decode(raw_value.as_slice())
                     .map_err(|e| StoreError::Corrupt(format!("record {rev:?}: {e}")))?;
-                // The state just before this revision, unless compacted away.
+                let kind = if tombstone { EventType::Delete } else { EventType::Put };
+                // The state just before this revision, unless compacted away;
+                // never for a creation (etcd does not look it up then).
+                let creates = !tombstone && kv.create_revision == kv.mod_revision;
                 let prev_kv = match rev.main - 1 {
-                    before if before >= state.compacted => view.get(&kv.key, before)?,
+                    before if before >= state.compacted && !creates => view.get(&kv.key, before)?,
                     _ => None,
                 };
-                let kind = if tombstone { EventType::Delete } else { EventType::Put };
                 events.push(Event { r#type: kind as i32, kv: Some(kv), prev_kv });
             }
             let next_revision = from.max(state.rev + 1);

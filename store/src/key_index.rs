@@ -127,16 +127,17 @@ impl KeyIndex {
     /// Forgets history no read at or after revision `at` can see, and returns
     /// the revisions (with their tombstone flag) whose records can go.
     ///
-    /// Kept per key: every change at `at` or later, plus the latest change
-    /// before `at` when it is a put (it is still the value at `at`). Changes
-    /// made *at* `at` stay, so a watch from `at` replays that revision whole.
+    /// Kept per key, as etcd keeps them: every change after `at`, plus the
+    /// latest change at or before `at` when it is a put (it is still the
+    /// value at `at`). A delete at `at` itself goes, so a watch from `at`
+    /// replays only the puts of that revision, exactly like etcd's.
     pub fn compact(&mut self, at: i64) -> Vec<(Revision, bool)> {
         let mut removed = Vec::new();
         self.keys.retain(|_, revs| {
-            let before = revs.partition_point(|r| r.rev.main < at);
+            let before = revs.partition_point(|r| r.rev.main <= at);
             let keep_from = match before.checked_sub(1) {
                 None => 0,
-                // The latest change before `at` is still the value at `at`...
+                // The latest change up to `at` is still the value at `at`...
                 Some(last) if !revs[last].is_tombstone() => last,
                 // ...unless it deleted the key.
                 Some(_) => before,
@@ -198,6 +199,24 @@ mod tests {
         );
         assert_eq!(idx.get(b"a", 5).map(|r| r.rev), Some(Revision::new(3, 0)));
         assert_eq!(idx.get(b"d", 5), None);
+        assert_eq!(idx.len(), 1);
+    }
+
+    #[test]
+    fn compaction_drops_a_delete_at_the_compaction_point() {
+        let mut idx = KeyIndex::default();
+        idx.put(b("a"), Revision::new(2, 0));
+        idx.delete(b"a", Revision::new(3, 0));
+        idx.put(b("b"), Revision::new(2, 1));
+        idx.delete(b"b", Revision::new(3, 1));
+        idx.put(b("b"), Revision::new(3, 2));
+        let removed = idx.compact(3);
+        let kept: Vec<_> = removed.iter().map(|(r, _)| *r).collect();
+        assert_eq!(
+            kept,
+            vec![Revision::new(2, 0), Revision::new(3, 0), Revision::new(2, 1), Revision::new(3, 1)]
+        );
+        assert_eq!(idx.get(b"b", 3).map(|r| r.rev), Some(Revision::new(3, 2)), "the put at 3 stays");
         assert_eq!(idx.len(), 1);
     }
 

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod crash;
+mod differential;
 mod etcdctl_concurrency;
 mod etcdctl_kv;
 mod etcdctl_lease;

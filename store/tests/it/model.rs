@@ -51,6 +51,9 @@ fn in_delete_interval(k: &[u8], d: &DeleteRangeRequest) -> bool {
 /// A txn being executed: the working key space and its changes.
 struct Work {
     state: State,
+    /// The key space before this request: watchers' `prev_kv` comes from it
+    /// (etcd reads the previous revision), not from the txn's own writes.
+    before: State,
     rev: i64,
     changed: bool,
     events: Vec<Event>,
@@ -104,8 +107,15 @@ impl Model {
         Ok(at)
     }
 
+    fn live_at_compaction(&self, e: &Event) -> bool {
+        let Some(kv) = e.kv.as_ref() else { return false };
+        e.r#type == EventType::Put as i32
+            && self.states[self.compacted as usize].get(&kv.key).is_some_and(|now| now == kv)
+    }
+
     /// History from `from`: every event at a revision >= from, with prev_kv
-    /// = the key at the revision before (if not compacted).
+    /// = the key at the revision before (if not compacted), except for
+    /// creations, which never carry one (etcd does not look it up).
     pub fn history(&self, from: i64) -> Result<Vec<Event>, StoreError> {
         let from = from.max(1);
         if from < self.compacted {
@@ -115,9 +125,13 @@ impl Model {
             .events
             .iter()
             .filter(|(rev, _)| *rev >= from)
+            // At the compaction point only what is still live survives.
+            .filter(|(rev, e)| *rev > self.compacted || self.live_at_compaction(e))
             .map(|(rev, e)| {
                 let before = rev - 1;
-                let prev_kv = if before >= self.compacted {
+                let creates = e.r#type == EventType::Put as i32
+                    && e.kv.as_ref().is_some_and(|kv| kv.create_revision == kv.mod_revision);
+                let prev_kv = if before >= self.compacted && !creates {
                     e.kv.as_ref().and_then(|kv| self.states[before as usize].get(&kv.key).cloned())
                 } else {
                     None
@@ -128,8 +142,13 @@ impl Model {
     }
 
     pub fn apply(&mut self, req: &WriteRequest) -> Result<(WriteResponse, Vec<Event>), StoreError> {
-        let mut work =
-            Work { state: self.current().clone(), rev: self.rev(), changed: false, events: vec![] };
+        let mut work = Work {
+            state: self.current().clone(),
+            before: self.current().clone(),
+            rev: self.rev(),
+            changed: false,
+            events: vec![],
+        };
         // NOSPACE caps puts, txns with a top-level put, and lease grants.
         let no_space = self.alarms.iter().any(|(_, a)| *a == AlarmType::Nospace as i32);
         let is_put = |op: &RequestOp| matches!(op.request, Some(request_op::Request::RequestPut(_)));
@@ -274,7 +293,10 @@ impl Model {
 
     fn exec(&self, work: &mut Work, t: &TxnRequest, path: &[bool]) -> TxnResponse {
         let mut path = path.iter();
-        self.exec_ops(work, t, &mut path)
+        let mut resp = self.exec_ops(work, t, &mut path);
+        // Only the outermost txn response carries the revision (etcd).
+        resp.header = hdr(work.now());
+        resp
     }
 
     fn exec_ops<'a>(
@@ -302,7 +324,7 @@ impl Model {
             };
             responses.push(ResponseOp { response: Some(resp) });
         }
-        TxnResponse { header: hdr(work.now()), succeeded: ok, responses }
+        TxnResponse { header: hdr(0), succeeded: ok, responses }
     }
 }
 
@@ -323,7 +345,9 @@ fn put(work: &mut Work, p: &PutRequest) -> PutResponse {
     };
     work.state.insert(p.key.clone(), kv.clone());
     work.changed = true;
-    work.events.push(Event { r#type: EventType::Put as i32, kv: Some(kv), prev_kv: prev.clone() });
+    let creates = kv.create_revision == kv.mod_revision;
+    let event_prev = if creates { None } else { work.before.get(&p.key).cloned() };
+    work.events.push(Event { r#type: EventType::Put as i32, kv: Some(kv), prev_kv: event_prev });
     PutResponse { header: hdr(rev), prev_kv: if p.prev_kv { prev } else { None } }
 }
 
@@ -348,7 +372,7 @@ fn delete_one(work: &mut Work, key: &Bytes) -> KeyValue {
     work.events.push(Event {
         r#type: EventType::Delete as i32,
         kv: Some(tombstone),
-        prev_kv: Some(prev.clone()),
+        prev_kv: work.before.get(key).cloned(),
     });
     prev
 }
