@@ -9,7 +9,7 @@ use rtcd_proto::mvccpb::event::EventType;
 use rtcd_store::engine::{Engine, RocksEngine, Table, WriteBatch};
 use rtcd_store::{AppliedMark, Store, StoreError, StoreOptions, WriteRequest};
 
-fn put(key: &str, value: &str, lease: i64) -> WriteRequest {
+pub fn put(key: &str, value: &str, lease: i64) -> WriteRequest {
     WriteRequest::Put(PutRequest {
         key: Bytes::copy_from_slice(key.as_bytes()),
         value: Bytes::copy_from_slice(value.as_bytes()),

@@ -2,20 +2,12 @@
 //! window, leases, hashes), and a damaged file is refused before anything is
 //! written.
 
+use crate::reopen::put;
 use bytes::Bytes;
-use rtcd_proto::etcdserverpb::{CompactionRequest, LeaseGrantRequest, PutRequest, RangeRequest};
+use rtcd_proto::etcdserverpb::{CompactionRequest, LeaseGrantRequest, RangeRequest};
 use rtcd_store::{
     AppliedMark, SnapshotError, Store, StoreError, StoreOptions, WriteRequest, restore_snapshot,
 };
-
-fn put(key: &str, value: &str, lease: i64) -> WriteRequest {
-    WriteRequest::Put(PutRequest {
-        key: Bytes::copy_from_slice(key.as_bytes()),
-        value: Bytes::copy_from_slice(value.as_bytes()),
-        lease,
-        ..Default::default()
-    })
-}
 
 fn all(revision: i64) -> RangeRequest {
     RangeRequest {
