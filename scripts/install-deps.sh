@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # Debian packages: libclang for RocksDB's bindings, real etcd (server and
-# etcdctl) as the reference implementation in tests.
-APT_PACKAGES=(libclang-dev etcd-server etcd-client)
+# etcdctl) as the reference implementation in tests, protoc for the etcd-client
+# crate (an independent client the tests also drive).
+APT_PACKAGES=(libclang-dev etcd-server etcd-client protobuf-compiler)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

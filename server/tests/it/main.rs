@@ -5,6 +5,7 @@
 
 mod crash;
 mod differential;
+mod etcd_client;
 mod etcdctl_concurrency;
 mod etcdctl_kv;
 mod etcdctl_lease;
