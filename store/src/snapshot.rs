@@ -20,6 +20,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use crate::apply::AppliedMark;
 use crate::engine::{Engine, RocksEngine, Table, WriteBatch};
 use crate::error::StoreError;
 use crate::store::{Store, meta};
@@ -44,6 +45,13 @@ pub enum SnapshotError {
     Exists(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// A snapshot just written: its size and the applied mark it contains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub size: u64,
+    pub applied: AppliedMark,
 }
 
 /// What a restore found in the snapshot.
@@ -83,13 +91,14 @@ impl<W: Write> Hashing<W> {
 
 impl Store {
     /// Writes a consistent snapshot of every table to `out` and returns its
-    /// size. Writers wait while it is taken (the engine is read under the
-    /// store's read lock); the output should be a fast local file.
-    pub fn write_snapshot(&self, out: impl Write) -> Result<u64, SnapshotError> {
+    /// size and the applied mark it holds. Writers wait while it is taken
+    /// (the engine is read under the store's read lock); the output should be
+    /// a fast local file.
+    pub fn write_snapshot(&self, out: impl Write) -> Result<Written, SnapshotError> {
         let mut w = Hashing { inner: out, hash: Sha256::new(), len: 0 };
         w.put(MAGIC)?;
         w.put(&FORMAT_VERSION.to_be_bytes())?;
-        self.with_view(|view, _| {
+        let applied = self.with_view(|view, state| {
             for table in Table::ALL {
                 for entry in view.engine.scan(table, &[], None) {
                     let (key, value) = entry?;
@@ -98,7 +107,7 @@ impl Store {
                     }
                 }
             }
-            Ok(Ok(()))
+            Ok(Ok(state.applied.clone()))
         })??;
         w.put(&[END])?;
         let padding = (BLOCK - w.len % BLOCK) % BLOCK;
@@ -106,7 +115,16 @@ impl Store {
         let digest = w.hash.clone().finalize();
         w.inner.write_all(&digest)?;
         w.inner.flush()?;
-        Ok(w.len + DIGEST_LEN)
+        Ok(Written { size: w.len + DIGEST_LEN, applied })
+    }
+
+    /// Replaces this store's whole contents with the snapshot in `file`
+    /// (a member installing its leader's snapshot), keeping the snapshot's
+    /// applied mark. The checksum is verified before anything changes.
+    pub fn install_snapshot(&self, file: &Path) -> Result<AppliedMark, SnapshotError> {
+        let mut input = open_verified(file)?;
+        let records = std::iter::from_fn(move || read_record(&mut input).transpose());
+        self.replace_contents(records)
     }
 }
 
@@ -132,16 +150,7 @@ pub fn restore_snapshot(file: &Path, dir: &Path) -> Result<Restored, SnapshotErr
     if dir.exists() {
         return Err(SnapshotError::Exists(dir.display().to_string()));
     }
-    let body_len = verify_checksum(file)?;
-    let mut input = BufReader::new(std::fs::File::open(file)?).take(body_len);
-    let mut header = [0u8; 12];
-    input.read_exact(&mut header).map_err(|_| SnapshotError::Format("too short".into()))?;
-    if &header[..8] != MAGIC {
-        return Err(SnapshotError::Format("bad magic (an etcd bolt snapshot?)".into()));
-    }
-    if header[8..] != FORMAT_VERSION.to_be_bytes() {
-        return Err(SnapshotError::Format("unknown format version".into()));
-    }
+    let mut input = open_verified(file)?;
     let engine = RocksEngine::open(dir)?;
     let mut batch = WriteBatch::default();
     let mut records = 0;
@@ -160,6 +169,22 @@ pub fn restore_snapshot(file: &Path, dir: &Path) -> Result<Restored, SnapshotErr
     drop(engine);
     let store = Store::open(dir, Default::default())?;
     Ok(Restored { records, revision: store.revision()? })
+}
+
+/// The snapshot's records, positioned after the header, once the checksum
+/// and header check out.
+fn open_verified(file: &Path) -> Result<std::io::Take<BufReader<std::fs::File>>, SnapshotError> {
+    let body_len = verify_checksum(file)?;
+    let mut input = BufReader::new(std::fs::File::open(file)?).take(body_len);
+    let mut header = [0u8; 12];
+    input.read_exact(&mut header).map_err(|_| SnapshotError::Format("too short".into()))?;
+    if &header[..8] != MAGIC {
+        return Err(SnapshotError::Format("bad magic (an etcd bolt snapshot?)".into()));
+    }
+    if header[8..] != FORMAT_VERSION.to_be_bytes() {
+        return Err(SnapshotError::Format("unknown format version".into()));
+    }
+    Ok(input)
 }
 
 /// The length of the snapshot without its digest, once the digest matches.

@@ -165,6 +165,31 @@ impl Store {
         f(&self.view(&state), &state)
     }
 
+    /// Replaces every table with `records` in one synced write and reloads
+    /// the in-memory state from them; reads and writes wait meanwhile.
+    pub(crate) fn replace_contents<E: From<StoreError>>(
+        &self,
+        records: impl Iterator<Item = Result<(Table, Vec<u8>, Vec<u8>), E>>,
+    ) -> Result<AppliedMark, E> {
+        let mut state = self.write()?;
+        let mut batch = WriteBatch::default();
+        for table in Table::ALL {
+            for entry in self.engine.scan(table, &[], None) {
+                batch.delete(table, entry?.0);
+            }
+        }
+        for record in records {
+            let (table, key, value) = record?;
+            batch.put(table, key, value);
+        }
+        if let Err(e) = self.engine.write(batch, true) {
+            state.poisoned = true;
+            return Err(e.into());
+        }
+        *state = load_state(self.engine.as_ref())?;
+        Ok(state.applied.clone())
+    }
+
     /// The current revision.
     pub fn revision(&self) -> Result<i64, StoreError> {
         Ok(self.read()?.rev)

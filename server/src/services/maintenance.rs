@@ -43,7 +43,7 @@ fn snapshot_file(node: &Node) -> Result<(std::fs::File, u64), rtcd_store::Snapsh
     let mut file =
         std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path)?;
     std::fs::remove_file(&path)?;
-    let size = node.store.write_snapshot(std::io::BufWriter::new(&mut file))?;
+    let size = node.store.write_snapshot(std::io::BufWriter::new(&mut file))?.size;
     file.rewind()?;
     Ok((file, size))
 }

@@ -31,7 +31,7 @@ fn saved(dir: &std::path::Path) -> (Store, std::path::PathBuf) {
     let compact = WriteRequest::Compact(CompactionRequest { revision: 20, physical: true });
     store.apply(&[compact, put("c", "x", 42)], AppliedMark { index: 60, context: vec![] }).unwrap();
     let file = dir.join("snap.db");
-    let size = store.write_snapshot(std::fs::File::create(&file).unwrap()).unwrap();
+    let size = store.write_snapshot(std::fs::File::create(&file).unwrap()).unwrap().size;
     assert_eq!(size, std::fs::metadata(&file).unwrap().len());
     assert_eq!(size % 512, 32, "etcdctl's rule for a checksummed snapshot");
     (store, file)

@@ -1,0 +1,253 @@
+//! The Raft log on RocksDB, with group commit.
+//!
+//! `append` writes entries to RocksDB without syncing, so they are readable
+//! at once, and hands the completion callback to a syncer thread. The syncer
+//! takes every callback queued so far, syncs the WAL once, and completes them
+//! all: concurrent proposals share one fsync. Votes, truncations and purges
+//! are synced before they return (RocksDB keeps writes in order, so a synced
+//! write also covers every append before it).
+//!
+//! Column families: `log` (big-endian index -> entry) and `meta` (vote,
+//! last purged log id, committed log id). Values are postcard-encoded.
+
+use std::fmt::Debug;
+use std::io;
+use std::ops::{Bound, RangeBounds};
+use std::path::Path;
+use std::sync::{Arc, mpsc};
+
+use openraft::storage::{IOFlushed, LogState, RaftLogReader, RaftLogStorage};
+use rocksdb::{ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, WriteBatch, WriteOptions};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::types::{Entry, LogId, TypeConfig, Vote};
+
+const LOG: &str = "log";
+const META: &str = "meta";
+const VOTE: &[u8] = b"vote";
+const PURGED: &[u8] = b"last_purged";
+const COMMITTED: &[u8] = b"committed";
+
+fn io_err(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+fn encode<T: Serialize>(value: &T) -> io::Result<Vec<u8>> {
+    postcard::to_stdvec(value).map_err(io_err)
+}
+
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> io::Result<T> {
+    postcard::from_bytes(bytes).map_err(io_err)
+}
+
+fn index_key(index: u64) -> [u8; 8] {
+    index.to_be_bytes()
+}
+
+/// The RocksDB handle shared by the store, its readers and the syncer.
+#[derive(Debug)]
+struct Log {
+    db: DB,
+    /// WAL syncs done for appends (each may cover many appends).
+    append_syncs: std::sync::atomic::AtomicU64,
+}
+
+impl Log {
+    fn cf(&self, name: &str) -> io::Result<&rocksdb::ColumnFamily> {
+        self.db.cf_handle(name).ok_or_else(|| io_err(format!("column family {name} missing")))
+    }
+
+    fn get_meta<T: DeserializeOwned>(&self, key: &[u8]) -> io::Result<Option<T>> {
+        self.db.get_cf(self.cf(META)?, key).map_err(io_err)?.map(|raw| decode(&raw)).transpose()
+    }
+
+    fn write(&self, batch: WriteBatch, sync: bool) -> io::Result<()> {
+        let mut opts = WriteOptions::default();
+        opts.set_sync(sync);
+        self.db.write_opt(batch, &opts).map_err(io_err)
+    }
+
+    fn last_entry(&self) -> io::Result<Option<Entry>> {
+        let mut it = self.db.iterator_cf(self.cf(LOG)?, IteratorMode::End);
+        it.next().transpose().map_err(io_err)?.map(|(_, v)| decode(&v)).transpose()
+    }
+
+    fn entries(&self, from: u64, to_exclusive: u64) -> io::Result<Vec<Entry>> {
+        let mut out = Vec::new();
+        if from >= to_exclusive {
+            return Ok(out);
+        }
+        let start = index_key(from);
+        for item in self.db.iterator_cf(self.cf(LOG)?, IteratorMode::From(&start, Direction::Forward)) {
+            let (key, value) = item.map_err(io_err)?;
+            let index = u64::from_be_bytes(key.as_ref().try_into().map_err(io_err)?);
+            if index >= to_exclusive {
+                break;
+            }
+            out.push(decode(&value)?);
+        }
+        Ok(out)
+    }
+}
+
+/// Appended-but-not-yet-durable callbacks go here.
+type SyncQueue = mpsc::Sender<IOFlushed<TypeConfig>>;
+
+#[derive(Debug, Clone)]
+pub struct RocksLogStore {
+    log: Arc<Log>,
+    syncer: SyncQueue,
+}
+
+impl RocksLogStore {
+    /// Opens (or creates) the log in `dir` and starts its syncer thread.
+    pub fn open(dir: impl AsRef<Path>) -> io::Result<Self> {
+        let mut opts = Options::default();
+        opts.create_if_missing(true);
+        opts.create_missing_column_families(true);
+        let cfs = [LOG, META].map(|name| ColumnFamilyDescriptor::new(name, Options::default()));
+        let db = DB::open_cf_descriptors(&opts, dir, cfs).map_err(io_err)?;
+        let log = Arc::new(Log { db, append_syncs: Default::default() });
+        let (syncer, queue) = mpsc::channel();
+        // The syncer holds the log only while syncing, so dropping the store
+        // closes RocksDB (and the closed channel ends the thread).
+        let for_thread = Arc::downgrade(&log);
+        std::thread::Builder::new()
+            .name("rtcd-raft-log-sync".into())
+            .spawn(move || sync_loop(&for_thread, &queue))?;
+        Ok(Self { log, syncer })
+    }
+
+    /// How many WAL syncs made appends durable so far (fewer than appends
+    /// when group commit works).
+    pub fn append_syncs(&self) -> u64 {
+        self.log.append_syncs.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+/// Makes appends durable in groups: one WAL sync for every callback that
+/// queued up while the previous sync ran.
+fn sync_loop(log: &std::sync::Weak<Log>, queue: &mpsc::Receiver<IOFlushed<TypeConfig>>) {
+    while let Ok(first) = queue.recv() {
+        let mut group = vec![first];
+        group.extend(queue.try_iter());
+        let outcome = match log.upgrade() {
+            Some(log) => {
+                log.append_syncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                log.db.flush_wal(true).map_err(|e| e.to_string())
+            }
+            None => Err("the log was closed".to_string()),
+        };
+        for callback in group {
+            callback.io_completed(outcome.clone().map_err(io::Error::other));
+        }
+    }
+}
+
+/// Reads the log for replication; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct RocksLogReader {
+    log: Arc<Log>,
+}
+
+impl RaftLogReader<TypeConfig> for RocksLogReader {
+    async fn try_get_log_entries<RB: RangeBounds<u64> + Clone + Debug + Send>(
+        &mut self,
+        range: RB,
+    ) -> Result<Vec<Entry>, io::Error> {
+        let from = match range.start_bound() {
+            Bound::Included(i) => *i,
+            Bound::Excluded(i) => i.saturating_add(1),
+            Bound::Unbounded => 0,
+        };
+        let to = match range.end_bound() {
+            Bound::Included(i) => i.saturating_add(1),
+            Bound::Excluded(i) => *i,
+            Bound::Unbounded => u64::MAX,
+        };
+        self.log.entries(from, to)
+    }
+
+    async fn read_vote(&mut self) -> Result<Option<Vote>, io::Error> {
+        self.log.get_meta(VOTE)
+    }
+}
+
+impl RaftLogReader<TypeConfig> for RocksLogStore {
+    async fn try_get_log_entries<RB: RangeBounds<u64> + Clone + Debug + Send>(
+        &mut self,
+        range: RB,
+    ) -> Result<Vec<Entry>, io::Error> {
+        RocksLogReader { log: self.log.clone() }.try_get_log_entries(range).await
+    }
+
+    async fn read_vote(&mut self) -> Result<Option<Vote>, io::Error> {
+        self.log.get_meta(VOTE)
+    }
+}
+
+impl RaftLogStorage<TypeConfig> for RocksLogStore {
+    type LogReader = RocksLogReader;
+
+    async fn get_log_state(&mut self) -> Result<LogState<TypeConfig>, io::Error> {
+        let last_purged_log_id: Option<LogId> = self.log.get_meta(PURGED)?;
+        let last_log_id = match self.log.last_entry()? {
+            Some(entry) => Some(entry.log_id),
+            None => last_purged_log_id,
+        };
+        Ok(LogState { last_purged_log_id, last_log_id })
+    }
+
+    async fn get_log_reader(&mut self) -> Self::LogReader {
+        RocksLogReader { log: self.log.clone() }
+    }
+
+    async fn save_vote(&mut self, vote: &Vote) -> Result<(), io::Error> {
+        let mut batch = WriteBatch::default();
+        batch.put_cf(self.log.cf(META)?, VOTE, encode(vote)?);
+        self.log.write(batch, true)
+    }
+
+    async fn save_committed(&mut self, committed: Option<LogId>) -> Result<(), io::Error> {
+        // Not synced: after a crash openraft learns the committed index from
+        // the leader again; this only lets a restart re-apply sooner.
+        let mut batch = WriteBatch::default();
+        batch.put_cf(self.log.cf(META)?, COMMITTED, encode(&committed)?);
+        self.log.write(batch, false)
+    }
+
+    async fn read_committed(&mut self) -> Result<Option<LogId>, io::Error> {
+        Ok(self.log.get_meta::<Option<LogId>>(COMMITTED)?.flatten())
+    }
+
+    async fn append<I>(&mut self, entries: I, callback: IOFlushed<TypeConfig>) -> Result<(), io::Error>
+    where
+        I: IntoIterator<Item = Entry> + Send,
+        I::IntoIter: Send,
+    {
+        let cf = self.log.cf(LOG)?;
+        let mut batch = WriteBatch::default();
+        for entry in entries {
+            batch.put_cf(cf, index_key(entry.log_id.index), encode(&entry)?);
+        }
+        // Readable now; durable when the syncer's next WAL sync completes.
+        self.log.write(batch, false)?;
+        self.syncer.send(callback).map_err(|_| io_err("log syncer stopped"))
+    }
+
+    async fn truncate_after(&mut self, last_log_id: Option<LogId>) -> Result<(), io::Error> {
+        let from = last_log_id.map_or(0, |id| id.index + 1);
+        let mut batch = WriteBatch::default();
+        batch.delete_range_cf(self.log.cf(LOG)?, index_key(from), index_key(u64::MAX));
+        batch.delete_cf(self.log.cf(LOG)?, index_key(u64::MAX));
+        self.log.write(batch, true)
+    }
+
+    async fn purge(&mut self, log_id: LogId) -> Result<(), io::Error> {
+        let mut batch = WriteBatch::default();
+        batch.put_cf(self.log.cf(META)?, PURGED, encode(&log_id)?);
+        batch.delete_range_cf(self.log.cf(LOG)?, index_key(0), index_key(log_id.index + 1));
+        self.log.write(batch, true)
+    }
+}

@@ -1,0 +1,194 @@
+//! The replicated state machine: committed entries applied to the MVCC
+//! store.
+//!
+//! Each `apply` call becomes one store batch (one engine write) that also
+//! records the last applied log id and membership, encoded in the store's
+//! applied mark — so a restart resumes exactly after the last applied entry
+//! and the store needs no fsync of its own (the log is the source of truth).
+//! Outcomes go to an [`ApplyListener`]: the member that proposed an entry
+//! answers its client from its own apply, like etcd's wait registry.
+//!
+//! Snapshots are the store's checksummed dump (`rtcd_store` snapshot
+//! format) kept as a file in the snapshot directory.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures_util::{Stream, StreamExt};
+use openraft::storage::{EntryResponder, RaftSnapshotBuilder, RaftStateMachine};
+use openraft::{EntryPayload, StoredMembership as Stored};
+use rtcd_store::{Applied, AppliedMark, Store, StoreError, WriteRequest};
+use serde::{Deserialize, Serialize};
+
+use crate::codec;
+use crate::types::{LogId, SnapshotFile, SnapshotMeta, StoredMembership, TypeConfig};
+
+/// Where applied outcomes go: `(proposal id, outcome)` in log order.
+pub trait ApplyListener: Send + Sync + 'static {
+    fn applied(&self, outcomes: Vec<(u64, Result<Applied, StoreError>)>);
+}
+
+/// Nobody is waiting (tests, tools).
+impl ApplyListener for () {
+    fn applied(&self, _: Vec<(u64, Result<Applied, StoreError>)>) {}
+}
+
+/// What the store's applied mark carries for Raft.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct RaftApplied {
+    last_applied: Option<LogId>,
+    membership: StoredMembership,
+}
+
+fn io_err(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+fn read_mark(mark: &AppliedMark) -> io::Result<RaftApplied> {
+    if mark.context.is_empty() {
+        return Ok(RaftApplied::default());
+    }
+    postcard::from_bytes(&mark.context).map_err(io_err)
+}
+
+const CURRENT_SNAPSHOT: &str = "current.snap";
+const CURRENT_META: &str = "current.meta";
+
+pub struct StoreStateMachine {
+    store: Arc<Store>,
+    snapshot_dir: PathBuf,
+    listener: Arc<dyn ApplyListener>,
+}
+
+impl StoreStateMachine {
+    pub fn new(
+        store: Arc<Store>,
+        snapshot_dir: PathBuf,
+        listener: Arc<dyn ApplyListener>,
+    ) -> io::Result<Self> {
+        std::fs::create_dir_all(&snapshot_dir)?;
+        Ok(Self { store, snapshot_dir, listener })
+    }
+}
+
+/// Builds snapshots off the state machine (openraft runs it in its own task).
+pub struct SnapshotBuilder {
+    store: Arc<Store>,
+    snapshot_dir: PathBuf,
+}
+
+impl RaftSnapshotBuilder<TypeConfig> for SnapshotBuilder {
+    type SnapshotData = std::fs::File;
+
+    async fn build_snapshot(&mut self) -> Result<SnapshotFile, io::Error> {
+        let store = self.store.clone();
+        let dir = self.snapshot_dir.clone();
+        tokio::task::spawn_blocking(move || build(&store, &dir)).await.map_err(io_err)?
+    }
+}
+
+/// Dumps the store next to the current snapshot, then switches to it.
+fn build(store: &Store, dir: &Path) -> io::Result<SnapshotFile> {
+    let partial = dir.join("building.snap");
+    let file = std::fs::File::create(&partial)?;
+    let written = store.write_snapshot(io::BufWriter::new(&file)).map_err(io_err)?;
+    file.sync_all()?;
+    let applied = read_mark(&written.applied)?;
+    let meta = SnapshotMeta { last_log_id: applied.last_applied, last_membership: applied.membership };
+    std::fs::write(dir.join(CURRENT_META), postcard::to_stdvec(&meta).map_err(io_err)?)?;
+    std::fs::rename(&partial, dir.join(CURRENT_SNAPSHOT))?;
+    let snapshot = std::fs::File::open(dir.join(CURRENT_SNAPSHOT))?;
+    Ok(SnapshotFile { meta, snapshot })
+}
+
+impl RaftStateMachine<TypeConfig> for StoreStateMachine {
+    type SnapshotData = std::fs::File;
+    type SnapshotBuilder = SnapshotBuilder;
+
+    async fn applied_state(&mut self) -> Result<(Option<LogId>, StoredMembership), io::Error> {
+        let applied = read_mark(&self.store.applied().map_err(io_err)?)?;
+        Ok((applied.last_applied, applied.membership))
+    }
+
+    async fn apply<Strm>(&mut self, mut entries: Strm) -> Result<(), io::Error>
+    where
+        Strm: Stream<Item = Result<EntryResponder<TypeConfig>, io::Error>> + Unpin + Send,
+    {
+        let mut applied = read_mark(&self.store.applied().map_err(io_err)?)?;
+        let mut requests: Vec<WriteRequest> = Vec::new();
+        let mut ids = Vec::new();
+        let mut responders = Vec::new();
+        while let Some(item) = entries.next().await {
+            let (entry, responder) = item?;
+            match entry.payload {
+                EntryPayload::Blank => {}
+                EntryPayload::Normal(command) => match codec::decode(&command.proposal) {
+                    Some((id, request)) => {
+                        ids.push(id);
+                        requests.push(request);
+                    }
+                    None => {
+                        tracing::warn!(log_id = %entry.log_id, "skipping an entry this version cannot decode")
+                    }
+                },
+                EntryPayload::Membership(m) => applied.membership = Stored::new(Some(entry.log_id), m),
+            }
+            applied.last_applied = Some(entry.log_id);
+            responders.extend(responder);
+        }
+        let Some(last) = applied.last_applied else { return Ok(()) };
+        let mark = AppliedMark { index: last.index, context: postcard::to_stdvec(&applied).map_err(io_err)? };
+        let store = self.store.clone();
+        let outcomes = tokio::task::spawn_blocking(move || store.apply(&requests, mark))
+            .await
+            .map_err(io_err)?
+            .map_err(io_err)?;
+        self.listener.applied(ids.into_iter().zip(outcomes).collect());
+        for responder in responders {
+            responder.send(());
+        }
+        Ok(())
+    }
+
+    async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {
+        SnapshotBuilder { store: self.store.clone(), snapshot_dir: self.snapshot_dir.clone() }
+    }
+
+    async fn install_snapshot(
+        &mut self,
+        meta: &SnapshotMeta,
+        snapshot: std::fs::File,
+    ) -> Result<(), io::Error> {
+        let dir = self.snapshot_dir.clone();
+        let store = self.store.clone();
+        let meta = meta.clone();
+        tokio::task::spawn_blocking(move || install(&store, &dir, &meta, snapshot)).await.map_err(io_err)?
+    }
+
+    async fn get_current_snapshot(&mut self) -> Result<Option<SnapshotFile>, io::Error> {
+        let meta_path = self.snapshot_dir.join(CURRENT_META);
+        if !meta_path.exists() {
+            return Ok(None);
+        }
+        let meta: SnapshotMeta = postcard::from_bytes(&std::fs::read(meta_path)?).map_err(io_err)?;
+        let snapshot = std::fs::File::open(self.snapshot_dir.join(CURRENT_SNAPSHOT))?;
+        Ok(Some(SnapshotFile { meta, snapshot }))
+    }
+}
+
+/// Keeps the received snapshot as the current one, then loads it into the
+/// store (which verifies its checksum first).
+fn install(store: &Store, dir: &Path, meta: &SnapshotMeta, mut data: std::fs::File) -> io::Result<()> {
+    let partial = dir.join("receiving.snap");
+    {
+        let mut out = std::fs::File::create(&partial)?;
+        io::Seek::rewind(&mut data)?;
+        io::copy(&mut data, &mut out)?;
+        out.sync_all()?;
+    }
+    store.install_snapshot(&partial).map_err(io_err)?;
+    std::fs::write(dir.join(CURRENT_META), postcard::to_stdvec(meta).map_err(io_err)?)?;
+    std::fs::rename(&partial, dir.join(CURRENT_SNAPSHOT))?;
+    Ok(())
+}
