@@ -5,13 +5,24 @@
 //! * `codec`: store write requests as `rtcdraftpb.Proposal` bytes.
 //! * `log_store`: the Raft log on RocksDB with group commit: appends are
 //!   readable at once and made durable by one WAL fsync per group.
+//! * `network` / `peer_service`: the peer transport over tonic (client and
+//!   server sides of `rtcdraftpb.Raft`), including chunked snapshots and
+//!   proposals forwarded to the leader.
 //! * `state_machine`: committed entries applied to `rtcd_store::Store` in
 //!   batches, with the applied log id and membership in the same write;
 //!   snapshots are the store's checksummed dump.
 
 pub mod codec;
 pub mod log_store;
+pub mod network;
+pub mod node;
+pub mod peer_service;
 pub mod state_machine;
 pub mod types;
+mod wire;
 
+pub use node::{EventSink, RaftConfig, RaftNode, ReplicationError};
 pub use types::{Command, Member, TypeConfig};
+
+/// A member's Raft instance.
+pub type RtcdRaft = openraft::Raft<TypeConfig, state_machine::StoreStateMachine>;

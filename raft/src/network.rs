@@ -1,0 +1,176 @@
+//! The peer transport, client side: openraft's RPCs to other members over
+//! gRPC on their peer URLs (`rtcdraftpb.Raft`). Messages are postcard-encoded
+//! openraft types inside an opaque `RaftMessage`, so an openraft upgrade does
+//! not change the protobuf contract. One lazily connected channel per peer,
+//! cached and reused; tonic reconnects it after failures.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use openraft::error::{NetworkError, RPCError, ReplicationClosed, StreamingError, Timeout, Unreachable};
+use openraft::network::{RPCOption, RaftNetworkFactory, v2::RaftNetworkV2};
+use openraft::raft::{
+    AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, TransferLeaderRequest,
+    TransferLeaderResponse, VoteRequest, VoteResponse,
+};
+use rtcd_proto::rtcdraftpb::{RaftMessage, SnapshotChunk, raft_client::RaftClient};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tonic::transport::Channel;
+
+use crate::types::{Member, SnapshotFile, TypeConfig, Vote};
+use crate::wire;
+
+/// Snapshot bytes per gRPC message: well under any message limit.
+pub const SNAPSHOT_CHUNK: usize = 1024 * 1024;
+
+/// Creates (and caches) one client per peer.
+#[derive(Debug, Clone, Default)]
+pub struct PeerNetwork {
+    channels: Arc<Mutex<HashMap<String, Channel>>>,
+}
+
+impl PeerNetwork {
+    /// The cached channel to the first peer URL of `member`.
+    pub fn channel(&self, member: &Member) -> Result<Channel, String> {
+        let url = member.peer_urls.first().ok_or("member has no peer URL")?.clone();
+        let mut channels = self.channels.lock().map_err(|_| "peer channel cache poisoned")?;
+        if let Some(channel) = channels.get(&url) {
+            return Ok(channel.clone());
+        }
+        let channel = Channel::from_shared(url.clone()).map_err(|e| e.to_string())?.connect_lazy();
+        channels.insert(url, channel.clone());
+        Ok(channel)
+    }
+}
+
+impl RaftNetworkFactory<TypeConfig> for PeerNetwork {
+    type Network = PeerClient;
+
+    async fn new_client(&mut self, target: u64, node: &Member) -> PeerClient {
+        PeerClient { target, channel: self.channel(node) }
+    }
+}
+
+pub struct PeerClient {
+    target: u64,
+    channel: Result<Channel, String>,
+}
+
+fn unreachable(e: impl ToString) -> RPCError<TypeConfig> {
+    RPCError::Unreachable(Unreachable::new(&std::io::Error::other(e.to_string())))
+}
+
+impl PeerClient {
+    fn client(&self) -> Result<RaftClient<Channel>, RPCError<TypeConfig>> {
+        let channel = self.channel.clone().map_err(unreachable)?;
+        Ok(RaftClient::new(channel)
+            .max_decoding_message_size(usize::MAX)
+            .max_encoding_message_size(usize::MAX))
+    }
+
+    /// One request/response RPC, bounded by openraft's deadline.
+    async fn call<Req: Serialize, Resp: DeserializeOwned>(
+        &self,
+        kind: &str,
+        req: &Req,
+        option: &RPCOption,
+    ) -> Result<Resp, RPCError<TypeConfig>> {
+        let payload = wire::encode(req).map_err(|e| RPCError::Network(NetworkError::from_string(e)))?;
+        let mut client = self.client()?;
+        let message = RaftMessage { kind: kind.to_string(), payload: payload.into() };
+        let ttl = option.hard_ttl();
+        let reply = match tokio::time::timeout(ttl, client.call(message)).await {
+            Ok(Ok(reply)) => reply.into_inner(),
+            Ok(Err(status)) => return Err(unreachable(status.message())),
+            Err(_) => {
+                let action = openraft::network::RPCTypes::AppendEntries;
+                return Err(RPCError::Timeout(Timeout { action, id: 0, target: self.target, timeout: ttl }));
+            }
+        };
+        let answer: Result<Resp, String> =
+            wire::decode(&reply.payload).map_err(|e| RPCError::Network(NetworkError::from_string(e)))?;
+        answer.map_err(|e| RPCError::Network(NetworkError::from_string(e)))
+    }
+}
+
+impl RaftNetworkV2<TypeConfig> for PeerClient {
+    type SnapshotData = std::fs::File;
+
+    async fn append_entries(
+        &mut self,
+        rpc: AppendEntriesRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<AppendEntriesResponse<TypeConfig>, RPCError<TypeConfig>> {
+        self.call(wire::APPEND, &rpc, &option).await
+    }
+
+    async fn vote(
+        &mut self,
+        rpc: VoteRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
+        self.call(wire::VOTE, &rpc, &option).await
+    }
+
+    async fn transfer_leader(
+        &mut self,
+        req: TransferLeaderRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<TransferLeaderResponse<TypeConfig>, RPCError<TypeConfig>> {
+        self.call(wire::TRANSFER_LEADER, &req, &option).await
+    }
+
+    async fn full_snapshot(
+        &mut self,
+        vote: Vote,
+        snapshot: SnapshotFile,
+        cancel: impl Future<Output = ReplicationClosed> + Send + 'static,
+        _option: RPCOption,
+    ) -> Result<SnapshotResponse<TypeConfig>, StreamingError<TypeConfig>> {
+        let network = |e: String| StreamingError::Network(NetworkError::from_string(e));
+        let meta = wire::encode(&(vote, snapshot.meta.clone())).map_err(network)?;
+        let mut client = self.client().map_err(|e| network(e.to_string()))?;
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        // Reads the file in bounded chunks; the channel bounds memory.
+        tokio::task::spawn_blocking(move || send_chunks(snapshot.snapshot, meta, &tx));
+        let send = client.install_snapshot(tokio_stream::wrappers::ReceiverStream::new(rx));
+        let reply = tokio::select! {
+            closed = cancel => return Err(StreamingError::Closed(closed)),
+            reply = send => reply.map_err(|s| StreamingError::Unreachable(Unreachable::new(&std::io::Error::other(s.message().to_string()))))?,
+        };
+        let answer: Result<SnapshotResponse<TypeConfig>, String> =
+            wire::decode(&reply.into_inner().payload).map_err(network)?;
+        answer.map_err(network)
+    }
+}
+
+fn send_chunks(mut file: std::fs::File, meta: Vec<u8>, tx: &tokio::sync::mpsc::Sender<SnapshotChunk>) {
+    use std::io::{Read, Seek};
+    if file.rewind().is_err() {
+        return;
+    }
+    let mut meta = Some(meta);
+    let mut offset = 0u64;
+    loop {
+        let mut data = vec![0; SNAPSHOT_CHUNK];
+        let n = match file.read(&mut data) {
+            Ok(n) => n,
+            // Dropping the sender ends the stream without `done`: the
+            // receiver rejects the incomplete snapshot.
+            Err(_) => return,
+        };
+        data.truncate(n);
+        let chunk = SnapshotChunk {
+            meta: meta.take().unwrap_or_default().into(),
+            offset,
+            data: data.into(),
+            done: n == 0,
+        };
+        offset += n as u64;
+        if tx.blocking_send(chunk).is_err() || n == 0 {
+            return;
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! One member's replication, as the server sees it: propose a write and get
+//! its outcome (from this member's own apply), wait for a linearizable read
+//! point, know the leader and term. Nothing here leaks openraft types.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use openraft::async_runtime::watch::WatchReceiver;
+use openraft::error::{ClientWriteError, LinearizableReadError, RaftError};
+use openraft::{Config, ReadPolicy, SnapshotPolicy};
+use rtcd_proto::mvccpb::Event;
+use rtcd_proto::rtcdraftpb::RaftMessage;
+use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
+use rtcd_store::{Applied, Store, StoreError, WriteRequest};
+use tokio::sync::oneshot;
+
+use crate::log_store::RocksLogStore;
+use crate::network::PeerNetwork;
+use crate::state_machine::{ApplyListener, StoreStateMachine};
+use crate::types::{Command, Member};
+use crate::{RtcdRaft, codec, wire};
+
+/// Where a member's applied events go (its watch hub), in log order.
+pub type EventSink = Arc<dyn Fn(Vec<Event>) + Send + Sync>;
+
+#[derive(Debug, Clone)]
+pub struct RaftConfig {
+    pub id: u64,
+    /// Holds `log/` (the Raft log) and `snapshots/`.
+    pub dir: PathBuf,
+    /// The initial cluster, including this member.
+    pub members: BTreeMap<u64, Member>,
+    pub heartbeat_ms: u64,
+    pub election_timeout_ms: u64,
+    /// Log entries between snapshots (etcd's --snapshot-count).
+    pub snapshot_count: u64,
+    /// How long a proposal may take before the client hears "request timed out".
+    pub request_timeout: Duration,
+}
+
+/// Why a proposal or read did not complete, in terms etcd clients know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplicationError {
+    #[error("no leader")]
+    NoLeader,
+    #[error("request timed out")]
+    Timeout,
+    #[error("leader changed")]
+    LeaderChanged,
+    #[error("raft stopped: {0}")]
+    Stopped(String),
+}
+
+/// Proposals waiting for this member's apply, and the event sink.
+struct Waiters {
+    pending: Mutex<HashMap<u64, oneshot::Sender<Result<Applied, StoreError>>>>,
+    events: EventSink,
+}
+
+impl ApplyListener for Waiters {
+    fn applied(&self, outcomes: Vec<(u64, Result<Applied, StoreError>)>) {
+        let mut events = Vec::new();
+        let mut outcomes = outcomes;
+        for (_, outcome) in &mut outcomes {
+            if let Ok(applied) = outcome {
+                events.append(&mut applied.events);
+            }
+        }
+        (self.events)(events);
+        let Ok(mut pending) = self.pending.lock() else { return };
+        for (id, outcome) in outcomes {
+            if let Some(waiter) = pending.remove(&id) {
+                let _ = waiter.send(outcome);
+            }
+        }
+    }
+}
+
+pub struct RaftNode {
+    raft: RtcdRaft,
+    id: u64,
+    waiters: Arc<Waiters>,
+    /// High 32 bits: this process's salt; low: a counter. Unique across the
+    /// cluster because every member applies every proposal and must not
+    /// mistake another member's proposal for its own.
+    next_proposal: AtomicU64,
+    network: PeerNetwork,
+    request_timeout: Duration,
+}
+
+impl RaftNode {
+    /// Starts Raft over `store`; a brand-new cluster is initialized by its
+    /// lowest-ID member.
+    pub async fn start(
+        config: RaftConfig,
+        store: Arc<Store>,
+        events: EventSink,
+    ) -> Result<Self, ReplicationError> {
+        let stopped = |e: &dyn std::fmt::Display| ReplicationError::Stopped(e.to_string());
+        let raft_config = Config {
+            cluster_name: "rtcd".into(),
+            heartbeat_interval: config.heartbeat_ms,
+            election_timeout_min: config.election_timeout_ms,
+            election_timeout_max: config.election_timeout_ms * 2,
+            snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_count.max(1)),
+            max_in_snapshot_log_to_keep: 1000,
+            ..Default::default()
+        }
+        .validate()
+        .map_err(|e| stopped(&e))?;
+        let log = RocksLogStore::open(config.dir.join("log")).map_err(|e| stopped(&e))?;
+        let waiters = Arc::new(Waiters { pending: Mutex::default(), events });
+        let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
+            .map_err(|e| stopped(&e))?;
+        let network = PeerNetwork::default();
+        let raft = RtcdRaft::new(config.id, Arc::new(raft_config), network.clone(), log, sm)
+            .await
+            .map_err(|e| stopped(&e))?;
+        let first = config.members.keys().next().copied();
+        if first == Some(config.id) && !raft.is_initialized().await.map_err(|e| stopped(&e))? {
+            raft.initialize(config.members.clone()).await.map_err(|e| stopped(&e))?;
+        }
+        let salt = (config.id ^ startup_nanos()) << 32;
+        Ok(Self {
+            raft,
+            id: config.id,
+            waiters,
+            next_proposal: AtomicU64::new(salt),
+            network,
+            request_timeout: config.request_timeout,
+        })
+    }
+
+    pub fn raft(&self) -> &RtcdRaft {
+        &self.raft
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Replicates `request` and returns its outcome as applied here. A
+    /// follower hands the proposal to the leader and still answers from its
+    /// own apply, so the response reflects this member's state.
+    pub async fn propose(
+        &self,
+        request: WriteRequest,
+    ) -> Result<Result<Applied, StoreError>, ReplicationError> {
+        let id = self.next_proposal.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut pending) = self.waiters.pending.lock() {
+            pending.insert(id, tx);
+        }
+        let proposal = codec::encode(id, request);
+        let submitted = tokio::time::timeout(self.request_timeout, self.submit(proposal)).await;
+        let outcome = match submitted {
+            Ok(Ok(())) => {
+                tokio::time::timeout(self.request_timeout, rx).await.map_err(|_| ReplicationError::Timeout)
+            }
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(ReplicationError::Timeout),
+        };
+        match outcome {
+            Ok(Ok(applied)) => Ok(applied),
+            Ok(Err(_)) => Err(ReplicationError::Stopped("apply listener dropped".into())),
+            Err(e) => {
+                if let Ok(mut pending) = self.waiters.pending.lock() {
+                    pending.remove(&id);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Gets the proposal into the log: directly as leader, else through
+    /// the leader's peer service.
+    async fn submit(&self, proposal: Vec<u8>) -> Result<(), ReplicationError> {
+        match self.raft.client_write(Command { proposal: proposal.clone() }).await {
+            Ok(_) => Ok(()),
+            Err(RaftError::APIError(ClientWriteError::ForwardToLeader(to))) => match to.leader_node {
+                Some(leader) => self.forward(&leader, proposal).await,
+                None => Err(ReplicationError::NoLeader),
+            },
+            Err(RaftError::APIError(_)) => Err(ReplicationError::LeaderChanged),
+            Err(RaftError::Fatal(e)) => Err(ReplicationError::Stopped(e.to_string())),
+        }
+    }
+
+    async fn forward(&self, leader: &Member, proposal: Vec<u8>) -> Result<(), ReplicationError> {
+        let channel = self.network.channel(leader).map_err(|_| ReplicationError::NoLeader)?;
+        let message = RaftMessage { kind: wire::FORWARD.into(), payload: proposal.into() };
+        let reply =
+            RaftClient::new(channel).forward(message).await.map_err(|_| ReplicationError::NoLeader)?;
+        let committed: Result<u64, String> =
+            wire::decode(&reply.into_inner().payload).map_err(ReplicationError::Stopped)?;
+        committed.map(|_| ()).map_err(|_| ReplicationError::LeaderChanged)
+    }
+
+    /// Waits until this member has applied everything committed when the
+    /// call started (a read index confirmed by a quorum), so a read that
+    /// follows sees every write acknowledged before it.
+    pub async fn read_barrier(&self) -> Result<(), ReplicationError> {
+        tokio::time::timeout(self.request_timeout, self.wait_read_index())
+            .await
+            .map_err(|_| ReplicationError::Timeout)?
+    }
+
+    async fn wait_read_index(&self) -> Result<(), ReplicationError> {
+        let leader = match self.raft.ensure_linearizable(ReadPolicy::ReadIndex).await {
+            Ok(_) => return Ok(()),
+            Err(RaftError::APIError(LinearizableReadError::ForwardToLeader(to))) => {
+                to.leader_node.ok_or(ReplicationError::NoLeader)?
+            }
+            Err(RaftError::APIError(_)) => return Err(ReplicationError::NoLeader),
+            Err(RaftError::Fatal(e)) => return Err(ReplicationError::Stopped(e.to_string())),
+        };
+        // A follower asks the leader for the read index, then waits until
+        // its own apply has reached it.
+        let channel = self.network.channel(&leader).map_err(|_| ReplicationError::NoLeader)?;
+        let message = RaftMessage { kind: wire::READ_INDEX.into(), payload: Default::default() };
+        let reply = RaftClient::new(channel).call(message).await.map_err(|_| ReplicationError::NoLeader)?;
+        let index: Result<u64, String> =
+            wire::decode(&reply.into_inner().payload).map_err(ReplicationError::Stopped)?;
+        let index = index.map_err(|_| ReplicationError::NoLeader)?;
+        self.raft
+            .wait(None)
+            .applied_index_at_least(Some(index), "read index")
+            .await
+            .map(|_| ())
+            .map_err(|e| ReplicationError::Stopped(e.to_string()))
+    }
+
+    pub fn leader(&self) -> Option<u64> {
+        self.raft.metrics().borrow_watched().current_leader
+    }
+
+    pub fn term(&self) -> u64 {
+        self.raft.metrics().borrow_watched().current_term
+    }
+
+    pub async fn shutdown(&self) {
+        let _ = self.raft.shutdown().await;
+    }
+}
+
+fn startup_nanos() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+}

@@ -1,0 +1,122 @@
+//! The peer transport, server side: `rtcdraftpb.Raft` on the peer URL,
+//! handing openraft's RPCs to the local Raft and accepting proposals that
+//! followers forward to the leader.
+
+use std::path::PathBuf;
+
+use rtcd_proto::rtcdraftpb::{RaftMessage, SnapshotChunk, raft_server};
+use serde::Serialize;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::RtcdRaft;
+use crate::types::{Command, SnapshotFile, SnapshotMeta, Vote};
+use crate::wire;
+
+pub struct PeerService {
+    raft: RtcdRaft,
+    /// Where incoming snapshots are written before they are installed.
+    incoming_dir: PathBuf,
+}
+
+impl PeerService {
+    pub fn new(raft: RtcdRaft, incoming_dir: PathBuf) -> Self {
+        Self { raft, incoming_dir }
+    }
+
+    pub fn into_server(self) -> raft_server::RaftServer<Self> {
+        raft_server::RaftServer::new(self)
+            .max_decoding_message_size(usize::MAX)
+            .max_encoding_message_size(usize::MAX)
+    }
+}
+
+fn reply<T: Serialize, E: ToString>(
+    kind: &str,
+    result: Result<T, E>,
+) -> Result<Response<RaftMessage>, Status> {
+    let answer: Result<T, String> = result.map_err(|e| e.to_string());
+    let payload = wire::encode(&answer).map_err(Status::internal)?;
+    Ok(Response::new(RaftMessage { kind: kind.to_string(), payload: payload.into() }))
+}
+
+#[tonic::async_trait]
+impl raft_server::Raft for PeerService {
+    async fn call(&self, request: Request<RaftMessage>) -> Result<Response<RaftMessage>, Status> {
+        let message = request.into_inner();
+        let bad = |e: String| Status::invalid_argument(format!("rtcd peer: {e}"));
+        match message.kind.as_str() {
+            wire::APPEND => {
+                let rpc = wire::decode(&message.payload).map_err(bad)?;
+                reply(wire::APPEND, self.raft.append_entries(rpc).await)
+            }
+            wire::VOTE => {
+                let rpc = wire::decode(&message.payload).map_err(bad)?;
+                reply(wire::VOTE, self.raft.vote(rpc).await)
+            }
+            wire::TRANSFER_LEADER => {
+                let rpc = wire::decode(&message.payload).map_err(bad)?;
+                reply(wire::TRANSFER_LEADER, self.raft.handle_transfer_leader(rpc).await)
+            }
+            wire::READ_INDEX => {
+                let confirmed = self.raft.ensure_linearizable(openraft::ReadPolicy::ReadIndex).await;
+                reply(wire::READ_INDEX, confirmed.map(|read| read.index()))
+            }
+            other => Err(Status::unimplemented(format!("rtcd peer: unknown call {other:?}"))),
+        }
+    }
+
+    async fn install_snapshot(
+        &self,
+        request: Request<Streaming<SnapshotChunk>>,
+    ) -> Result<Response<RaftMessage>, Status> {
+        let (vote, meta, file) = self.receive_snapshot(request.into_inner()).await?;
+        let outcome = self.raft.install_full_snapshot(vote, SnapshotFile { meta, snapshot: file }).await;
+        reply("snapshot", outcome)
+    }
+
+    async fn forward(&self, request: Request<RaftMessage>) -> Result<Response<RaftMessage>, Status> {
+        let proposal = request.into_inner().payload.to_vec();
+        let outcome = self.raft.client_write(Command { proposal }).await.map(|written| written.log_id.index);
+        reply(wire::FORWARD, outcome)
+    }
+}
+
+impl PeerService {
+    /// Writes the streamed snapshot to a file; only a stream that ends with
+    /// `done` counts (a broken one leaves nothing to install).
+    async fn receive_snapshot(
+        &self,
+        mut chunks: Streaming<SnapshotChunk>,
+    ) -> Result<(Vote, SnapshotMeta, std::fs::File), Status> {
+        use std::io::{Seek, Write};
+        std::fs::create_dir_all(&self.incoming_dir).map_err(|e| Status::internal(e.to_string()))?;
+        let path = self.incoming_dir.join("incoming.snap");
+        let mut file = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| Status::internal(e.to_string()))?;
+        let mut header: Option<(Vote, SnapshotMeta)> = None;
+        let mut expected = 0u64;
+        while let Some(chunk) = chunks.message().await? {
+            if header.is_none() {
+                header = Some(wire::decode(&chunk.meta).map_err(Status::invalid_argument)?);
+            }
+            if chunk.offset != expected {
+                return Err(Status::invalid_argument("rtcd peer: snapshot chunk out of order"));
+            }
+            file.write_all(&chunk.data).map_err(|e| Status::internal(e.to_string()))?;
+            expected += chunk.data.len() as u64;
+            if chunk.done {
+                let (vote, meta) =
+                    header.ok_or_else(|| Status::invalid_argument("rtcd peer: snapshot without meta"))?;
+                file.sync_all().map_err(|e| Status::internal(e.to_string()))?;
+                file.rewind().map_err(|e| Status::internal(e.to_string()))?;
+                return Ok((vote, meta, file));
+            }
+        }
+        Err(Status::aborted("rtcd peer: snapshot stream ended early"))
+    }
+}

@@ -1,0 +1,22 @@
+//! How openraft messages travel inside `rtcdraftpb.RaftMessage`: a kind
+//! name and a postcard-encoded payload. Replies carry `Result<T, String>`,
+//! the error being the remote member's description.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub const APPEND: &str = "append";
+pub const VOTE: &str = "vote";
+pub const TRANSFER_LEADER: &str = "transfer_leader";
+/// A follower asks the leader for a read index (linearizable reads).
+pub const READ_INDEX: &str = "read_index";
+/// A follower hands a client's proposal to the leader.
+pub const FORWARD: &str = "forward";
+
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    postcard::to_stdvec(value).map_err(|e| e.to_string())
+}
+
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    postcard::from_bytes(bytes).map_err(|e| e.to_string())
+}
