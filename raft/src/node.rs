@@ -37,6 +37,9 @@ pub struct RaftConfig {
     pub election_timeout_ms: u64,
     /// Log entries between snapshots (etcd's --snapshot-count).
     pub snapshot_count: u64,
+    /// Entries kept in the log behind a snapshot, for followers slightly
+    /// behind (further behind, they get the snapshot).
+    pub logs_to_keep: u64,
     /// How long a proposal may take before the client hears "request timed out".
     pub request_timeout: Duration,
 }
@@ -106,7 +109,9 @@ impl RaftNode {
             election_timeout_min: config.election_timeout_ms,
             election_timeout_max: config.election_timeout_ms * 2,
             snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_count.max(1)),
-            max_in_snapshot_log_to_keep: 1000,
+            max_in_snapshot_log_to_keep: config.logs_to_keep,
+            // Further behind than what the log still holds: send a snapshot.
+            replication_lag_threshold: config.snapshot_count.max(1) + config.logs_to_keep,
             ..Default::default()
         }
         .validate()

@@ -7,10 +7,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use openraft::async_runtime::watch::WatchReceiver;
 use rtcd_proto::etcdserverpb::PutRequest;
 use rtcd_proto::mvccpb::Event;
 use rtcd_raft::peer_service::PeerService;
@@ -22,57 +24,84 @@ struct Running {
     store: Arc<Store>,
     events: Arc<Mutex<Vec<Event>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    _dir: tempfile::TempDir,
+}
+
+impl Running {
+    /// Stops Raft and the peer server and lets go of the store and log.
+    async fn stop(mut self) {
+        self.node.shutdown().await;
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
 }
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-async fn start_cluster() -> Vec<Running> {
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+/// Snapshot every 20 entries, keeping 5 behind it: a member that misses
+/// more than that catches up by snapshot.
+fn config(id: u64, dir: &Path, members: &BTreeMap<u64, Member>) -> RaftConfig {
+    RaftConfig {
+        id,
+        dir: dir.join("raft"),
+        members: members.clone(),
+        heartbeat_ms: 50,
+        election_timeout_ms: 300,
+        snapshot_count: 20,
+        logs_to_keep: 5,
+        request_timeout: Duration::from_secs(5),
+    }
+}
+
+async fn start_member(id: u64, dir: &Path, members: &BTreeMap<u64, Member>) -> Running {
+    let options = StoreOptions { sync: false, ..Default::default() };
+    // A just-stopped member may still be releasing its RocksDB lock.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let store = loop {
+        match Store::open(dir.join("store"), options.clone()) {
+            Ok(store) => break Arc::new(store),
+            Err(e) => assert!(Instant::now() < deadline, "reopening the store: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let on_events = Arc::new(move |e: Vec<Event>| sink.lock().unwrap().extend(e));
+    let node = loop {
+        match RaftNode::start(config(id, dir, members), store.clone(), on_events.clone()).await {
+            Ok(node) => break Arc::new(node),
+            Err(e) => assert!(Instant::now() < deadline, "starting raft: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let service = PeerService::new(node.raft().clone(), dir.join("incoming")).into_server();
+    let url = &members[&id].peer_urls[0];
+    let addr = url.trim_start_matches("http://").parse().unwrap();
+    tokio::spawn(tonic::transport::Server::builder().add_service(service).serve_with_shutdown(addr, async {
+        let _ = stopped.await;
+    }));
+    Running { node, store, events, stop: Some(stop) }
+}
+
+async fn start_cluster(dirs: &[tempfile::TempDir]) -> (BTreeMap<u64, Member>, Vec<Running>) {
     let members: BTreeMap<u64, Member> = (1..=3u64)
         .map(|id| {
-            let url = format!("http://127.0.0.1:{}", ports[id as usize - 1]);
+            let url = format!("http://127.0.0.1:{}", free_port());
             (id, Member { name: format!("m{id}"), peer_urls: vec![url], client_urls: vec![] })
         })
         .collect();
     let mut running = Vec::new();
     for id in 1..=3u64 {
-        let dir = tempfile::tempdir().unwrap();
-        let options = StoreOptions { sync: false, ..Default::default() };
-        let store = Arc::new(Store::open(dir.path().join("store"), options).unwrap());
-        let events = Arc::new(Mutex::new(Vec::new()));
-        let sink = events.clone();
-        let config = RaftConfig {
-            id,
-            dir: dir.path().join("raft"),
-            members: members.clone(),
-            heartbeat_ms: 50,
-            election_timeout_ms: 300,
-            snapshot_count: 10_000,
-            request_timeout: Duration::from_secs(5),
-        };
-        let node = RaftNode::start(
-            config,
-            store.clone(),
-            Arc::new(move |e: Vec<Event>| sink.lock().unwrap().extend(e)),
-        )
-        .await
-        .unwrap();
-        let node = Arc::new(node);
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let service = PeerService::new(node.raft().clone(), dir.path().join("incoming")).into_server();
-        let addr = format!("127.0.0.1:{}", ports[id as usize - 1]).parse().unwrap();
-        tokio::spawn(tonic::transport::Server::builder().add_service(service).serve_with_shutdown(
-            addr,
-            async {
-                let _ = stopped.await;
-            },
-        ));
-        running.push(Running { node, store, events, stop: Some(stop), _dir: dir });
+        running.push(start_member(id, dirs[id as usize - 1].path(), &members).await);
     }
-    running
+    (members, running)
+}
+
+fn dirs() -> Vec<tempfile::TempDir> {
+    (0..3).map(|_| tempfile::tempdir().unwrap()).collect()
 }
 
 fn put(key: &str, value: &str) -> WriteRequest {
@@ -111,7 +140,8 @@ async fn converged(members: &[&Running]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_members_replicate_forward_and_survive_leader_loss() {
-    let mut cluster = start_cluster().await;
+    let dirs = dirs();
+    let (_, mut cluster) = start_cluster(&dirs).await;
 
     // Writes through every member, leader or not, get consecutive revisions.
     let mut revisions = Vec::new();
@@ -129,7 +159,15 @@ async fn three_members_replicate_forward_and_survive_leader_loss() {
     converged(&all).await;
     let hashes: Vec<u32> = cluster.iter().map(|m| m.store.hash_kv(0).unwrap().hash).collect();
     assert!(hashes.windows(2).all(|w| w[0] == w[1]), "same history everywhere: {hashes:?}");
-    let events: Vec<Vec<Event>> = cluster.iter().map(|m| m.events.lock().unwrap().clone()).collect();
+    // Events reach the sink just after the store shows the revision.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let events = loop {
+        let events: Vec<Vec<Event>> = cluster.iter().map(|m| m.events.lock().unwrap().clone()).collect();
+        if events.windows(2).all(|w| w[0] == w[1]) || Instant::now() > deadline {
+            break events;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert_eq!(events[0].len(), 9);
     assert!(events.windows(2).all(|w| w[0] == w[1]), "every member's watchers see the same events");
 
@@ -142,9 +180,7 @@ async fn three_members_replicate_forward_and_survive_leader_loss() {
 
     // Stop the leader: the other two elect a new one and keep writing.
     let old = cluster.iter().position(|m| m.node.id() == leader).unwrap();
-    let mut stopped = cluster.remove(old);
-    stopped.node.shutdown().await;
-    let _ = stopped.stop.take().unwrap().send(());
+    cluster.remove(old).stop().await;
     let after = propose(&cluster[0].node, put("after", "failover")).await;
     assert!(after > rev);
     let new_leader = cluster[0].node.leader().expect("a new leader");
@@ -152,4 +188,48 @@ async fn three_members_replicate_forward_and_survive_leader_loss() {
     assert!(cluster[0].node.term() > 0);
     let rest: Vec<&Running> = cluster.iter().collect();
     converged(&rest).await;
+}
+
+/// A member that was down while the log moved past its position catches up
+/// by installing a snapshot, and ends with the same history as the others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_far_behind_catches_up_by_snapshot() {
+    let dirs = dirs();
+    let (members, mut cluster) = start_cluster(&dirs).await;
+    propose(&cluster[0].node, put("before", "1")).await;
+    let all: Vec<&Running> = cluster.iter().collect();
+    converged(&all).await;
+
+    // Stop a follower, then move the log well past two snapshots.
+    let leader = cluster[0].node.leader().expect("a leader");
+    let down = cluster.iter().position(|m| m.node.id() != leader).unwrap();
+    let down_id = cluster[down].node.id();
+    cluster.remove(down).stop().await;
+    for i in 0..60 {
+        propose(&cluster[0].node, put(&format!("while-down-{i:02}"), "x")).await;
+    }
+    // Wait until the leader has dropped log entries the stopped member needs.
+    let leader_node = cluster.iter().find(|m| m.node.id() == leader).unwrap().node.clone();
+    let purged = leader_node
+        .raft()
+        .wait(Some(Duration::from_secs(20)))
+        .metrics(|m| m.purged.is_some_and(|p| p.index > 10), "leader purged its log")
+        .await;
+    assert!(purged.is_ok(), "the leader never purged: {purged:?}");
+
+    let back = start_member(down_id, dirs[down_id as usize - 1].path(), &members).await;
+    cluster.push(back);
+    let all: Vec<&Running> = cluster.iter().collect();
+    converged(&all).await;
+    let hashes: Vec<u32> = cluster.iter().map(|m| m.store.hash_kv(0).unwrap().hash).collect();
+    assert!(hashes.windows(2).all(|w| w[0] == w[1]), "same history after the snapshot: {hashes:?}");
+    let snapshot = cluster.last().unwrap().node.raft().metrics().borrow_watched().snapshot;
+    assert!(snapshot.is_some(), "the returning member has a snapshot");
+    let received = dirs[down_id as usize - 1].path().join("incoming").join("incoming.snap");
+    assert!(received.exists(), "it was sent one over the peer transport");
+    // And it keeps following: a new write reaches it.
+    let rev = propose(&cluster[0].node, put("after", "1")).await;
+    let all: Vec<&Running> = cluster.iter().collect();
+    converged(&all).await;
+    assert_eq!(cluster.last().unwrap().store.revision().unwrap(), rev);
 }

@@ -206,8 +206,17 @@ fn outcome<T: std::fmt::Debug>(
 }
 
 /// Replays history for one watch up to `through` and returns what it saw:
-/// the events in order, or how it was canceled.
-async fn watch_history(channel: Channel, req: WatchCreateRequest, through: i64) -> String {
+/// the events in order, or how it was canceled. A watch that has seen
+/// everything goes quiet; `quiet` is how long silence must last, and at
+/// least `expect` lines are waited for first (what the reference produced),
+/// so a loaded machine does not cut a replay short.
+async fn watch_history(
+    channel: Channel,
+    req: WatchCreateRequest,
+    through: i64,
+    quiet: Duration,
+    expect: usize,
+) -> String {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     tx.send(WatchRequest { request_union: Some(RequestUnion::CreateRequest(req)) }).unwrap();
     let mut stream = WatchClient::new(channel)
@@ -216,30 +225,10 @@ async fn watch_history(channel: Channel, req: WatchCreateRequest, through: i64) 
         .unwrap()
         .into_inner();
     let mut seen = Vec::new();
-    let mut next = |resp: WatchResponse| -> bool {
-        let mut resp = resp;
-        clean(&mut resp.header);
-        if resp.created || resp.canceled {
-            seen.push(format!(
-                "created={} canceled={} compact={} reason={:?} rev={}",
-                resp.created,
-                resp.canceled,
-                resp.compact_revision,
-                resp.cancel_reason,
-                resp.header.map_or(0, |h| h.revision)
-            ));
-            return resp.canceled;
-        }
-        let mut done = false;
-        for e in resp.events {
-            done |= e.kv.as_ref().is_some_and(|kv| kv.mod_revision >= through);
-            seen.push(format!("{e:?}"));
-        }
-        done
-    };
-    // A watch that has seen everything up to now goes quiet.
-    while let Ok(Ok(Some(resp))) = tokio::time::timeout(Duration::from_millis(300), stream.message()).await {
-        if next(resp) {
+    loop {
+        let wait = if seen.len() < expect { Duration::from_secs(10) } else { quiet };
+        let Ok(Ok(Some(resp))) = tokio::time::timeout(wait, stream.message()).await else { break };
+        if record(&mut seen, resp, through) {
             break;
         }
     }
@@ -247,12 +236,37 @@ async fn watch_history(channel: Channel, req: WatchCreateRequest, through: i64) 
     seen.join("\n")
 }
 
+/// Adds a watch response to the transcript; true when the watch is done
+/// (canceled, or it reached `through`).
+fn record(seen: &mut Vec<String>, mut resp: WatchResponse, through: i64) -> bool {
+    clean(&mut resp.header);
+    if resp.created || resp.canceled {
+        seen.push(format!(
+            "created={} canceled={} compact={} reason={:?} rev={}",
+            resp.created,
+            resp.canceled,
+            resp.compact_revision,
+            resp.cancel_reason,
+            resp.header.map_or(0, |h| h.revision)
+        ));
+        return resp.canceled;
+    }
+    let mut done = false;
+    for e in resp.events {
+        done |= e.kv.as_ref().is_some_and(|kv| kv.mod_revision >= through);
+        seen.push(format!("{e:?}"));
+    }
+    done
+}
+
 struct Target {
     channel: Channel,
     kv: KvClient<Channel>,
 }
 
-async fn run(target: &mut Target, op: &Operation) -> String {
+/// Runs `op`; a watch waits for at least `expect` transcript lines and then
+/// for `quiet` of silence.
+async fn run(target: &mut Target, op: &Operation, quiet: Duration, expect: usize) -> String {
     let kv = &mut target.kv;
     match op.clone() {
         Operation::Put(r) => outcome(kv.put(r).await, |r| clean(&mut r.header)),
@@ -263,7 +277,7 @@ async fn run(target: &mut Target, op: &Operation) -> String {
         Operation::Watch(r) => {
             let now = kv.range(RangeRequest { key: b("a"), ..Default::default() }).await.unwrap();
             let through = now.into_inner().header.unwrap().revision;
-            watch_history(target.channel.clone(), r, through).await
+            watch_history(target.channel.clone(), r, through, quiet, expect).await
         }
     }
 }
@@ -291,8 +305,9 @@ async fn random_operations_answer_like_etcd() {
         let mut history = Vec::new();
         for step in 0..ops {
             let op = operation(&mut rng, &shape);
-            let want = run(&mut theirs, &op).await;
-            let got = run(&mut ours, &op).await;
+            // etcd replays from a 100 ms loop: give it longer to go quiet.
+            let want = run(&mut theirs, &op, Duration::from_millis(600), 0).await;
+            let got = run(&mut ours, &op, Duration::from_millis(300), want.lines().count()).await;
             history.push(format!("{op:?}"));
             assert_eq!(
                 got,
