@@ -94,6 +94,12 @@ pub struct RaftNode {
     request_timeout: Duration,
 }
 
+impl std::fmt::Debug for RaftNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RaftNode").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
 impl RaftNode {
     /// Starts Raft over `store`; a brand-new cluster is initialized by its
     /// lowest-ID member.
@@ -244,6 +250,21 @@ impl RaftNode {
 
     pub fn term(&self) -> u64 {
         self.raft.metrics().borrow_watched().current_term
+    }
+
+    /// The last log index applied here and the last committed one known.
+    pub fn indexes(&self) -> (u64, u64) {
+        let m = self.raft.metrics().borrow_watched().clone();
+        let applied = m.last_applied.map_or(0, |l| l.index);
+        (applied, m.last_log_index.unwrap_or(0).max(applied))
+    }
+
+    /// The current voters and learners, by ID.
+    pub fn members(&self) -> Vec<(u64, Member, bool)> {
+        let m = self.raft.metrics().borrow_watched().clone();
+        let config = m.membership_config.membership();
+        let voters: std::collections::BTreeSet<u64> = config.voter_ids().collect();
+        config.nodes().map(|(id, member)| (*id, member.clone(), !voters.contains(id))).collect()
     }
 
     pub async fn shutdown(&self) {

@@ -71,7 +71,8 @@ pub fn spawn(node: Arc<Node>, policy: Policy) {
                     rev
                 }
             };
-            if target <= node.store.compacted_revision().unwrap_or(0) {
+            // Only the leader compacts; the Compact request replicates.
+            if target <= node.store.compacted_revision().unwrap_or(0) || !node.is_leader() {
                 continue;
             }
             let req = WriteRequest::Compact(CompactionRequest { revision: target, physical: false });

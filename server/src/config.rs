@@ -100,6 +100,10 @@ pub enum ConfigError {
     BadCompactionMode(String),
     #[error("invalid --experimental-watch-progress-notify-interval {0:?}")]
     BadProgressInterval(String),
+    #[error("invalid --initial-cluster {0:?}: expected name=peerURL,...")]
+    BadInitialCluster(String),
+    #[error("--initial-cluster has no entry for this member ({0}) with its --initial-advertise-peer-urls")]
+    NotInInitialCluster(String),
 }
 
 impl Config {
@@ -117,6 +121,7 @@ impl Config {
             return Err(ConfigError::Unsupported("--initial-cluster-state existing (needs Raft)"));
         }
         self.watch_progress_interval()?;
+        self.initial_members()?;
         self.compaction_policy().map(|_| ())
     }
 
@@ -137,8 +142,37 @@ impl Config {
         split_urls(&self.listen_client_urls).iter().map(|u| socket_addr(u)).collect()
     }
 
+    pub fn peer_listen_addrs(&self) -> Result<Vec<SocketAddr>, ConfigError> {
+        split_urls(&self.listen_peer_urls).iter().map(|u| socket_addr(u)).collect()
+    }
+
     pub fn advertise_client_urls(&self) -> Vec<String> {
         split_urls(&self.advertise_client_urls)
+    }
+
+    /// The initial members as (name, peer URLs), in the order given; just
+    /// this member when `--initial-cluster` is absent.
+    pub fn initial_members(&self) -> Result<Vec<(String, Vec<String>)>, ConfigError> {
+        let Some(list) = &self.initial_cluster else {
+            return Ok(vec![(self.name.clone(), self.advertise_peer_urls())]);
+        };
+        let mut members: Vec<(String, Vec<String>)> = Vec::new();
+        for entry in split_urls(list) {
+            let (name, url) =
+                entry.split_once('=').ok_or_else(|| ConfigError::BadInitialCluster(list.clone()))?;
+            socket_addr(url)?;
+            match members.iter_mut().find(|(n, _)| n == name) {
+                Some((_, urls)) => urls.push(url.to_string()),
+                None => members.push((name.to_string(), vec![url.to_string()])),
+            }
+        }
+        let mine = self.advertise_peer_urls();
+        let listed =
+            members.iter().any(|(name, urls)| name == &self.name && urls.iter().all(|u| mine.contains(u)));
+        if !listed {
+            return Err(ConfigError::NotInInitialCluster(self.name.clone()));
+        }
+        Ok(members)
     }
 
     pub fn advertise_peer_urls(&self) -> Vec<String> {

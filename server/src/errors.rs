@@ -18,6 +18,27 @@ pub enum EtcdError {
     /// MoveLeader to a member that cannot lead (unknown, or a learner).
     #[error("bad leader transferee")]
     BadLeaderTransferee,
+    #[error("no leader")]
+    NoLeader,
+    #[error("leader changed")]
+    LeaderChanged,
+    #[error("request timed out")]
+    Timeout,
+}
+
+impl From<rtcd_raft::ReplicationError> for EtcdError {
+    fn from(e: rtcd_raft::ReplicationError) -> Self {
+        use rtcd_raft::ReplicationError as R;
+        match e {
+            R::NoLeader => EtcdError::NoLeader,
+            R::LeaderChanged => EtcdError::LeaderChanged,
+            R::Timeout => EtcdError::Timeout,
+            R::Stopped(why) => {
+                tracing::warn!(%why, "replication stopped");
+                EtcdError::Stopped
+            }
+        }
+    }
 }
 
 impl From<EtcdError> for Status {
@@ -49,6 +70,9 @@ impl From<EtcdError> for Status {
             EtcdError::RequestTooLarge => (Code::InvalidArgument, "etcdserver: request is too large"),
             EtcdError::Stopped => (Code::Unavailable, "etcdserver: server stopped"),
             EtcdError::BadLeaderTransferee => (Code::FailedPrecondition, "etcdserver: bad leader transferee"),
+            EtcdError::NoLeader => (Code::Unavailable, "etcdserver: no leader"),
+            EtcdError::LeaderChanged => (Code::Unavailable, "etcdserver: leader changed"),
+            EtcdError::Timeout => (Code::Unavailable, "etcdserver: request timed out"),
             EtcdError::Unsupported(what) => {
                 return Status::new(Code::Unimplemented, format!("rtcd: {what} is not supported yet"));
             }

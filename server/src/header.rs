@@ -9,17 +9,23 @@ pub struct Identity {
     pub member_id: u64,
 }
 
-impl Identity {
-    /// Stable IDs derived from what defines the member: its peer URLs and the
-    /// cluster token (etcd derives its IDs the same way, with SHA-1).
-    pub fn derive(peer_urls: &[String], cluster_token: &str) -> Self {
-        let mut urls = peer_urls.to_vec();
-        urls.sort();
-        let member_id = id_from(&[urls.join("").as_bytes(), cluster_token.as_bytes()]);
-        let cluster_id = id_from(&[&member_id.to_be_bytes(), cluster_token.as_bytes()]);
-        Self { cluster_id, member_id }
-    }
+/// A member's stable ID, derived from what defines it: its peer URLs and the
+/// cluster token (etcd derives its IDs the same way, with SHA-1).
+pub fn member_id(peer_urls: &[String], cluster_token: &str) -> u64 {
+    let mut urls = peer_urls.to_vec();
+    urls.sort();
+    id_from(&[urls.join("").as_bytes(), cluster_token.as_bytes()])
+}
 
+/// The cluster's ID, the same on every member: from all initial member IDs.
+pub fn cluster_id(member_ids: impl IntoIterator<Item = u64>, cluster_token: &str) -> u64 {
+    let mut ids: Vec<u64> = member_ids.into_iter().collect();
+    ids.sort_unstable();
+    let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_be_bytes()).collect();
+    id_from(&[&bytes, cluster_token.as_bytes()])
+}
+
+impl Identity {
     /// Sets the IDs and term, and the revision when the handler left it unset.
     pub fn fill(&self, header: &mut Option<ResponseHeader>, revision: i64, raft_term: u64) {
         let h = header.get_or_insert_with(ResponseHeader::default);

@@ -2,7 +2,6 @@
 //! `services/`), the write path, response headers and the mapping of errors
 //! to etcd's codes and messages.
 
-pub mod apply_loop;
 pub mod compactor;
 pub mod config;
 pub mod duration;

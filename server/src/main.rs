@@ -53,7 +53,7 @@ async fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     }
     tracing::info!(name = %config.name, data_dir = %config.data_dir().display(), "starting rtcd");
-    let node = match Node::open(config) {
+    let node = match Node::open(config).await {
         Ok(node) => node,
         Err(e) => {
             tracing::error!(error = %e, "cannot start");

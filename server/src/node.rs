@@ -1,6 +1,7 @@
 //! One member: its store, identity, write path and limits, shared by every
 //! service.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use prost::Message;
@@ -9,16 +10,18 @@ use rtcd_proto::etcdserverpb::{
 };
 use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
 
-use crate::apply_loop::Proposer;
 use crate::config::Config;
 use crate::errors::EtcdError;
-use crate::header::{Identity, WithHeader};
+use crate::header::{self, Identity, WithHeader};
 use crate::lessor::Lessor;
 use crate::watch::Hub;
+use rtcd_raft::{Member, RaftConfig, RaftNode};
 
-/// Raft term reported until replication exists: a single member elects
-/// itself once.
-const SINGLE_MEMBER_TERM: u64 = 2;
+/// Log entries kept behind a snapshot for followers slightly behind
+/// (etcd's SnapshotCatchUpEntries).
+const SNAPSHOT_CATCH_UP_ENTRIES: u64 = 5000;
+/// The Raft directory inside `--data-dir`.
+pub const RAFT_DIR: &str = "raft";
 
 /// The space quota when `--quota-backend-bytes` is 0 (etcd's default).
 const DEFAULT_QUOTA_BYTES: u64 = 2 * 1024 * 1024 * 1024;
@@ -37,23 +40,55 @@ pub struct Node {
     pub lessor: Lessor,
     /// Where committed events go out to watch streams.
     pub hub: Hub,
-    proposer: Proposer,
+    /// Replication: every write goes through the Raft log, even on a
+    /// one-member cluster.
+    pub raft: Arc<RaftNode>,
     next_lease_id: std::sync::atomic::AtomicI64,
 }
 
 impl Node {
-    pub fn open(config: Config) -> Result<Arc<Self>, NodeError> {
+    /// Opens the store and starts Raft with the initial cluster.
+    pub async fn open(config: Config) -> Result<Arc<Self>, NodeError> {
         let dir = config.data_dir();
         std::fs::create_dir_all(&dir).map_err(|e| NodeError::DataDir(dir.display().to_string(), e))?;
-        let options = StoreOptions { sync: true, max_txn_ops: config.max_txn_ops };
+        // The Raft log is fsynced; the store replays from it after a crash.
+        let options = StoreOptions { sync: false, max_txn_ops: config.max_txn_ops };
         let store = Arc::new(Store::open(dir.join(STORE_DIR), options)?);
-        let identity = Identity::derive(&config.advertise_peer_urls(), &config.initial_cluster_token);
+        let token = &config.initial_cluster_token;
+        let mut members = BTreeMap::new();
+        for (name, peer_urls) in config.initial_members()? {
+            let client_urls = if name == config.name { config.advertise_client_urls() } else { Vec::new() };
+            members.insert(header::member_id(&peer_urls, token), Member { name, peer_urls, client_urls });
+        }
+        let identity = Identity {
+            member_id: header::member_id(&config.advertise_peer_urls(), token),
+            cluster_id: header::cluster_id(members.keys().copied(), token),
+        };
         let hub = Hub::default();
-        let proposer = Proposer::start(store.clone(), hub.clone()).map_err(NodeError::Thread)?;
+        let publish = hub.clone();
+        let raft_config = RaftConfig {
+            id: identity.member_id,
+            dir: dir.join(RAFT_DIR),
+            members,
+            heartbeat_ms: config.heartbeat_interval,
+            election_timeout_ms: config.election_timeout,
+            snapshot_count: config.snapshot_count,
+            logs_to_keep: SNAPSHOT_CATCH_UP_ENTRIES,
+            request_timeout: request_timeout(&config),
+        };
+        let raft =
+            RaftNode::start(raft_config, store.clone(), Arc::new(move |events| publish.publish(events)))
+                .await?;
         let lessor = Lessor::default();
         lessor.restore(&store.leases()?);
         let next_lease_id = std::sync::atomic::AtomicI64::new(first_lease_id(identity.member_id));
-        Ok(Arc::new(Self { config, store, identity, lessor, hub, proposer, next_lease_id }))
+        Ok(Arc::new(Self { config, store, identity, lessor, hub, raft: Arc::new(raft), next_lease_id }))
+    }
+
+    /// Whether this member leads the cluster now (it runs lease expiry and
+    /// auto-compaction).
+    pub fn is_leader(&self) -> bool {
+        self.raft.leader() == Some(self.identity.member_id)
     }
 
     /// A fresh lease ID: unique per member (its ID in the top bits, the time
@@ -72,7 +107,7 @@ impl Node {
     }
 
     pub fn term(&self) -> u64 {
-        SINGLE_MEMBER_TERM
+        self.raft.term()
     }
 
     /// Sends a write through the write path, refusing requests over
@@ -89,7 +124,7 @@ impl Node {
                 member_id: self.identity.member_id,
                 alarm: AlarmType::Nospace as i32,
             };
-            if let Err(e) = self.proposer.propose(WriteRequest::Alarm(alarm)).await {
+            if let Err(e) = self.raft.propose(WriteRequest::Alarm(alarm)).await {
                 tracing::warn!(error = %e, "raising the NOSPACE alarm failed");
             }
             return Err(StoreError::NoSpace.into());
@@ -98,7 +133,10 @@ impl Node {
             WriteRequest::LeaseRevoke(r) => Some(r.id),
             _ => None,
         };
-        let outcome = self.proposer.propose(req).await;
+        let outcome = match self.raft.propose(req).await {
+            Ok(outcome) => outcome.map_err(EtcdError::from),
+            Err(e) => Err(EtcdError::from(e)),
+        };
         // Lease timers follow the replicated lease table: a revoke that found
         // no lease (already revoked elsewhere) also ends the timer.
         if let Some(id) = revoking
@@ -188,14 +226,21 @@ fn request_len(req: &WriteRequest) -> usize {
     }
 }
 
+/// How long a write may wait: etcd's 5 s plus two election timeouts.
+fn request_timeout(config: &Config) -> std::time::Duration {
+    std::time::Duration::from_millis(5000 + 2 * config.election_timeout)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum NodeError {
     #[error("cannot create data dir {0}: {1}")]
     DataDir(String, std::io::Error),
     #[error("cannot open the store: {0}")]
     Store(#[from] StoreError),
-    #[error("cannot start the apply thread: {0}")]
-    Thread(std::io::Error),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("cannot start replication: {0}")]
+    Raft(#[from] rtcd_raft::ReplicationError),
 }
 
 fn first_lease_id(member_id: u64) -> i64 {

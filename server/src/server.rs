@@ -47,6 +47,24 @@ pub async fn serve(
     });
 
     let mut servers = tokio::task::JoinSet::new();
+    // Peers reach this member's Raft on the peer URLs.
+    for addr in node.config.peer_listen_addrs()? {
+        let incoming = node.config.data_dir().join(crate::node::RAFT_DIR).join("incoming");
+        let peer =
+            rtcd_raft::peer_service::PeerService::new(node.raft.raft().clone(), incoming).into_server();
+        let mut stop = stop_rx.clone();
+        servers.spawn(async move {
+            let stopped = async move {
+                let _ = stop.wait_for(|s| *s).await;
+            };
+            Server::builder()
+                .add_service(peer)
+                .serve_with_shutdown(addr, stopped)
+                .await
+                .map_err(|e| ServeError::Transport(addr, e))
+        });
+        tracing::info!(%addr, "serving peers");
+    }
     for addr in addrs {
         let grpc = Routes::new(health.clone())
             .add_service(

@@ -1,5 +1,6 @@
-//! `etcdserverpb.Cluster` for a single member: it lists itself. Membership
-//! changes need Raft and answer Unimplemented until it exists.
+//! `etcdserverpb.Cluster`: the members of the replicated configuration.
+//! Membership changes answer Unimplemented until they are mapped onto
+//! openraft's.
 
 use std::sync::Arc;
 
@@ -23,15 +24,25 @@ impl ClusterService {
         Self { node }
     }
 
-    fn this_member(&self) -> Member {
-        let c = &self.node.config;
-        Member {
-            id: self.node.identity.member_id,
-            name: c.name.clone(),
-            peer_ur_ls: c.advertise_peer_urls(),
-            client_ur_ls: c.advertise_client_urls(),
-            is_learner: false,
-        }
+    /// The members in the replicated configuration. Client URLs are known
+    /// for this member only until members publish theirs.
+    fn members(&self) -> Vec<Member> {
+        self.node
+            .raft
+            .members()
+            .into_iter()
+            .map(|(id, m, is_learner)| Member {
+                id,
+                name: m.name,
+                peer_ur_ls: m.peer_urls,
+                client_ur_ls: if id == self.node.identity.member_id {
+                    self.node.config.advertise_client_urls()
+                } else {
+                    m.client_urls
+                },
+                is_learner,
+            })
+            .collect()
     }
 }
 
@@ -63,10 +74,7 @@ impl Cluster for ClusterService {
         &self,
         _: Request<MemberListRequest>,
     ) -> Result<Response<MemberListResponse>, Status> {
-        Ok(Response::new(MemberListResponse {
-            header: self.node.header(),
-            members: vec![self.this_member()],
-        }))
+        Ok(Response::new(MemberListResponse { header: self.node.header(), members: self.members() }))
     }
 
     async fn member_promote(

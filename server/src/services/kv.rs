@@ -27,8 +27,12 @@ impl KvService {
 #[tonic::async_trait]
 impl Kv for KvService {
     async fn range(&self, request: Request<RangeRequest>) -> Result<Response<RangeResponse>, Status> {
-        // A single member has applied everything it committed, so a
-        // linearizable read is a local read.
+        // A linearizable read first waits until this member has applied
+        // everything committed when it arrived; a serializable one reads
+        // whatever is applied here now.
+        if !request.get_ref().serializable {
+            self.node.raft.read_barrier().await.map_err(EtcdError::from)?;
+        }
         let mut resp = self.node.store.range(request.get_ref()).map_err(EtcdError::from)?;
         self.node.fill(&mut resp.header);
         Ok(Response::new(resp))

@@ -38,6 +38,10 @@ pub fn spawn_expiry(node: Arc<Node>) {
         let mut tick = tokio::time::interval(EXPIRY_CHECK);
         loop {
             tick.tick().await;
+            // Only the leader expires leases; the revokes replicate.
+            if !node.is_leader() {
+                continue;
+            }
             for id in node.lessor.expired() {
                 // Success or not, the write path settles the lease's timer.
                 let revoke = WriteRequest::LeaseRevoke(LeaseRevokeRequest { id });

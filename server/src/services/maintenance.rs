@@ -115,14 +115,14 @@ impl Maintenance for MaintenanceService {
     }
 
     async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
-        let applied = self.node.store.applied().map_err(EtcdError::from)?.index;
+        let (applied, index) = self.node.raft.indexes();
         let size = self.node.store.size_bytes() as i64;
         Ok(Response::new(StatusResponse {
             header: self.node.header(),
             version: ETCD_COMPAT_VERSION.to_string(),
             db_size: size,
-            leader: self.node.identity.member_id,
-            raft_index: applied,
+            leader: self.node.raft.leader().unwrap_or(0),
+            raft_index: index,
             raft_term: self.node.term(),
             raft_applied_index: applied,
             errors: alarm_texts(&self.node.store.alarms().map_err(EtcdError::from)?),
@@ -177,7 +177,9 @@ impl Maintenance for MaintenanceService {
         &self,
         request: Request<MoveLeaderRequest>,
     ) -> Result<Response<MoveLeaderResponse>, Status> {
-        if request.get_ref().target_id != self.node.identity.member_id {
+        // Until leadership transfer is wired, only "move to the current
+        // leader" can succeed.
+        if Some(request.get_ref().target_id) != self.node.raft.leader() {
             return Err(EtcdError::BadLeaderTransferee.into());
         }
         Ok(Response::new(MoveLeaderResponse { header: self.node.header() }))
