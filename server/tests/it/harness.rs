@@ -14,8 +14,9 @@ pub fn free_port() -> u16 {
 pub struct Member {
     child: Child,
     kind: Kind,
-    name: String,
+    pub name: String,
     extra: Vec<String>,
+    initial_cluster: String,
     data_dir: std::path::PathBuf,
     pub dir: tempfile::TempDir,
     pub client_url: String,
@@ -23,12 +24,28 @@ pub struct Member {
 }
 
 impl Member {
+    fn urls(&self) -> (String, String) {
+        (self.client_url.clone(), self.peer_url.clone())
+    }
+
+    /// SIGKILL, leaving the data for a later `restart`.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts again on the same data and ports, without waiting for health.
+    pub fn restart(&mut self) {
+        self.child =
+            spawn(self.kind, &self.name, &self.data_dir, &self.urls(), &self.initial_cluster, &self.extra);
+    }
+
     /// SIGKILL, then start again on the same data and ports.
     pub fn kill_and_restart(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
         self.child =
-            spawn(self.kind, &self.name, &self.data_dir, &self.client_url, &self.peer_url, &self.extra);
+            spawn(self.kind, &self.name, &self.data_dir, &self.urls(), &self.initial_cluster, &self.extra);
         wait_healthy(self);
     }
 }
@@ -71,19 +88,53 @@ fn launch(
 ) -> Member {
     let client_url = format!("http://127.0.0.1:{}", free_port());
     let peer_url = format!("http://127.0.0.1:{}", free_port());
+    let initial_cluster = format!("{name}={peer_url}");
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    let child = spawn(kind, name, &data_dir, &client_url, &peer_url, &extra);
-    let member = Member { child, kind, name: name.to_string(), extra, data_dir, dir, client_url, peer_url };
+    let urls = (client_url.clone(), peer_url.clone());
+    let child = spawn(kind, name, &data_dir, &urls, &initial_cluster, &extra);
+    let name = name.to_string();
+    let member = Member { child, kind, name, extra, initial_cluster, data_dir, dir, client_url, peer_url };
     wait_healthy(&member);
     member
+}
+
+/// Starts `size` members m1, m2, ... of one cluster and waits until each
+/// answers a linearizable read (so a leader exists).
+pub fn start_cluster(kind: Kind, size: usize) -> Vec<Member> {
+    let urls: Vec<(String, String)> = (0..size)
+        .map(|_| (format!("http://127.0.0.1:{}", free_port()), format!("http://127.0.0.1:{}", free_port())))
+        .collect();
+    let initial_cluster = urls
+        .iter()
+        .enumerate()
+        .map(|(i, (_, peer))| format!("m{}={peer}", i + 1))
+        .collect::<Vec<_>>()
+        .join(",");
+    let members: Vec<Member> = urls
+        .into_iter()
+        .enumerate()
+        .map(|(i, (client_url, peer_url))| {
+            let dir = tempfile::tempdir().unwrap();
+            let data_dir = dir.path().join("data");
+            let name = format!("m{}", i + 1);
+            let urls = (client_url.clone(), peer_url.clone());
+            let child = spawn(kind, &name, &data_dir, &urls, &initial_cluster, &[]);
+            let initial_cluster = initial_cluster.clone();
+            Member { child, kind, name, extra: vec![], initial_cluster, data_dir, dir, client_url, peer_url }
+        })
+        .collect();
+    for m in &members {
+        wait_healthy(m);
+    }
+    members
 }
 
 fn spawn(
     kind: Kind,
     name: &str,
     data_dir: &std::path::Path,
-    client_url: &str,
-    peer_url: &str,
+    (client_url, peer_url): &(String, String),
+    initial_cluster: &str,
     extra: &[String],
 ) -> Child {
     let program = match kind {
@@ -95,7 +146,7 @@ fn spawn(
         .arg(data_dir)
         .args(["--listen-client-urls", client_url, "--advertise-client-urls", client_url])
         .args(["--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url])
-        .args(["--initial-cluster", &format!("{name}={peer_url}")])
+        .args(["--initial-cluster", initial_cluster])
         .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -103,7 +154,7 @@ fn spawn(
         .unwrap_or_else(|e| panic!("starting {program}: {e}"))
 }
 
-fn wait_healthy(member: &Member) {
+pub fn wait_healthy(member: &Member) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if etcdctl(&member.client_url, &["endpoint", "health"], None).status.success() {

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cluster;
 mod crash;
 mod differential;
 mod etcd_client;
