@@ -37,13 +37,12 @@ fn comparable(out: &std::process::Output, json: bool) -> (bool, String, String) 
 const TXN_SUCCESS: &str = "value(\"a\") = \"2\"\nmod(\"b\") > \"0\"\n\nput x 1\nget a\n\nput y 1\n\n";
 const TXN_FAILURE: &str = "version(\"a\") = \"7\"\n\ndel a\n\nput y 2\nget --prefix \"\"\n\n";
 
-#[test]
-fn kv_commands_print_what_etcd_prints() {
-    let rtcd = start(Kind::Rtcd, "e2e");
-    let etcd = start(Kind::Etcd, "e2e");
-    // Over --max-request-bytes (1.5 MiB) but under the gRPC limit (2 MiB).
-    let too_large = "v".repeat(1_600_000);
-    let steps: Vec<(Vec<&str>, Option<&str>)> = vec![
+type Step<'a> = (Vec<&'a str>, Option<&'a str>);
+
+/// Every etcdctl KV command with its flags, in an order whose outcomes
+/// depend on what came before. `too_large` is over --max-request-bytes.
+fn kv_steps(too_large: &str) -> Vec<Step<'_>> {
+    vec![
         (vec!["put", "a", "1"], None),
         (vec!["put", "a", "2", "--prev-kv"], None),
         (vec!["put", "b", "10"], None),
@@ -72,7 +71,7 @@ fn kv_commands_print_what_etcd_prints() {
         (vec!["del", "--prefix", "d/"], None),
         (vec!["put", "a", "--ignore-value"], None),
         (vec!["put", "nope", "--ignore-value"], None),
-        (vec!["put", "big"], Some(too_large.as_str())),
+        (vec!["put", "big"], Some(too_large)),
         (vec!["get", "a", "--rev=1000"], None),
         (vec!["compaction", "4"], None),
         (vec!["get", "a", "--rev=3"], None),
@@ -81,13 +80,45 @@ fn kv_commands_print_what_etcd_prints() {
         (vec!["compaction", "1000"], None),
         (vec!["del", "--from-key", ""], None),
         (vec!["get", "--prefix", "", "-w", "json"], None),
-    ];
-    for (args, stdin) in steps {
-        let json = args.contains(&"json");
-        let ours = comparable(&etcdctl(&rtcd.client_url, &args, stdin), json);
-        let theirs = comparable(&etcdctl(&etcd.client_url, &args, stdin), json);
-        assert_eq!(ours, theirs, "etcdctl {args:?} (stdin {stdin:?}): rtcd vs etcd");
+    ]
+}
+
+/// The KV session's comparable outputs through `endpoints`.
+fn kv_session(endpoints: &str) -> Vec<(bool, String, String)> {
+    // Over --max-request-bytes (1.5 MiB) but under the gRPC limit (2 MiB).
+    let too_large = "v".repeat(1_600_000);
+    kv_steps(&too_large)
+        .into_iter()
+        .map(|(args, stdin)| comparable(&etcdctl(endpoints, &args, stdin), args.contains(&"json")))
+        .collect()
+}
+
+fn assert_same(ours: &[(bool, String, String)], theirs: &[(bool, String, String)], through: &str) {
+    let too_large = "v".repeat(1_600_000);
+    for ((step, a), b) in kv_steps(&too_large).iter().zip(ours).zip(theirs) {
+        assert_eq!(a, b, "etcdctl {:?} through {through}: rtcd vs etcd", step.0);
     }
+    assert_eq!(ours.len(), theirs.len());
+}
+
+#[test]
+fn kv_commands_print_what_etcd_prints() {
+    let rtcd = start(Kind::Rtcd, "e2e");
+    let etcd = start(Kind::Etcd, "e2e");
+    assert_same(&kv_session(&rtcd.client_url), &kv_session(&etcd.client_url), "one member");
+}
+
+/// The same session against a three-member rtcd cluster, through a single
+/// member and through all three: clients cannot tell the difference.
+#[test]
+fn kv_commands_through_a_three_member_cluster_print_what_etcd_prints() {
+    let etcd = start(Kind::Etcd, "e2e");
+    let theirs = kv_session(&etcd.client_url);
+    let cluster = crate::harness::start_cluster(Kind::Rtcd, 3);
+    assert_same(&kv_session(&cluster[2].client_url), &theirs, "member m3");
+    let cluster = crate::harness::start_cluster(Kind::Rtcd, 3);
+    let all: Vec<&str> = cluster.iter().map(|m| m.client_url.as_str()).collect();
+    assert_same(&kv_session(&all.join(",")), &theirs, "all three members");
 }
 
 #[test]
