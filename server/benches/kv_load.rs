@@ -1,11 +1,13 @@
-//! Single-member load, rtcd against real etcd on the same machine with the
-//! same load: puts/s with 1 and with 100 concurrent clients, and ranges/s
-//! with 100 clients (linearizable single-key gets). Prints one line per
-//! workload with both servers' throughput and latency and the ratio.
+//! Load on rtcd and on real etcd, same machine, same load, same cluster
+//! size: puts/s with 1 and with many concurrent clients, and ranges/s with
+//! 100 clients (linearizable and serializable single-key gets). Clients are
+//! spread over every member. Prints one line per workload with both
+//! servers' throughput, latency and the ratio.
 //!
-//! `cargo bench --workspace --bench kv_load` (release build; each workload
-//! runs `RTCD_LOAD_SECS`, default 10 s). Under `cargo test` it runs every
-//! workload for a moment as a smoke test.
+//! `cargo bench --workspace --bench kv_load` (release build). Environment:
+//! `RTCD_LOAD_SECS` per workload (default 10), `RTCD_LOAD_MEMBERS` (1 or 3,
+//! default 1; with 3 the many-clients put uses 1000 clients). Under
+//! `cargo test` it runs every workload for a moment as a smoke test.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use harness::{Kind, start};
+use harness::{Kind, start, start_cluster};
 use rtcd_proto::etcdserverpb::{PutRequest, RangeRequest, kv_client::KvClient};
 use tokio::sync::Mutex;
 use tonic::transport::Channel;
@@ -30,7 +32,7 @@ const VALUE_BYTES: usize = 256;
 #[derive(Clone, Copy, Debug)]
 enum Workload {
     Put { clients: usize },
-    Range { clients: usize },
+    Range { clients: usize, serializable: bool },
 }
 
 struct Outcome {
@@ -39,10 +41,12 @@ struct Outcome {
     p99: Duration,
 }
 
-async fn channels(url: &str) -> Vec<Channel> {
+/// `CONNECTIONS` channels, spread over the members.
+async fn channels(urls: &[String]) -> Vec<Channel> {
     let mut out = Vec::new();
-    for _ in 0..CONNECTIONS {
-        out.push(Channel::from_shared(url.to_string()).unwrap().connect().await.unwrap());
+    for i in 0..CONNECTIONS {
+        let url = &urls[i % urls.len()];
+        out.push(Channel::from_shared(url.clone()).unwrap().connect().await.unwrap());
     }
     out
 }
@@ -51,10 +55,10 @@ fn key(i: usize) -> Bytes {
     Bytes::from(format!("bench/{:05}", i % KEYS))
 }
 
-async fn run(url: &str, workload: Workload, duration: Duration) -> Outcome {
-    let channels = channels(url).await;
+async fn run(urls: &[String], workload: Workload, duration: Duration) -> Outcome {
+    let channels = channels(urls).await;
     let clients = match workload {
-        Workload::Put { clients } | Workload::Range { clients } => clients,
+        Workload::Put { clients } | Workload::Range { clients, .. } => clients,
     };
     let value = Bytes::from(vec![b'v'; VALUE_BYTES]);
     let latencies = Arc::new(Mutex::new(Vec::new()));
@@ -74,8 +78,10 @@ async fn run(url: &str, workload: Workload, duration: Duration) -> Outcome {
                         let put = PutRequest { key: key(i), value: value.clone(), ..Default::default() };
                         kv.put(put).await.unwrap();
                     }
-                    Workload::Range { .. } => {
-                        kv.range(RangeRequest { key: key(i), ..Default::default() }).await.unwrap();
+                    Workload::Range { serializable, .. } => {
+                        kv.range(RangeRequest { key: key(i), serializable, ..Default::default() })
+                            .await
+                            .unwrap();
                     }
                 }
                 mine.push(t.elapsed());
@@ -99,8 +105,8 @@ async fn run(url: &str, workload: Workload, duration: Duration) -> Outcome {
 }
 
 /// Writes every key once so ranges find data.
-async fn preload(url: &str) {
-    let mut kv = KvClient::new(channels(url).await.remove(0));
+async fn preload(urls: &[String]) {
+    let mut kv = KvClient::new(channels(urls).await.remove(0));
     for i in 0..KEYS {
         let put =
             PutRequest { key: key(i), value: Bytes::from(vec![b'v'; VALUE_BYTES]), ..Default::default() };
@@ -113,28 +119,41 @@ async fn main() {
     let measuring = std::env::args().any(|a| a == "--bench");
     let secs = std::env::var("RTCD_LOAD_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(10.0);
     let duration = Duration::from_secs_f64(if measuring { secs } else { 0.2 });
-    let workloads =
-        [Workload::Put { clients: 1 }, Workload::Put { clients: 100 }, Workload::Range { clients: 100 }];
+    let members: usize = std::env::var("RTCD_LOAD_MEMBERS").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let many = if members > 1 { 1000 } else { 100 };
+    let workloads = [
+        Workload::Put { clients: 1 },
+        Workload::Put { clients: many },
+        Workload::Range { clients: 100, serializable: false },
+        Workload::Range { clients: 100, serializable: true },
+    ];
     if !measuring {
         println!("kv_load smoke run (not a measurement): use `cargo bench --workspace --bench kv_load`");
     }
-    let etcd = start(Kind::Etcd, "load");
-    let rtcd = start(Kind::Rtcd, "load");
+    let (etcd, rtcd) = if members > 1 {
+        (start_cluster(Kind::Etcd, members), start_cluster(Kind::Rtcd, members))
+    } else {
+        (vec![start(Kind::Etcd, "load")], vec![start(Kind::Rtcd, "load")])
+    };
+    let etcd_urls: Vec<String> = etcd.iter().map(|m| m.client_url.clone()).collect();
+    let rtcd_urls: Vec<String> = rtcd.iter().map(|m| m.client_url.clone()).collect();
     if measuring {
-        preload(&etcd.client_url).await;
-        preload(&rtcd.client_url).await;
+        preload(&etcd_urls).await;
+        preload(&rtcd_urls).await;
     }
+    println!("{members} member(s) each");
     println!(
         "{:<18} {:>12} {:>10} {:>10} {:>12} {:>10} {:>10} {:>8}",
         "workload", "etcd ops/s", "p50", "p99", "rtcd ops/s", "p50", "p99", "ratio"
     );
     for w in workloads {
-        let theirs = run(&etcd.client_url, w, duration).await;
-        let ours = run(&rtcd.client_url, w, duration).await;
+        let theirs = run(&etcd_urls, w, duration).await;
+        let ours = run(&rtcd_urls, w, duration).await;
         assert!(theirs.ops_per_sec > 0.0 && ours.ops_per_sec > 0.0, "{w:?}: no operation completed");
         let name = match w {
             Workload::Put { clients } => format!("put, {clients} clients"),
-            Workload::Range { clients } => format!("range, {clients} clients"),
+            Workload::Range { clients, serializable: false } => format!("range (l), {clients} cl."),
+            Workload::Range { clients, serializable: true } => format!("range (s), {clients} cl."),
         };
         println!(
             "{:<18} {:>12.0} {:>10.2?} {:>10.2?} {:>12.0} {:>10.2?} {:>10.2?} {:>7.2}x",
