@@ -22,6 +22,44 @@ fn status(m: &Member) -> serde_json::Value {
     json[0]["Status"].clone()
 }
 
+/// Writers putting `<prefix><n>-<i>` through each endpoint until `stop`;
+/// every acknowledged key lands in `acknowledged`.
+fn spawn_writers(
+    endpoints: &[String],
+    prefix: &str,
+    acknowledged: &Arc<Mutex<Vec<String>>>,
+    stop: &Arc<AtomicBool>,
+) -> Vec<std::thread::JoinHandle<()>> {
+    endpoints
+        .iter()
+        .enumerate()
+        .map(|(w, ep)| {
+            let (ep, acknowledged, stop) = (ep.clone(), acknowledged.clone(), stop.clone());
+            let prefix = prefix.to_string();
+            std::thread::spawn(move || {
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let key = format!("{prefix}{w}-{i:04}");
+                    if etcdctl(&ep, &["put", &key, "v"], None).status.success() {
+                        acknowledged.lock().unwrap().push(key);
+                    }
+                    i += 1;
+                }
+            })
+        })
+        .collect()
+}
+
+/// Every acknowledged key is readable (linearizably) through every member.
+fn assert_all_present(cluster: &[Member], prefix: &str, acknowledged: &[String]) {
+    for m in cluster {
+        let keys = ok(etcdctl(&m.client_url, &["get", prefix, "--prefix", "--keys-only"], None));
+        let present: BTreeSet<&str> = keys.lines().filter(|l| !l.is_empty()).collect();
+        let missing: Vec<&String> = acknowledged.iter().filter(|k| !present.contains(k.as_str())).collect();
+        assert!(missing.is_empty(), "{} lost {} acknowledged writes: {missing:?}", m.name, missing.len());
+    }
+}
+
 #[test]
 fn three_members_serve_etcdctl_and_survive_leader_sigkill() {
     let mut cluster = start_cluster(Kind::Rtcd, 3);
@@ -47,23 +85,7 @@ fn three_members_serve_etcdctl_and_survive_leader_sigkill() {
     let stop = Arc::new(AtomicBool::new(false));
     let endpoints: Vec<String> =
         cluster.iter().enumerate().filter(|(i, _)| *i != leader).map(|(_, m)| m.client_url.clone()).collect();
-    let writers: Vec<_> = endpoints
-        .iter()
-        .enumerate()
-        .map(|(w, ep)| {
-            let (ep, acknowledged, stop) = (ep.clone(), acknowledged.clone(), stop.clone());
-            std::thread::spawn(move || {
-                let mut i = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    let key = format!("w{w}-{i:04}");
-                    if etcdctl(&ep, &["put", &key, "v"], None).status.success() {
-                        acknowledged.lock().unwrap().push(key);
-                    }
-                    i += 1;
-                }
-            })
-        })
-        .collect();
+    let writers = spawn_writers(&endpoints, "w", &acknowledged, &stop);
     std::thread::sleep(Duration::from_secs(2));
     let before = acknowledged.lock().unwrap().len();
     cluster[leader].kill();
@@ -87,12 +109,7 @@ fn three_members_serve_etcdctl_and_survive_leader_sigkill() {
     // acknowledged write.
     cluster[leader].restart();
     wait_healthy(&cluster[leader]);
-    for m in &cluster {
-        let keys = ok(etcdctl(&m.client_url, &["get", "w", "--prefix", "--keys-only"], None));
-        let present: BTreeSet<&str> = keys.lines().filter(|l| !l.is_empty()).collect();
-        let missing: Vec<&String> = acknowledged.iter().filter(|k| !present.contains(k.as_str())).collect();
-        assert!(missing.is_empty(), "{} lost acknowledged writes: {missing:?}", m.name);
-    }
+    assert_all_present(&cluster, "w", &acknowledged);
     let hashes: BTreeSet<String> = cluster
         .iter()
         .map(|m| ok(etcdctl(m.client_url.trim_start_matches("http://"), &["endpoint", "hashkv"], None)))
@@ -108,23 +125,8 @@ fn whole_cluster_sigkill_keeps_acknowledged_writes() {
     let mut cluster = start_cluster(Kind::Rtcd, 3);
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
-    let writers: Vec<_> = cluster
-        .iter()
-        .enumerate()
-        .map(|(w, m)| {
-            let (ep, acknowledged, stop) = (m.client_url.clone(), acknowledged.clone(), stop.clone());
-            std::thread::spawn(move || {
-                let mut i = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    let key = format!("all{w}-{i:04}");
-                    if etcdctl(&ep, &["put", &key, "v"], None).status.success() {
-                        acknowledged.lock().unwrap().push(key);
-                    }
-                    i += 1;
-                }
-            })
-        })
-        .collect();
+    let endpoints: Vec<String> = cluster.iter().map(|m| m.client_url.clone()).collect();
+    let writers = spawn_writers(&endpoints, "all", &acknowledged, &stop);
     std::thread::sleep(Duration::from_secs(2));
     for m in cluster.iter_mut() {
         m.kill();
@@ -141,10 +143,5 @@ fn whole_cluster_sigkill_keeps_acknowledged_writes() {
     for m in &cluster {
         wait_healthy(m);
     }
-    for m in &cluster {
-        let keys = ok(etcdctl(&m.client_url, &["get", "all", "--prefix", "--keys-only"], None));
-        let present: BTreeSet<&str> = keys.lines().filter(|l| !l.is_empty()).collect();
-        let missing: Vec<&String> = acknowledged.iter().filter(|k| !present.contains(k.as_str())).collect();
-        assert!(missing.is_empty(), "{} lost {} acknowledged writes: {missing:?}", m.name, missing.len());
-    }
+    assert_all_present(&cluster, "all", &acknowledged);
 }
