@@ -244,6 +244,22 @@ impl RaftNode {
             .map_err(|e| ReplicationError::Stopped(e.to_string()))
     }
 
+    /// Asks the current leader (this member) to hand leadership to `to` and
+    /// waits until `to` leads.
+    pub async fn transfer_leadership(&self, to: u64) -> Result<(), ReplicationError> {
+        self.raft
+            .trigger()
+            .transfer_leader(to)
+            .await
+            .map_err(|e| ReplicationError::Stopped(e.to_string()))?;
+        self.raft
+            .wait(Some(self.request_timeout))
+            .metrics(|m| m.current_leader == Some(to), "leadership transfer")
+            .await
+            .map(|_| ())
+            .map_err(|_| ReplicationError::Timeout)
+    }
+
     pub fn leader(&self) -> Option<u64> {
         self.raft.metrics().borrow_watched().current_leader
     }

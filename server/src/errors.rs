@@ -20,6 +20,9 @@ pub enum EtcdError {
     BadLeaderTransferee,
     #[error("no leader")]
     NoLeader,
+    /// A leader-only request reached a follower.
+    #[error("not leader")]
+    NotLeader,
     #[error("leader changed")]
     LeaderChanged,
     #[error("request timed out")]
@@ -71,6 +74,7 @@ impl From<EtcdError> for Status {
             EtcdError::Stopped => (Code::Unavailable, "etcdserver: server stopped"),
             EtcdError::BadLeaderTransferee => (Code::FailedPrecondition, "etcdserver: bad leader transferee"),
             EtcdError::NoLeader => (Code::Unavailable, "etcdserver: no leader"),
+            EtcdError::NotLeader => (Code::FailedPrecondition, "etcdserver: not leader"),
             EtcdError::LeaderChanged => (Code::Unavailable, "etcdserver: leader changed"),
             EtcdError::Timeout => (Code::Unavailable, "etcdserver: request timed out"),
             EtcdError::Unsupported(what) => {

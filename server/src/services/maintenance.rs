@@ -1,5 +1,5 @@
 //! `etcdserverpb.Maintenance`: member status, alarms, hashes, defragment and
-//! snapshots; MoveLeader as a single member answers it. Downgrade answers
+//! snapshots, leadership transfer (MoveLeader). Downgrade answers
 //! Unimplemented until built.
 
 use std::pin::Pin;
@@ -171,16 +171,22 @@ impl Maintenance for MaintenanceService {
         Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
     }
 
-    /// A single member already leads: moving leadership to itself succeeds
-    /// at once; any other target is not a member.
+    /// Hands leadership to another voting member, as etcd's leader does;
+    /// moving it to the current leader succeeds at once.
     async fn move_leader(
         &self,
         request: Request<MoveLeaderRequest>,
     ) -> Result<Response<MoveLeaderResponse>, Status> {
-        // Until leadership transfer is wired, only "move to the current
-        // leader" can succeed.
-        if Some(request.get_ref().target_id) != self.node.raft.leader() {
+        let target = request.get_ref().target_id;
+        if !self.node.is_leader() {
+            return Err(EtcdError::NotLeader.into());
+        }
+        let voter = self.node.raft.members().into_iter().any(|(id, _, learner)| id == target && !learner);
+        if !voter {
             return Err(EtcdError::BadLeaderTransferee.into());
+        }
+        if target != self.node.identity.member_id {
+            self.node.raft.transfer_leadership(target).await.map_err(EtcdError::from)?;
         }
         Ok(Response::new(MoveLeaderResponse { header: self.node.header() }))
     }

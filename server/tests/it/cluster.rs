@@ -145,3 +145,34 @@ fn whole_cluster_sigkill_keeps_acknowledged_writes() {
     }
     assert_all_present(&cluster, "all", &acknowledged);
 }
+
+/// `etcdctl move-leader` hands leadership to a follower; every member then
+/// reports that follower as leader, and writes go on.
+#[test]
+fn move_leader_transfers_leadership() {
+    let cluster = start_cluster(Kind::Rtcd, 3);
+    // move-leader dials endpoints as given: host:port (see docs/architecture.md).
+    let endpoints: Vec<&str> = cluster.iter().map(|m| m.client_url.trim_start_matches("http://")).collect();
+    let endpoints = endpoints.join(",");
+    let leader = status(&cluster[0])["leader"].as_u64().unwrap();
+    let target = cluster
+        .iter()
+        .map(|m| status(m)["header"]["member_id"].as_u64().unwrap())
+        .find(|id| *id != leader)
+        .unwrap();
+    let out = ok(etcdctl(&endpoints, &["move-leader", &format!("{target:x}")], None));
+    assert_eq!(out, format!("Leadership transferred from {leader:x} to {target:x}"));
+    for m in &cluster {
+        assert_eq!(status(m)["leader"].as_u64(), Some(target), "{} sees the new leader", m.name);
+    }
+    ok(etcdctl(&cluster[0].client_url, &["put", "after-move", "1"], None));
+    // A follower cannot hand over leadership it does not hold.
+    let follower =
+        cluster.iter().find(|m| status(m)["header"]["member_id"].as_u64() != Some(target)).unwrap();
+    let refused = etcdctl(
+        follower.client_url.trim_start_matches("http://"),
+        &["move-leader", &format!("{leader:x}")],
+        None,
+    );
+    assert!(!refused.status.success());
+}
