@@ -165,9 +165,13 @@ fn operation(rng: &mut Rng, shape: &Shape) -> Operation {
         30..42 => Operation::Delete(delete(rng)),
         42..62 => Operation::Txn(txn(rng, shape, 0)),
         62..88 => Operation::Range(range(rng, shape)),
+        // Physical only: etcd answers a non-physical compaction before its
+        // background job has removed a delete made exactly at the compaction
+        // revision, so a watch from there may or may not replay it. rtcd
+        // removes it at once, as a physical compaction ends up doing.
         88..93 => Operation::Compact(CompactionRequest {
             revision: shape.revision - rng.below(6) as i64 + 1,
-            physical: rng.chance(50),
+            physical: true,
         }),
         _ => {
             let (key, range_end) = key_range(rng);
