@@ -6,19 +6,13 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::{Kind, etcdctl, start};
-
-fn etcdctl_cmd(url: &str) -> Command {
-    let mut cmd = Command::new("etcdctl");
-    cmd.env("ETCDCTL_API", "3").args(["--endpoints", url]);
-    cmd
-}
+use crate::harness::{Kind, etcdctl, etcdctl_command, start};
 
 #[test]
 fn lock_excludes_and_hands_over() {
     let m = start(Kind::Rtcd, "lock");
     let url = m.client_url.as_str();
-    let mut holder = etcdctl_cmd(url)
+    let mut holder = etcdctl_command(url)
         .args(["lock", "jobs", "--", "sh", "-c", "echo held; sleep 1.5"])
         .stdout(Stdio::piped())
         .spawn()
@@ -43,19 +37,20 @@ fn elect_leader_is_what_observers_see() {
     let m = start(Kind::Rtcd, "elect");
     let url = m.client_url.as_str();
     let mut leader =
-        etcdctl_cmd(url).args(["elect", "pick", "alice"]).stdout(Stdio::piped()).spawn().unwrap();
+        etcdctl_command(url).args(["elect", "pick", "alice"]).stdout(Stdio::piped()).spawn().unwrap();
     let mut led = BufReader::new(leader.stdout.take().unwrap()).lines();
     let key = led.next().unwrap().unwrap();
     assert!(key.starts_with("pick/"), "{key}");
     assert_eq!(led.next().unwrap().unwrap(), "alice");
 
-    let mut observer = etcdctl_cmd(url).args(["elect", "pick", "-l"]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut observer =
+        etcdctl_command(url).args(["elect", "pick", "-l"]).stdout(Stdio::piped()).spawn().unwrap();
     let mut seen = BufReader::new(observer.stdout.take().unwrap()).lines();
     assert_eq!(seen.next().unwrap().unwrap(), key);
     assert_eq!(seen.next().unwrap().unwrap(), "alice");
 
     // A second candidate waits while alice leads.
-    let mut bob = etcdctl_cmd(url).args(["elect", "pick", "bob"]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut bob = etcdctl_command(url).args(["elect", "pick", "bob"]).stdout(Stdio::piped()).spawn().unwrap();
     std::thread::sleep(Duration::from_millis(500));
     assert!(bob.try_wait().unwrap().is_none(), "bob must not have won");
     // Alice steps down (SIGTERM makes etcdctl resign): bob leads, the observer sees it.
@@ -76,7 +71,7 @@ fn elect_leader_is_what_observers_see() {
 #[test]
 fn check_perf_small_load_passes() {
     let m = start(Kind::Rtcd, "perf");
-    let out = etcdctl_cmd(&m.client_url).args(["check", "perf", "--load=s"]).output().unwrap();
+    let out = etcdctl_command(&m.client_url).args(["check", "perf", "--load=s"]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("PASS: Throughput is"), "{stdout}");

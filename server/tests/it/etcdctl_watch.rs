@@ -3,19 +3,18 @@
 //! `progress`, and a watch from a compacted revision.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{Kind, Member, etcdctl, start};
+use crate::harness::{Kind, Member, etcdctl, etcdctl_command, start};
 
 /// Everything `etcdctl watch <args>` prints until it has been quiet for
 /// `quiet` (or exits), then stops it. `stdin` is fed for `-i` and kept open,
 /// as an interactive user would.
 fn watch_output(endpoint: &str, args: &[&str], stdin: Option<&str>, quiet: Duration) -> Vec<String> {
-    let mut child = Command::new("etcdctl")
-        .env("ETCDCTL_API", "3")
-        .args(["--endpoints", endpoint, "watch"])
+    let mut child = etcdctl_command(endpoint)
+        .arg("watch")
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -165,11 +165,18 @@ pub fn wait_healthy(member: &Member) {
     }
 }
 
+/// `etcdctl --endpoints <endpoint>` (v3 API), for callers that need the
+/// process itself (long-running commands, their own pipes).
+pub fn etcdctl_command(endpoint: &str) -> Command {
+    let mut cmd = Command::new("etcdctl");
+    cmd.env("ETCDCTL_API", "3").args(["--endpoints", endpoint]);
+    cmd
+}
+
 /// Runs `etcdctl --endpoints <endpoint> <args>` with optional stdin.
 pub fn etcdctl(endpoint: &str, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new("etcdctl")
-        .env("ETCDCTL_API", "3")
-        .args(["--endpoints", endpoint, "--command-timeout", "5s"])
+    let mut child = etcdctl_command(endpoint)
+        .args(["--command-timeout", "5s"])
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -92,6 +92,15 @@ fn http_endpoints_share_the_client_port_with_grpc() {
     assert_eq!(stdout(etcdctl(&m.client_url, &["get", "k", "--print-value-only"], None)), "v");
 }
 
+/// `rtcd snapshot restore <file> --data-dir <dir>`.
+fn snapshot_restore(file: &str, data_dir: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_rtcd"))
+        .args(["snapshot", "restore", file, "--data-dir"])
+        .arg(data_dir)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn snapshot_save_then_restore_into_a_new_member() {
     let m = start(Kind::Rtcd, "snap");
@@ -109,11 +118,7 @@ fn snapshot_save_then_restore_into_a_new_member() {
     assert_eq!(std::fs::metadata(&file).unwrap().len() % 512, 32);
 
     let data_dir = m.dir.path().join("restored");
-    let restore = std::process::Command::new(env!("CARGO_BIN_EXE_rtcd"))
-        .args(["snapshot", "restore", file_arg, "--data-dir"])
-        .arg(&data_dir)
-        .output()
-        .unwrap();
+    let restore = snapshot_restore(file_arg, &data_dir);
     assert!(restore.status.success(), "{}", String::from_utf8_lossy(&restore.stderr));
     let restored = crate::harness::start_in(Kind::Rtcd, "restored", &data_dir);
     let dump = |url: &str| stdout(etcdctl(url, &["get", "", "--prefix", "-w", "json"], None));
@@ -136,11 +141,7 @@ fn snapshot_save_then_restore_into_a_new_member() {
     bytes[1000] ^= 0xff;
     std::fs::write(&file, bytes).unwrap();
     let again = m.dir.path().join("again");
-    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_rtcd"))
-        .args(["snapshot", "restore", file_arg, "--data-dir"])
-        .arg(&again)
-        .output()
-        .unwrap();
+    let refused = snapshot_restore(file_arg, &again);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("checksum mismatch"));
     assert!(!again.join("store").exists());
