@@ -8,6 +8,7 @@ const PROTOS: &[&str] = &[
     "v3lockpb/v3lock.proto",
     "v3electionpb/v3election.proto",
     "rtcdraftpb/raft.proto",
+    "rtcdraftpb/peer.proto",
 ];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -21,7 +21,8 @@ pub mod state_machine;
 pub mod types;
 mod wire;
 
-pub use node::{EventSink, RaftConfig, RaftNode, ReplicationError};
+pub use node::{ApplySink, RaftConfig, RaftNode, ReplicationError};
+pub use state_machine::AppliedEntry;
 pub use types::{Command, Member, TypeConfig};
 
 /// A member's Raft instance.

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::{ClientWriteError, LinearizableReadError, RaftError};
+use openraft::vote::RaftLeaderId;
 use openraft::{Config, ReadPolicy, SnapshotPolicy};
-use rtcd_proto::mvccpb::Event;
 use rtcd_proto::rtcdraftpb::RaftMessage;
 use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
 use rtcd_store::{Applied, Store, StoreError, WriteRequest};
@@ -19,12 +19,14 @@ use tokio::sync::oneshot;
 
 use crate::log_store::RocksLogStore;
 use crate::network::PeerNetwork;
-use crate::state_machine::{ApplyListener, StoreStateMachine};
+use crate::state_machine::{AppliedEntry, ApplyListener, StoreStateMachine};
 use crate::types::{Command, Member};
 use crate::{RtcdRaft, codec, wire};
 
-/// Where a member's applied events go (its watch hub), in log order.
-pub type EventSink = Arc<dyn Fn(Vec<Event>) + Send + Sync>;
+/// What a member does with every applied batch, in log order, before the
+/// proposers hear back (feed its watch hub, its lease timers). It may take
+/// the events out of the outcomes.
+pub type ApplySink = Arc<dyn Fn(&mut [AppliedEntry]) + Send + Sync>;
 
 #[derive(Debug, Clone)]
 pub struct RaftConfig {
@@ -57,26 +59,19 @@ pub enum ReplicationError {
     Stopped(String),
 }
 
-/// Proposals waiting for this member's apply, and the event sink.
+/// Proposals waiting for this member's apply, and the member's apply sink.
 struct Waiters {
     pending: Mutex<HashMap<u64, oneshot::Sender<Result<Applied, StoreError>>>>,
-    events: EventSink,
+    sink: ApplySink,
 }
 
 impl ApplyListener for Waiters {
-    fn applied(&self, outcomes: Vec<(u64, Result<Applied, StoreError>)>) {
-        let mut events = Vec::new();
-        let mut outcomes = outcomes;
-        for (_, outcome) in &mut outcomes {
-            if let Ok(applied) = outcome {
-                events.append(&mut applied.events);
-            }
-        }
-        (self.events)(events);
+    fn applied(&self, mut entries: Vec<AppliedEntry>) {
+        (self.sink)(&mut entries);
         let Ok(mut pending) = self.pending.lock() else { return };
-        for (id, outcome) in outcomes {
-            if let Some(waiter) = pending.remove(&id) {
-                let _ = waiter.send(outcome);
+        for entry in entries {
+            if let Some(waiter) = pending.remove(&entry.proposal) {
+                let _ = waiter.send(entry.outcome);
             }
         }
     }
@@ -106,7 +101,7 @@ impl RaftNode {
     pub async fn start(
         config: RaftConfig,
         store: Arc<Store>,
-        events: EventSink,
+        sink: ApplySink,
     ) -> Result<Self, ReplicationError> {
         let stopped = |e: &dyn std::fmt::Display| ReplicationError::Stopped(e.to_string());
         let raft_config = Config {
@@ -123,7 +118,7 @@ impl RaftNode {
         .validate()
         .map_err(|e| stopped(&e))?;
         let log = RocksLogStore::open(config.dir.join("log")).map_err(|e| stopped(&e))?;
-        let waiters = Arc::new(Waiters { pending: Mutex::default(), events });
+        let waiters = Arc::new(Waiters { pending: Mutex::default(), sink });
         let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
             .map_err(|e| stopped(&e))?;
         let network = PeerNetwork::default();
@@ -258,6 +253,28 @@ impl RaftNode {
             .await
             .map(|_| ())
             .map_err(|_| ReplicationError::Timeout)
+    }
+
+    /// A channel to the leader's peer URL, for requests only the leader can
+    /// answer; `Ok(None)` when this member leads.
+    pub fn leader_channel(&self) -> Result<Option<tonic::transport::Channel>, ReplicationError> {
+        let m = self.raft.metrics().borrow_watched().clone();
+        let leader = m.current_leader.ok_or(ReplicationError::NoLeader)?;
+        if leader == self.id {
+            return Ok(None);
+        }
+        let member = m.membership_config.membership().get_node(&leader).ok_or(ReplicationError::NoLeader)?;
+        self.network.channel(member).map(Some).map_err(|_| ReplicationError::NoLeader)
+    }
+
+    /// Whether this member leads and has applied an entry of its own term,
+    /// hence everything earlier leaders committed (when etcd promotes its
+    /// lessor).
+    pub fn leads_applied_term(&self) -> bool {
+        let metrics = self.raft.metrics();
+        let m = metrics.borrow_watched();
+        m.current_leader == Some(self.id)
+            && m.last_applied.as_ref().is_some_and(|l| l.committed_leader_id().term() == m.current_term)
     }
 
     pub fn leader(&self) -> Option<u64> {

@@ -24,14 +24,23 @@ use serde::{Deserialize, Serialize};
 use crate::codec;
 use crate::types::{LogId, SnapshotFile, SnapshotMeta, StoredMembership, TypeConfig};
 
-/// Where applied outcomes go: `(proposal id, outcome)` in log order.
+/// One applied proposal: who proposed it, what it asked and what happened.
+#[derive(Debug)]
+pub struct AppliedEntry {
+    /// The proposing member's id for it (see `codec`).
+    pub proposal: u64,
+    pub request: WriteRequest,
+    pub outcome: Result<Applied, StoreError>,
+}
+
+/// Where applied proposals go, in log order.
 pub trait ApplyListener: Send + Sync + 'static {
-    fn applied(&self, outcomes: Vec<(u64, Result<Applied, StoreError>)>);
+    fn applied(&self, entries: Vec<AppliedEntry>);
 }
 
 /// Nobody is waiting (tests, tools).
 impl ApplyListener for () {
-    fn applied(&self, _: Vec<(u64, Result<Applied, StoreError>)>) {}
+    fn applied(&self, _: Vec<AppliedEntry>) {}
 }
 
 /// What the store's applied mark carries for Raft.
@@ -140,11 +149,18 @@ impl RaftStateMachine<TypeConfig> for StoreStateMachine {
         let Some(last) = applied.last_applied else { return Ok(()) };
         let mark = AppliedMark { index: last.index, context: postcard::to_stdvec(&applied).map_err(io_err)? };
         let store = self.store.clone();
-        let outcomes = tokio::task::spawn_blocking(move || store.apply(&requests, mark))
-            .await
-            .map_err(io_err)?
-            .map_err(io_err)?;
-        self.listener.applied(ids.into_iter().zip(outcomes).collect());
+        let (requests, outcomes) = tokio::task::spawn_blocking(move || {
+            let outcomes = store.apply(&requests, mark);
+            (requests, outcomes)
+        })
+        .await
+        .map_err(io_err)?;
+        let entries = ids.into_iter().zip(requests).zip(outcomes.map_err(io_err)?);
+        self.listener.applied(
+            entries
+                .map(|((proposal, request), outcome)| AppliedEntry { proposal, request, outcome })
+                .collect(),
+        );
         for responder in responders {
             responder.send(());
         }

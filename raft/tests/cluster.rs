@@ -68,7 +68,12 @@ async fn start_member(id: u64, dir: &Path, members: &BTreeMap<u64, Member>) -> R
     };
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = events.clone();
-    let on_events = Arc::new(move |e: Vec<Event>| sink.lock().unwrap().extend(e));
+    let on_events: rtcd_raft::ApplySink = Arc::new(move |entries: &mut [rtcd_raft::AppliedEntry]| {
+        let mut events = sink.lock().unwrap();
+        for applied in entries.iter_mut().filter_map(|e| e.outcome.as_mut().ok()) {
+            events.append(&mut applied.events);
+        }
+    });
     let node = loop {
         match RaftNode::start(config(id, dir, members), store.clone(), on_events.clone()).await {
             Ok(node) => break Arc::new(node),

@@ -12,18 +12,18 @@ use openraft::entry::RaftEntry;
 use openraft::storage::{RaftSnapshotBuilder, RaftStateMachine};
 use openraft::testing::{blank_ent, log_id, membership_ent};
 use rtcd_proto::etcdserverpb::{PutRequest, RangeRequest};
-use rtcd_raft::state_machine::{ApplyListener, StoreStateMachine};
+use rtcd_raft::state_machine::{AppliedEntry, ApplyListener, StoreStateMachine};
 use rtcd_raft::types::Entry;
 use rtcd_raft::{Command, TypeConfig, codec};
-use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest};
+use rtcd_store::{Store, StoreOptions, WriteRequest};
 
 #[derive(Default)]
 struct Outcomes(Mutex<Vec<(u64, i64)>>);
 
 impl ApplyListener for Outcomes {
-    fn applied(&self, outcomes: Vec<(u64, Result<Applied, StoreError>)>) {
+    fn applied(&self, entries: Vec<AppliedEntry>) {
         let mut seen = self.0.lock().unwrap();
-        seen.extend(outcomes.into_iter().map(|(id, o)| (id, o.unwrap().revision)));
+        seen.extend(entries.into_iter().map(|e| (e.proposal, e.outcome.unwrap().revision)));
     }
 }
 

@@ -64,6 +64,11 @@ pub struct Config {
     pub auto_compaction_retention: String,
     #[arg(long, env = "ETCD_EXPERIMENTAL_WATCH_PROGRESS_NOTIFY_INTERVAL", default_value = "10m")]
     pub experimental_watch_progress_notify_interval: String,
+    /// How often the leader records remaining lease TTLs in the log, so a
+    /// new leader neither expires kept-alive leases nor extends idle ones by
+    /// more than this plus an election timeout (etcd's LeaseCheckpointInterval).
+    #[arg(long, env = "ETCD_EXPERIMENTAL_LEASE_CHECKPOINT_INTERVAL", default_value = "5m")]
+    pub experimental_lease_checkpoint_interval: String,
     #[arg(long, env = "ETCD_CERT_FILE")]
     pub cert_file: Option<PathBuf>,
     #[arg(long, env = "ETCD_KEY_FILE")]
@@ -100,6 +105,8 @@ pub enum ConfigError {
     BadCompactionMode(String),
     #[error("invalid --experimental-watch-progress-notify-interval {0:?}")]
     BadProgressInterval(String),
+    #[error("invalid --experimental-lease-checkpoint-interval {0:?}")]
+    BadCheckpointInterval(String),
     #[error("invalid --initial-cluster {0:?}: expected name=peerURL,...")]
     BadInitialCluster(String),
     #[error("--initial-cluster has no entry for this member ({0}) with its --initial-advertise-peer-urls")]
@@ -121,6 +128,7 @@ impl Config {
             return Err(ConfigError::Unsupported("--initial-cluster-state existing (needs Raft)"));
         }
         self.watch_progress_interval()?;
+        self.lease_checkpoint_interval()?;
         self.initial_members()?;
         self.compaction_policy().map(|_| ())
     }
@@ -132,6 +140,11 @@ impl Config {
         let interval =
             crate::duration::parse(raw).ok_or_else(|| ConfigError::BadProgressInterval(raw.clone()))?;
         Ok(interval.max(Duration::from_millis(100)))
+    }
+
+    pub fn lease_checkpoint_interval(&self) -> Result<Duration, ConfigError> {
+        let raw = &self.experimental_lease_checkpoint_interval;
+        crate::duration::parse(raw).ok_or_else(|| ConfigError::BadCheckpointInterval(raw.clone()))
     }
 
     pub fn compaction_policy(&self) -> Result<crate::compactor::Policy, ConfigError> {

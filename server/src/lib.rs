@@ -2,12 +2,15 @@
 //! `services/`), the write path, response headers and the mapping of errors
 //! to etcd's codes and messages.
 
+pub mod applied;
 pub mod compactor;
 pub mod config;
 pub mod duration;
 pub mod errors;
 pub mod header;
 pub mod http;
+pub mod leader;
+pub mod leases;
 pub mod lessor;
 pub mod node;
 pub mod restore;

@@ -37,7 +37,8 @@ pub struct Node {
     pub config: Config,
     pub store: Arc<Store>,
     pub identity: Identity,
-    pub lessor: Lessor,
+    /// Lease timers; live only while this member leads.
+    pub lessor: Arc<Lessor>,
     /// Where committed events go out to watch streams.
     pub hub: Hub,
     /// Replication: every write goes through the Raft log, even on a
@@ -65,7 +66,7 @@ impl Node {
             cluster_id: header::cluster_id(members.keys().copied(), token),
         };
         let hub = Hub::default();
-        let publish = hub.clone();
+        let lessor = Arc::new(Lessor::default());
         let raft_config = RaftConfig {
             id: identity.member_id,
             dir: dir.join(RAFT_DIR),
@@ -76,11 +77,8 @@ impl Node {
             logs_to_keep: SNAPSHOT_CATCH_UP_ENTRIES,
             request_timeout: request_timeout(&config),
         };
-        let raft =
-            RaftNode::start(raft_config, store.clone(), Arc::new(move |events| publish.publish(events)))
-                .await?;
-        let lessor = Lessor::default();
-        lessor.restore(&store.leases()?);
+        let sink = crate::applied::sink(hub.clone(), lessor.clone());
+        let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
         let next_lease_id = std::sync::atomic::AtomicI64::new(first_lease_id(identity.member_id));
         Ok(Arc::new(Self { config, store, identity, lessor, hub, raft: Arc::new(raft), next_lease_id }))
     }
@@ -129,26 +127,10 @@ impl Node {
             }
             return Err(StoreError::NoSpace.into());
         }
-        let revoking = match &req {
-            WriteRequest::LeaseRevoke(r) => Some(r.id),
-            _ => None,
-        };
-        let outcome = match self.raft.propose(req).await {
+        match self.raft.propose(req).await {
             Ok(outcome) => outcome.map_err(EtcdError::from),
             Err(e) => Err(EtcdError::from(e)),
-        };
-        // Lease timers follow the replicated lease table: a revoke that found
-        // no lease (already revoked elsewhere) also ends the timer.
-        if let Some(id) = revoking
-            && matches!(outcome, Ok(_) | Err(EtcdError::Store(StoreError::LeaseNotFound)))
-        {
-            self.lessor.revoked(id);
         }
-        let applied = outcome?;
-        if let WriteResponse::LeaseGrant(g) = &applied.response {
-            self.lessor.granted(g.id, g.ttl);
-        }
-        Ok(applied)
     }
 
     /// Whether `req` would take the store past `--quota-backend-bytes`
@@ -229,6 +211,13 @@ fn request_len(req: &WriteRequest) -> usize {
 /// How long a write may wait: etcd's 5 s plus two election timeouts.
 fn request_timeout(config: &Config) -> std::time::Duration {
     std::time::Duration::from_millis(5000 + 2 * config.election_timeout)
+}
+
+impl Node {
+    /// How long a request may wait for replication or for a leader.
+    pub fn request_timeout(&self) -> std::time::Duration {
+        request_timeout(&self.config)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

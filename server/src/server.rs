@@ -10,7 +10,8 @@ use tonic::service::Routes;
 use tonic::transport::Server;
 
 use crate::node::Node;
-use crate::services::lease::{LeaseService, spawn_expiry};
+use crate::services::lease::LeaseService;
+use crate::services::peer::PeerService;
 use crate::services::{
     cluster::ClusterService, kv::KvService, maintenance::MaintenanceService, watch::WatchService,
 };
@@ -38,7 +39,7 @@ pub async fn serve(
     // etcd registers the empty service name as SERVING.
     health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
 
-    spawn_expiry(node.clone());
+    crate::leases::spawn(node.clone(), node.config.lease_checkpoint_interval()?);
     crate::compactor::spawn(node.clone(), node.config.compaction_policy()?);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
@@ -50,14 +51,16 @@ pub async fn serve(
     // Peers reach this member's Raft on the peer URLs.
     for addr in node.config.peer_listen_addrs()? {
         let incoming = node.config.data_dir().join(crate::node::RAFT_DIR).join("incoming");
-        let peer =
+        let raft =
             rtcd_raft::peer_service::PeerService::new(node.raft.raft().clone(), incoming).into_server();
+        let peer = PeerService::server(node.clone());
         let mut stop = stop_rx.clone();
         servers.spawn(async move {
             let stopped = async move {
                 let _ = stop.wait_for(|s| *s).await;
             };
             Server::builder()
+                .add_service(raft)
                 .add_service(peer)
                 .serve_with_shutdown(addr, stopped)
                 .await

@@ -1,10 +1,9 @@
 //! `etcdserverpb.Lease`: grant and revoke go through the write path (revoke
-//! deletes the attached keys in one revision); keep-alives renew the local
-//! timer; expiry is a revoke proposed by the member itself.
+//! deletes the attached keys in one revision); keep-alives and TTL queries
+//! are answered by the leader, whose lessor holds the timers (`leases`).
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use rtcd_proto::etcdserverpb::{
     LeaseGrantRequest, LeaseGrantResponse, LeaseKeepAliveRequest, LeaseKeepAliveResponse, LeaseLeasesRequest,
@@ -18,9 +17,6 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::errors::EtcdError;
 use crate::node::Node;
 
-/// How often expired leases are looked for.
-const EXPIRY_CHECK: Duration = Duration::from_millis(500);
-
 #[derive(Debug)]
 pub struct LeaseService {
     node: Arc<Node>,
@@ -30,29 +26,6 @@ impl LeaseService {
     pub fn new(node: Arc<Node>) -> Self {
         Self { node }
     }
-}
-
-/// Revokes expired leases until the process ends.
-pub fn spawn_expiry(node: Arc<Node>) {
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(EXPIRY_CHECK);
-        loop {
-            tick.tick().await;
-            // Only the leader expires leases; the revokes replicate.
-            if !node.is_leader() {
-                continue;
-            }
-            for id in node.lessor.expired() {
-                // Success or not, the write path settles the lease's timer.
-                let revoke = WriteRequest::LeaseRevoke(LeaseRevokeRequest { id });
-                if let Err(e) = node.propose(revoke).await
-                    && e != EtcdError::Store(StoreError::LeaseNotFound)
-                {
-                    tracing::warn!(lease = id, error = %e, "revoking an expired lease failed");
-                }
-            }
-        }
-    });
 }
 
 #[tonic::async_trait]
@@ -88,11 +61,23 @@ impl Lease for LeaseService {
         request: Request<Streaming<LeaseKeepAliveRequest>>,
     ) -> Result<Response<Self::LeaseKeepAliveStream>, Status> {
         let node = self.node.clone();
-        let responses = request.into_inner().map(move |req| {
-            let id = req?.id;
-            // An unknown or expired lease is answered with TTL 0, not an error.
-            let ttl = node.lessor.renew(id).unwrap_or(0);
-            Ok(LeaseKeepAliveResponse { header: node.header(), id, ttl })
+        let responses = request.into_inner().then(move |req| {
+            let node = node.clone();
+            async move {
+                let req = req?;
+                let ttl = node
+                    .at_leader(|route| {
+                        let node = node.clone();
+                        async move {
+                            match route {
+                                None => node.renew_lease(req.id).await.map_err(Status::from),
+                                Some(mut leader) => Ok(leader.lease_keep_alive(req).await?.into_inner().ttl),
+                            }
+                        }
+                    })
+                    .await?;
+                Ok(LeaseKeepAliveResponse { header: node.header(), id: req.id, ttl })
+            }
         });
         Ok(Response::new(Box::pin(responses)))
     }
@@ -102,24 +87,17 @@ impl Lease for LeaseService {
         request: Request<LeaseTimeToLiveRequest>,
     ) -> Result<Response<LeaseTimeToLiveResponse>, Status> {
         let req = request.into_inner();
-        let lease = self.node.store.lease(req.id).map_err(EtcdError::from)?;
-        let remaining = self.node.lessor.remaining(req.id);
-        let resp = match (lease, remaining) {
-            (Some(lease), Some(ttl)) => LeaseTimeToLiveResponse {
-                header: self.node.header(),
-                id: req.id,
-                ttl,
-                granted_ttl: lease.ttl,
-                keys: if req.keys { lease.keys.into_iter().collect() } else { Vec::new() },
-            },
-            // Unknown (or being revoked): TTL -1, not an error.
-            _ => LeaseTimeToLiveResponse {
-                header: self.node.header(),
-                id: req.id,
-                ttl: -1,
-                ..Default::default()
-            },
-        };
+        let node = &self.node;
+        let mut resp = node
+            .at_leader(|route| async move {
+                match route {
+                    None => node.lease_time_to_live(&req).await.map_err(Status::from),
+                    Some(mut leader) => Ok(leader.lease_time_to_live(req).await?.into_inner()),
+                }
+            })
+            .await?;
+        // Like etcd, the header is this member's even when the leader answered.
+        resp.header = node.header();
         Ok(Response::new(resp))
     }
 

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::harness::{Kind, Member, etcdctl, start};
+use crate::harness::{Kind, Member, etcdctl, start, start_cluster};
 
 fn text(out: &std::process::Output) -> (bool, String, String) {
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -42,9 +42,9 @@ fn normalize(s: &str, ids: &[&str]) -> String {
     s
 }
 
-/// Runs the scripted lease session against one member; outputs normalized.
-fn session(m: &Member) -> Vec<(bool, String, String)> {
-    let url = m.client_url.as_str();
+/// Runs the scripted lease session through `url` (one endpoint or a comma
+/// separated list); outputs normalized.
+fn session(url: &str) -> Vec<(bool, String, String)> {
     let grant = etcdctl(url, &["lease", "grant", "60"], None);
     let id = granted_id(&grant);
     let short = etcdctl(url, &["lease", "grant", "1"], None);
@@ -63,6 +63,8 @@ fn session(m: &Member) -> Vec<(bool, String, String)> {
         vec!["lease", "keep-alive", "--once", &id],
         vec!["put", "z", "v", "--lease=1234abcd"],
         vec!["lease", "grant", "9000000001"],
+        // Leaves nothing behind for a later session on the same cluster.
+        vec!["lease", "revoke", &short_id],
     ];
     let mut outputs = vec![text(&grant), text(&short)];
     outputs.extend(steps.iter().map(|args| text(&etcdctl(url, args, None))));
@@ -76,12 +78,37 @@ fn session(m: &Member) -> Vec<(bool, String, String)> {
 fn lease_commands_print_what_etcd_prints() {
     let rtcd = start(Kind::Rtcd, "lease");
     let etcd = start(Kind::Etcd, "lease");
-    let ours = session(&rtcd);
-    let theirs = session(&etcd);
-    for (i, (o, t)) in ours.iter().zip(&theirs).enumerate() {
-        assert_eq!(o, t, "step {i}: rtcd vs etcd");
+    let theirs = session(&etcd.client_url);
+    assert_same(&session(&rtcd.client_url), &theirs, "one member");
+}
+
+fn assert_same(ours: &[(bool, String, String)], theirs: &[(bool, String, String)], through: &str) {
+    for (i, (o, t)) in ours.iter().zip(theirs).enumerate() {
+        assert_eq!(o, t, "step {i} through {through}: rtcd vs etcd");
     }
     assert_eq!(ours.len(), theirs.len());
+}
+
+/// Through a follower (keep-alives and TTLs are answered by the leader's
+/// lessor) and through all three endpoints, etcdctl prints what it prints
+/// for a single etcd.
+#[test]
+fn lease_commands_through_a_three_member_cluster_print_what_etcd_prints() {
+    let etcd = start(Kind::Etcd, "lease");
+    let theirs = session(&etcd.client_url);
+    let cluster = start_cluster(Kind::Rtcd, 3);
+    let follower = cluster.iter().find(|m| !is_leader(m)).unwrap();
+    assert_same(&session(&follower.client_url), &theirs, "a follower");
+    let all: Vec<&str> = cluster.iter().map(|m| m.client_url.as_str()).collect();
+    assert_same(&session(&all.join(",")), &theirs, "all endpoints");
+}
+
+fn is_leader(m: &Member) -> bool {
+    // endpoint status dials host:port (see docs/architecture.md).
+    let out =
+        etcdctl(m.client_url.trim_start_matches("http://"), &["endpoint", "status", "-w", "json"], None);
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    status[0]["Status"]["leader"] == status[0]["Status"]["header"]["member_id"]
 }
 
 #[test]

@@ -101,6 +101,12 @@ fn launch(
 /// Starts `size` members m1, m2, ... of one cluster and waits until each
 /// answers a linearizable read (so a leader exists).
 pub fn start_cluster(kind: Kind, size: usize) -> Vec<Member> {
+    start_cluster_with(kind, size, &[])
+}
+
+/// `start_cluster` with extra flags for every member.
+pub fn start_cluster_with(kind: Kind, size: usize, extra: &[&str]) -> Vec<Member> {
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let urls: Vec<(String, String)> = (0..size)
         .map(|_| (format!("http://127.0.0.1:{}", free_port()), format!("http://127.0.0.1:{}", free_port())))
         .collect();
@@ -118,9 +124,9 @@ pub fn start_cluster(kind: Kind, size: usize) -> Vec<Member> {
             let data_dir = dir.path().join("data");
             let name = format!("m{}", i + 1);
             let urls = (client_url.clone(), peer_url.clone());
-            let child = spawn(kind, &name, &data_dir, &urls, &initial_cluster, &[]);
-            let initial_cluster = initial_cluster.clone();
-            Member { child, kind, name, extra: vec![], initial_cluster, data_dir, dir, client_url, peer_url }
+            let child = spawn(kind, &name, &data_dir, &urls, &initial_cluster, &extra);
+            let (initial_cluster, extra) = (initial_cluster.clone(), extra.clone());
+            Member { child, kind, name, extra, initial_cluster, data_dir, dir, client_url, peer_url }
         })
         .collect();
     for m in &members {

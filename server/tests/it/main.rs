@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cluster;
+mod cluster_leases;
 mod crash;
 mod differential;
 mod etcd_client;

@@ -1,0 +1,91 @@
+//! `rtcdraftpb.Peer` on the peer URL: what followers hand to the leader on
+//! behalf of their clients, and the membership a joining member asks for.
+//! Leader-only requests reaching a member that no longer leads are refused
+//! with "not leader" (the sender retries at the new leader).
+
+use std::sync::Arc;
+
+use rtcd_proto::etcdserverpb::{
+    LeaseKeepAliveRequest, LeaseKeepAliveResponse, LeaseTimeToLiveRequest, LeaseTimeToLiveResponse, Member,
+    MemberAddRequest, MemberAddResponse, MemberListRequest, MemberListResponse, MemberPromoteRequest,
+    MemberPromoteResponse, MemberRemoveRequest, MemberRemoveResponse, MemberUpdateRequest,
+    MemberUpdateResponse,
+};
+use rtcd_proto::rtcdraftpb::peer_server::{Peer, PeerServer};
+use tonic::{Request, Response, Status};
+
+use crate::errors::EtcdError;
+use crate::node::Node;
+
+#[derive(Debug)]
+pub struct PeerService {
+    node: Arc<Node>,
+}
+
+impl PeerService {
+    pub fn server(node: Arc<Node>) -> PeerServer<Self> {
+        PeerServer::new(Self { node })
+    }
+
+    fn leading(&self) -> Result<&Node, Status> {
+        if self.node.is_leader() { Ok(&self.node) } else { Err(EtcdError::NotLeader.into()) }
+    }
+}
+
+fn membership_changes() -> Status {
+    EtcdError::Unsupported("changing membership").into()
+}
+
+#[tonic::async_trait]
+impl Peer for PeerService {
+    async fn lease_keep_alive(
+        &self,
+        request: Request<LeaseKeepAliveRequest>,
+    ) -> Result<Response<LeaseKeepAliveResponse>, Status> {
+        let node = self.leading()?;
+        let id = request.into_inner().id;
+        let ttl = node.renew_lease(id).await?;
+        Ok(Response::new(LeaseKeepAliveResponse { header: node.header(), id, ttl }))
+    }
+
+    async fn lease_time_to_live(
+        &self,
+        request: Request<LeaseTimeToLiveRequest>,
+    ) -> Result<Response<LeaseTimeToLiveResponse>, Status> {
+        let node = self.leading()?;
+        Ok(Response::new(node.lease_time_to_live(&request.into_inner()).await?))
+    }
+
+    async fn member_add(&self, _: Request<MemberAddRequest>) -> Result<Response<MemberAddResponse>, Status> {
+        Err(membership_changes())
+    }
+
+    async fn member_remove(
+        &self,
+        _: Request<MemberRemoveRequest>,
+    ) -> Result<Response<MemberRemoveResponse>, Status> {
+        Err(membership_changes())
+    }
+
+    async fn member_update(
+        &self,
+        _: Request<MemberUpdateRequest>,
+    ) -> Result<Response<MemberUpdateResponse>, Status> {
+        Err(membership_changes())
+    }
+
+    async fn member_promote(
+        &self,
+        _: Request<MemberPromoteRequest>,
+    ) -> Result<Response<MemberPromoteResponse>, Status> {
+        Err(membership_changes())
+    }
+
+    async fn publish(&self, _: Request<Member>) -> Result<Response<MemberListResponse>, Status> {
+        Err(membership_changes())
+    }
+
+    async fn members(&self, _: Request<MemberListRequest>) -> Result<Response<MemberListResponse>, Status> {
+        Err(membership_changes())
+    }
+}
