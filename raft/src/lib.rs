@@ -8,12 +8,15 @@
 //! * `network` / `peer_service`: the peer transport over tonic (client and
 //!   server sides of `rtcdraftpb.Raft`), including chunked snapshots and
 //!   proposals forwarded to the leader.
+//! * `membership`: the Cluster API's member changes as openraft membership
+//!   changes.
 //! * `state_machine`: committed entries applied to `rtcd_store::Store` in
 //!   batches, with the applied log id and membership in the same write;
 //!   snapshots are the store's checksummed dump.
 
 pub mod codec;
 pub mod log_store;
+pub mod membership;
 pub mod network;
 pub mod node;
 pub mod peer_service;
@@ -21,6 +24,7 @@ pub mod state_machine;
 pub mod types;
 mod wire;
 
+pub use membership::MembershipChange;
 pub use node::{ApplySink, RaftConfig, RaftNode, ReplicationError};
 pub use state_machine::AppliedEntry;
 pub use types::{Command, Member, TypeConfig};

@@ -55,6 +55,13 @@ pub enum ReplicationError {
     Timeout,
     #[error("leader changed")]
     LeaderChanged,
+    /// This member does not lead (membership changes run on the leader).
+    #[error("not leader")]
+    NotLeader,
+    /// openraft refused a membership change the server's checks let
+    /// through (a concurrent change won the race).
+    #[error("membership change rejected: {0}")]
+    Rejected(String),
     #[error("raft stopped: {0}")]
     Stopped(String),
 }
@@ -146,6 +153,10 @@ impl RaftNode {
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    pub(crate) fn request_timeout(&self) -> Duration {
+        self.request_timeout
     }
 
     /// Replicates `request` and returns its outcome as applied here. A

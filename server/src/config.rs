@@ -105,6 +105,8 @@ pub enum ConfigError {
     BadCompactionMode(String),
     #[error("invalid --experimental-watch-progress-notify-interval {0:?}")]
     BadProgressInterval(String),
+    #[error("invalid --initial-cluster-state {0:?} (new or existing)")]
+    BadClusterState(String),
     #[error("invalid --experimental-lease-checkpoint-interval {0:?}")]
     BadCheckpointInterval(String),
     #[error("invalid --initial-cluster {0:?}: expected name=peerURL,...")]
@@ -124,8 +126,8 @@ impl Config {
         if self.cert_file.is_some() || self.key_file.is_some() || self.client_cert_auth {
             return Err(ConfigError::Unsupported("client TLS (--cert-file/--key-file)"));
         }
-        if self.initial_cluster_state != "new" {
-            return Err(ConfigError::Unsupported("--initial-cluster-state existing (needs Raft)"));
+        if !["new", "existing"].contains(&self.initial_cluster_state.as_str()) {
+            return Err(ConfigError::BadClusterState(self.initial_cluster_state.clone()));
         }
         self.watch_progress_interval()?;
         self.lease_checkpoint_interval()?;
@@ -186,6 +188,11 @@ impl Config {
             return Err(ConfigError::NotInInitialCluster(self.name.clone()));
         }
         Ok(members)
+    }
+
+    /// Whether this member joins a running cluster instead of forming one.
+    pub fn joins_existing(&self) -> bool {
+        self.initial_cluster_state == "existing"
     }
 
     pub fn advertise_peer_urls(&self) -> Vec<String> {

@@ -27,6 +27,24 @@ pub enum EtcdError {
     LeaderChanged,
     #[error("request timed out")]
     Timeout,
+    #[error("member not found")]
+    MemberNotFound,
+    #[error("member ID already exists")]
+    MemberExists,
+    #[error("peer URLs already exist")]
+    PeerUrlExists,
+    #[error("given member URLs are invalid")]
+    MemberBadUrls,
+    #[error("can only promote a learner member")]
+    MemberNotLearner,
+    #[error("can only promote a learner member which is in sync with leader")]
+    LearnerNotReady,
+    #[error("too many learner members in cluster")]
+    TooManyLearners,
+    /// A membership change lost a race with another one (etcd serializes
+    /// them, so it has no text for this).
+    #[error("membership change rejected: {0}")]
+    ReconfigRejected(String),
 }
 
 impl From<rtcd_raft::ReplicationError> for EtcdError {
@@ -36,6 +54,8 @@ impl From<rtcd_raft::ReplicationError> for EtcdError {
             R::NoLeader => EtcdError::NoLeader,
             R::LeaderChanged => EtcdError::LeaderChanged,
             R::Timeout => EtcdError::Timeout,
+            R::NotLeader => EtcdError::NotLeader,
+            R::Rejected(why) => EtcdError::ReconfigRejected(why),
             R::Stopped(why) => {
                 tracing::warn!(%why, "replication stopped");
                 EtcdError::Stopped
@@ -77,6 +97,26 @@ impl From<EtcdError> for Status {
             EtcdError::NotLeader => (Code::FailedPrecondition, "etcdserver: not leader"),
             EtcdError::LeaderChanged => (Code::Unavailable, "etcdserver: leader changed"),
             EtcdError::Timeout => (Code::Unavailable, "etcdserver: request timed out"),
+            EtcdError::MemberNotFound => (Code::NotFound, "etcdserver: member not found"),
+            EtcdError::MemberExists => (Code::FailedPrecondition, "etcdserver: member ID already exist"),
+            EtcdError::PeerUrlExists => (Code::FailedPrecondition, "etcdserver: Peer URLs already exists"),
+            EtcdError::MemberBadUrls => (Code::InvalidArgument, "etcdserver: given member URLs are invalid"),
+            EtcdError::MemberNotLearner => {
+                (Code::FailedPrecondition, "etcdserver: can only promote a learner member")
+            }
+            EtcdError::LearnerNotReady => (
+                Code::FailedPrecondition,
+                "etcdserver: can only promote a learner member which is in sync with leader",
+            ),
+            EtcdError::TooManyLearners => {
+                (Code::FailedPrecondition, "etcdserver: too many learner members in cluster")
+            }
+            EtcdError::ReconfigRejected(why) => {
+                return Status::new(
+                    Code::FailedPrecondition,
+                    format!("rtcd: membership change rejected: {why}"),
+                );
+            }
             EtcdError::Unsupported(what) => {
                 return Status::new(Code::Unimplemented, format!("rtcd: {what} is not supported yet"));
             }

@@ -1,7 +1,6 @@
 //! One member: its store, identity, write path and limits, shared by every
 //! service.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use prost::Message;
@@ -12,10 +11,10 @@ use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest, WriteRe
 
 use crate::config::Config;
 use crate::errors::EtcdError;
-use crate::header::{self, Identity, WithHeader};
+use crate::header::{Identity, WithHeader};
 use crate::lessor::Lessor;
 use crate::watch::Hub;
-use rtcd_raft::{Member, RaftConfig, RaftNode};
+use rtcd_raft::{RaftConfig, RaftNode};
 
 /// Log entries kept behind a snapshot for followers slightly behind
 /// (etcd's SnapshotCatchUpEntries).
@@ -55,16 +54,7 @@ impl Node {
         // The Raft log is fsynced; the store replays from it after a crash.
         let options = StoreOptions { sync: false, max_txn_ops: config.max_txn_ops };
         let store = Arc::new(Store::open(dir.join(STORE_DIR), options)?);
-        let token = &config.initial_cluster_token;
-        let mut members = BTreeMap::new();
-        for (name, peer_urls) in config.initial_members()? {
-            let client_urls = if name == config.name { config.advertise_client_urls() } else { Vec::new() };
-            members.insert(header::member_id(&peer_urls, token), Member { name, peer_urls, client_urls });
-        }
-        let identity = Identity {
-            member_id: header::member_id(&config.advertise_peer_urls(), token),
-            cluster_id: header::cluster_id(members.keys().copied(), token),
-        };
+        let (identity, members) = crate::identity::resolve(&config, &dir).await?;
         let hub = Hub::default();
         let lessor = Arc::new(Lessor::default());
         let raft_config = RaftConfig {
@@ -228,6 +218,10 @@ pub enum NodeError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error("cannot join the cluster: {0}")]
+    Join(String),
+    #[error("damaged member identity file {0}")]
+    Identity(String),
     #[error("cannot start replication: {0}")]
     Raft(#[from] rtcd_raft::ReplicationError),
 }

@@ -40,6 +40,7 @@ pub async fn serve(
     health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
 
     crate::leases::spawn(node.clone(), node.config.lease_checkpoint_interval()?);
+    crate::membership::spawn_publisher(node.clone());
     crate::compactor::spawn(node.clone(), node.config.compaction_policy()?);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {

@@ -1,17 +1,16 @@
-//! `etcdserverpb.Cluster`: the members of the replicated configuration.
-//! Membership changes answer Unimplemented until they are mapped onto
-//! openraft's.
+//! `etcdserverpb.Cluster`: the members of the replicated configuration and
+//! changes to it. Changes run at the leader (`membership`); a follower hands
+//! them over through the leader's peer service.
 
 use std::sync::Arc;
 
 use rtcd_proto::etcdserverpb::{
-    Member, MemberAddRequest, MemberAddResponse, MemberListRequest, MemberListResponse, MemberPromoteRequest,
+    MemberAddRequest, MemberAddResponse, MemberListRequest, MemberListResponse, MemberPromoteRequest,
     MemberPromoteResponse, MemberRemoveRequest, MemberRemoveResponse, MemberUpdateRequest,
-    MemberUpdateResponse, cluster_server::Cluster,
+    MemberUpdateResponse, ResponseHeader, cluster_server::Cluster,
 };
 use tonic::{Request, Response, Status};
 
-use crate::errors::EtcdError;
 use crate::node::Node;
 
 #[derive(Debug)]
@@ -24,63 +23,96 @@ impl ClusterService {
         Self { node }
     }
 
-    /// The members in the replicated configuration. Client URLs are known
-    /// for this member only until members publish theirs.
-    fn members(&self) -> Vec<Member> {
-        self.node
-            .raft
-            .members()
-            .into_iter()
-            .map(|(id, m, is_learner)| Member {
-                id,
-                name: m.name,
-                peer_ur_ls: m.peer_urls,
-                client_ur_ls: if id == self.node.identity.member_id {
-                    self.node.config.advertise_client_urls()
-                } else {
-                    m.client_urls
-                },
-                is_learner,
-            })
-            .collect()
+    /// Like etcd, the answering member's header, whoever made the change.
+    fn own_header(&self) -> Option<ResponseHeader> {
+        self.node.header()
     }
-}
-
-fn membership_changes() -> Status {
-    EtcdError::Unsupported("changing membership (needs Raft replication)").into()
 }
 
 #[tonic::async_trait]
 impl Cluster for ClusterService {
-    async fn member_add(&self, _: Request<MemberAddRequest>) -> Result<Response<MemberAddResponse>, Status> {
-        Err(membership_changes())
+    async fn member_add(
+        &self,
+        request: Request<MemberAddRequest>,
+    ) -> Result<Response<MemberAddResponse>, Status> {
+        let req = request.into_inner();
+        let node = &self.node;
+        let mut resp = node
+            .at_leader(|route| {
+                let req = req.clone();
+                async move {
+                    match route {
+                        None => node.member_add(&req).await.map_err(Status::from),
+                        Some(mut leader) => Ok(leader.member_add(req).await?.into_inner()),
+                    }
+                }
+            })
+            .await?;
+        resp.header = self.own_header();
+        Ok(Response::new(resp))
     }
 
     async fn member_remove(
         &self,
-        _: Request<MemberRemoveRequest>,
+        request: Request<MemberRemoveRequest>,
     ) -> Result<Response<MemberRemoveResponse>, Status> {
-        Err(membership_changes())
+        let req = request.into_inner();
+        let node = &self.node;
+        let mut resp = node
+            .at_leader(|route| async move {
+                match route {
+                    None => node.member_remove(req.id).await.map_err(Status::from),
+                    Some(mut leader) => Ok(leader.member_remove(req).await?.into_inner()),
+                }
+            })
+            .await?;
+        resp.header = self.own_header();
+        Ok(Response::new(resp))
     }
 
     async fn member_update(
         &self,
-        _: Request<MemberUpdateRequest>,
+        request: Request<MemberUpdateRequest>,
     ) -> Result<Response<MemberUpdateResponse>, Status> {
-        Err(membership_changes())
+        let req = request.into_inner();
+        let node = &self.node;
+        let mut resp = node
+            .at_leader(|route| {
+                let req = req.clone();
+                async move {
+                    match route {
+                        None => node.member_update(&req).await.map_err(Status::from),
+                        Some(mut leader) => Ok(leader.member_update(req).await?.into_inner()),
+                    }
+                }
+            })
+            .await?;
+        resp.header = self.own_header();
+        Ok(Response::new(resp))
     }
 
     async fn member_list(
         &self,
         _: Request<MemberListRequest>,
     ) -> Result<Response<MemberListResponse>, Status> {
-        Ok(Response::new(MemberListResponse { header: self.node.header(), members: self.members() }))
+        Ok(Response::new(MemberListResponse { header: self.own_header(), members: self.node.member_list() }))
     }
 
     async fn member_promote(
         &self,
-        _: Request<MemberPromoteRequest>,
+        request: Request<MemberPromoteRequest>,
     ) -> Result<Response<MemberPromoteResponse>, Status> {
-        Err(membership_changes())
+        let req = request.into_inner();
+        let node = &self.node;
+        let mut resp = node
+            .at_leader(|route| async move {
+                match route {
+                    None => node.member_promote(req.id).await.map_err(Status::from),
+                    Some(mut leader) => Ok(leader.member_promote(req).await?.into_inner()),
+                }
+            })
+            .await?;
+        resp.header = self.own_header();
+        Ok(Response::new(resp))
     }
 }

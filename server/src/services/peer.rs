@@ -32,10 +32,6 @@ impl PeerService {
     }
 }
 
-fn membership_changes() -> Status {
-    EtcdError::Unsupported("changing membership").into()
-}
-
 #[tonic::async_trait]
 impl Peer for PeerService {
     async fn lease_keep_alive(
@@ -56,36 +52,40 @@ impl Peer for PeerService {
         Ok(Response::new(node.lease_time_to_live(&request.into_inner()).await?))
     }
 
-    async fn member_add(&self, _: Request<MemberAddRequest>) -> Result<Response<MemberAddResponse>, Status> {
-        Err(membership_changes())
+    async fn member_add(
+        &self,
+        request: Request<MemberAddRequest>,
+    ) -> Result<Response<MemberAddResponse>, Status> {
+        Ok(Response::new(self.leading()?.member_add(&request.into_inner()).await?))
     }
 
     async fn member_remove(
         &self,
-        _: Request<MemberRemoveRequest>,
+        request: Request<MemberRemoveRequest>,
     ) -> Result<Response<MemberRemoveResponse>, Status> {
-        Err(membership_changes())
+        Ok(Response::new(self.leading()?.member_remove(request.into_inner().id).await?))
     }
 
     async fn member_update(
         &self,
-        _: Request<MemberUpdateRequest>,
+        request: Request<MemberUpdateRequest>,
     ) -> Result<Response<MemberUpdateResponse>, Status> {
-        Err(membership_changes())
+        Ok(Response::new(self.leading()?.member_update(&request.into_inner()).await?))
     }
 
     async fn member_promote(
         &self,
-        _: Request<MemberPromoteRequest>,
+        request: Request<MemberPromoteRequest>,
     ) -> Result<Response<MemberPromoteResponse>, Status> {
-        Err(membership_changes())
+        Ok(Response::new(self.leading()?.member_promote(request.into_inner().id).await?))
     }
 
-    async fn publish(&self, _: Request<Member>) -> Result<Response<MemberListResponse>, Status> {
-        Err(membership_changes())
+    async fn publish(&self, request: Request<Member>) -> Result<Response<MemberListResponse>, Status> {
+        Ok(Response::new(self.leading()?.publish(&request.into_inner()).await?))
     }
 
     async fn members(&self, _: Request<MemberListRequest>) -> Result<Response<MemberListResponse>, Status> {
-        Err(membership_changes())
+        let node = &self.node;
+        Ok(Response::new(MemberListResponse { header: node.header(), members: node.member_list() }))
     }
 }

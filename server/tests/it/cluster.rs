@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use crate::harness::{Kind, Member, etcdctl, start_cluster, wait_healthy};
 
-fn ok(out: std::process::Output) -> String {
+pub(crate) fn ok(out: std::process::Output) -> String {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-fn status(m: &Member) -> serde_json::Value {
+pub(crate) fn status(m: &Member) -> serde_json::Value {
     let ep = m.client_url.trim_start_matches("http://");
     let json: serde_json::Value =
         serde_json::from_str(&ok(etcdctl(ep, &["endpoint", "status", "-w", "json"], None))).unwrap();
@@ -24,7 +24,7 @@ fn status(m: &Member) -> serde_json::Value {
 
 /// Writers putting `<prefix><n>-<i>` through each endpoint until `stop`;
 /// every acknowledged key lands in `acknowledged`.
-fn spawn_writers(
+pub(crate) fn spawn_writers(
     endpoints: &[String],
     prefix: &str,
     acknowledged: &Arc<Mutex<Vec<String>>>,
@@ -51,13 +51,24 @@ fn spawn_writers(
 }
 
 /// Every acknowledged key is readable (linearizably) through every member.
-fn assert_all_present(cluster: &[Member], prefix: &str, acknowledged: &[String]) {
+pub(crate) fn assert_all_present(cluster: &[Member], prefix: &str, acknowledged: &[String]) {
     for m in cluster {
         let keys = ok(etcdctl(&m.client_url, &["get", prefix, "--prefix", "--keys-only"], None));
         let present: BTreeSet<&str> = keys.lines().filter(|l| !l.is_empty()).collect();
         let missing: Vec<&String> = acknowledged.iter().filter(|k| !present.contains(k.as_str())).collect();
         assert!(missing.is_empty(), "{} lost {} acknowledged writes: {missing:?}", m.name, missing.len());
     }
+}
+
+/// `etcdctl endpoint hashkv` is the same on every given member.
+pub(crate) fn assert_same_hashkv(members: &[&Member]) {
+    let hashes: BTreeSet<String> = members
+        .iter()
+        // hashkv dials host:port (see docs/architecture.md).
+        .map(|m| ok(etcdctl(m.client_url.trim_start_matches("http://"), &["endpoint", "hashkv"], None)))
+        .map(|line| line.rsplit(", ").next().unwrap().to_string())
+        .collect();
+    assert_eq!(hashes.len(), 1, "members agree on the history: {hashes:?}");
 }
 
 #[test]
@@ -110,12 +121,7 @@ fn three_members_serve_etcdctl_and_survive_leader_sigkill() {
     cluster[leader].restart();
     wait_healthy(&cluster[leader]);
     assert_all_present(&cluster, "w", &acknowledged);
-    let hashes: BTreeSet<String> = cluster
-        .iter()
-        .map(|m| ok(etcdctl(m.client_url.trim_start_matches("http://"), &["endpoint", "hashkv"], None)))
-        .map(|line| line.rsplit(", ").next().unwrap().to_string())
-        .collect();
-    assert_eq!(hashes.len(), 1, "members agree on the history: {hashes:?}");
+    assert_same_hashkv(&cluster.iter().collect::<Vec<_>>());
 }
 
 /// Every member SIGKILLed at once under a write load, then restarted: each

@@ -40,6 +40,18 @@ impl Member {
             spawn(self.kind, &self.name, &self.data_dir, &self.urls(), &self.initial_cluster, &self.extra);
     }
 
+    /// Waits up to `timeout` for the process to end by itself.
+    pub fn exits_within(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
     /// SIGKILL, then start again on the same data and ports.
     pub fn kill_and_restart(&mut self) {
         self.child.kill().unwrap();
@@ -96,6 +108,28 @@ fn launch(
     let member = Member { child, kind, name, extra, initial_cluster, data_dir, dir, client_url, peer_url };
     wait_healthy(&member);
     member
+}
+
+/// A member's client and peer URLs on free loopback ports, for `join`.
+pub fn fresh_urls() -> (String, String) {
+    (format!("http://127.0.0.1:{}", free_port()), format!("http://127.0.0.1:{}", free_port()))
+}
+
+/// Starts a member that joins a running cluster (`--initial-cluster-state
+/// existing`, after `member add`), without waiting for it.
+pub fn join(
+    kind: Kind,
+    name: &str,
+    initial_cluster: &str,
+    (client_url, peer_url): (String, String),
+) -> Member {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("data");
+    let extra = vec!["--initial-cluster-state".to_string(), "existing".to_string()];
+    let urls = (client_url.clone(), peer_url.clone());
+    let child = spawn(kind, name, &data_dir, &urls, initial_cluster, &extra);
+    let (name, initial_cluster) = (name.to_string(), initial_cluster.to_string());
+    Member { child, kind, name, extra, initial_cluster, data_dir, dir, client_url, peer_url }
 }
 
 /// Starts `size` members m1, m2, ... of one cluster and waits until each

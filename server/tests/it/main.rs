@@ -5,6 +5,7 @@
 
 mod cluster;
 mod cluster_leases;
+mod cluster_membership;
 mod crash;
 mod differential;
 mod etcd_client;

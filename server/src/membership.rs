@@ -1,0 +1,260 @@
+//! The Cluster API's membership changes, checked the way etcd checks them
+//! and carried out by the leader as Raft membership changes; and each
+//! member's duty to publish its name and client URLs (etcd's attributes)
+//! into the membership, and to stop once it has been removed.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rtcd_proto::etcdserverpb::{
+    Member, MemberAddRequest, MemberAddResponse, MemberListResponse, MemberPromoteResponse,
+    MemberRemoveResponse, MemberUpdateRequest, MemberUpdateResponse,
+};
+use rtcd_raft::MembershipChange;
+
+use crate::errors::EtcdError;
+use crate::header;
+use crate::node::Node;
+
+/// etcd allows one learner at a time.
+const MAX_LEARNERS: usize = 1;
+/// etcd's readiness rule for promotion: the learner has 90% of the leader's log.
+const READY_PERCENT: f64 = 0.9;
+/// How often a member checks its record in the membership.
+const PUBLISH_CHECK: Duration = Duration::from_secs(1);
+
+impl Node {
+    /// The members in the replicated configuration, by ID. A member added
+    /// but never started has no name (etcdctl shows it "unstarted").
+    pub fn member_list(&self) -> Vec<Member> {
+        self.raft
+            .members()
+            .into_iter()
+            .map(|(id, m, is_learner)| Member {
+                id,
+                name: m.name,
+                peer_ur_ls: m.peer_urls,
+                client_ur_ls: if id == self.identity.member_id {
+                    self.config.advertise_client_urls()
+                } else {
+                    m.client_urls
+                },
+                is_learner,
+            })
+            .collect()
+    }
+
+    fn find_member(&self, id: u64) -> Result<Member, EtcdError> {
+        self.member_list().into_iter().find(|m| m.id == id).ok_or(EtcdError::MemberNotFound)
+    }
+
+    /// Peer URLs must be well formed and used by no other member.
+    fn check_peer_urls(&self, urls: &[String], except: Option<u64>) -> Result<(), EtcdError> {
+        if urls.is_empty() || !urls.iter().all(|u| valid_url(u)) {
+            return Err(EtcdError::MemberBadUrls);
+        }
+        let taken = self
+            .member_list()
+            .into_iter()
+            .filter(|m| Some(m.id) != except)
+            .any(|m| m.peer_ur_ls.iter().any(|u| urls.contains(u)));
+        if taken { Err(EtcdError::PeerUrlExists) } else { Ok(()) }
+    }
+
+    /// At the leader: adds a voter or a learner that has not started yet.
+    pub async fn member_add(&self, req: &MemberAddRequest) -> Result<MemberAddResponse, EtcdError> {
+        self.check_peer_urls(&req.peer_ur_ls, None)?;
+        let members = self.member_list();
+        if req.is_learner && members.iter().filter(|m| m.is_learner).count() >= MAX_LEARNERS {
+            return Err(EtcdError::TooManyLearners);
+        }
+        // Like etcd, an added member's ID also depends on when it was added,
+        // so re-adding the same URLs later gives a new ID.
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let salt = format!("{}{now}", self.config.initial_cluster_token);
+        let id = header::member_id(&req.peer_ur_ls, &salt);
+        if members.iter().any(|m| m.id == id) {
+            return Err(EtcdError::MemberExists);
+        }
+        let record =
+            rtcd_raft::Member { name: String::new(), peer_urls: req.peer_ur_ls.clone(), client_urls: vec![] };
+        let change = if req.is_learner {
+            MembershipChange::AddLearner(id, record)
+        } else {
+            MembershipChange::AddVoter(id, record)
+        };
+        self.raft.change_membership(change).await?;
+        let member = Member {
+            id,
+            peer_ur_ls: req.peer_ur_ls.clone(),
+            is_learner: req.is_learner,
+            ..Default::default()
+        };
+        Ok(MemberAddResponse { header: self.header(), member: Some(member), members: self.member_list() })
+    }
+
+    /// At the leader: removes a voter or a learner.
+    pub async fn member_remove(&self, id: u64) -> Result<MemberRemoveResponse, EtcdError> {
+        self.find_member(id)?;
+        self.raft.change_membership(MembershipChange::Remove(id)).await?;
+        Ok(MemberRemoveResponse { header: self.header(), members: self.member_list() })
+    }
+
+    /// At the leader: changes a member's peer URLs.
+    pub async fn member_update(&self, req: &MemberUpdateRequest) -> Result<MemberUpdateResponse, EtcdError> {
+        let member = self.find_member(req.id)?;
+        self.check_peer_urls(&req.peer_ur_ls, Some(req.id))?;
+        let record = rtcd_raft::Member {
+            name: member.name,
+            peer_urls: req.peer_ur_ls.clone(),
+            client_urls: member.client_ur_ls,
+        };
+        self.raft.change_membership(MembershipChange::Update(req.id, record)).await?;
+        Ok(MemberUpdateResponse { header: self.header(), members: self.member_list() })
+    }
+
+    /// At the leader: makes a learner that has caught up a voter.
+    pub async fn member_promote(&self, id: u64) -> Result<MemberPromoteResponse, EtcdError> {
+        if !self.find_member(id)?.is_learner {
+            return Err(EtcdError::MemberNotLearner);
+        }
+        let ready = self
+            .raft
+            .replication_progress(id)
+            .is_some_and(|(matched, leader)| matched as f64 >= leader as f64 * READY_PERCENT);
+        if !ready {
+            return Err(EtcdError::LearnerNotReady);
+        }
+        self.raft.change_membership(MembershipChange::Promote(id)).await?;
+        Ok(MemberPromoteResponse { header: self.header(), members: self.member_list() })
+    }
+
+    /// At the leader: records a member's name and client URLs.
+    pub async fn publish(&self, attributes: &Member) -> Result<MemberListResponse, EtcdError> {
+        let member = self.find_member(attributes.id)?;
+        let record = rtcd_raft::Member {
+            name: attributes.name.clone(),
+            peer_urls: member.peer_ur_ls,
+            client_urls: attributes.client_ur_ls.clone(),
+        };
+        self.raft.change_membership(MembershipChange::Update(attributes.id, record)).await?;
+        Ok(MemberListResponse { header: self.header(), members: self.member_list() })
+    }
+}
+
+/// `http(s)://host:port`, as etcd's URL parsing accepts for members.
+fn valid_url(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://")) else {
+        return false;
+    };
+    let host_port = rest.strip_suffix('/').unwrap_or(rest);
+    match host_port.rsplit_once(':') {
+        Some((host, port)) => !host.is_empty() && !host.contains('/') && port.parse::<u16>().is_ok(),
+        None => false,
+    }
+}
+
+/// Publishes this member's name and client URLs once it is in the
+/// membership, and ends the process once it has been removed from it (as
+/// etcd does: a removed member can never rejoin with its old ID).
+pub fn spawn_publisher(node: Arc<Node>) {
+    tokio::spawn(async move {
+        let mut was_member = false;
+        let mut leaderless_ticks = 0;
+        let mut tick = tokio::time::interval(PUBLISH_CHECK);
+        loop {
+            tick.tick().await;
+            let me = node.identity.member_id;
+            let record = node.raft.members().into_iter().find(|(id, ..)| *id == me).map(|(_, m, _)| m);
+            let Some(record) = record else {
+                if was_member {
+                    stop_removed();
+                }
+                continue;
+            };
+            was_member = true;
+            // A removed follower may never receive the entry that removes it
+            // (the leader stops replicating to it); it notices a silent
+            // cluster and asks the other members, like etcd's removed-member
+            // check.
+            leaderless_ticks = if node.raft.leader().is_none() { leaderless_ticks + 1 } else { 0 };
+            if leaderless_ticks >= REMOVED_CHECK_TICKS && removed_say_peers(&node).await {
+                stop_removed();
+            }
+            let client_urls = node.config.advertise_client_urls();
+            if record.name != node.config.name || record.client_urls != client_urls {
+                publish_attributes(&node, client_urls).await;
+            }
+        }
+    });
+}
+
+/// Leaderless ticks before a member asks the others whether it was removed.
+const REMOVED_CHECK_TICKS: u32 = 3;
+
+fn stop_removed() -> ! {
+    tracing::error!("this member has been removed from the cluster; stopping");
+    std::process::exit(0);
+}
+
+/// Whether another member answers and no longer lists this one.
+async fn removed_say_peers(node: &Node) -> bool {
+    let me = node.identity.member_id;
+    for (id, member, _) in node.raft.members() {
+        if id == me {
+            continue;
+        }
+        for url in &member.peer_urls {
+            if let Ok(list) = crate::identity::ask_members(url).await {
+                return !list.members.iter().any(|m| m.id == me);
+            }
+        }
+    }
+    false
+}
+
+async fn publish_attributes(node: &Arc<Node>, client_urls: Vec<String>) {
+    let attributes = Member {
+        id: node.identity.member_id,
+        name: node.config.name.clone(),
+        client_ur_ls: client_urls,
+        ..Default::default()
+    };
+    let published = node
+        .at_leader(|route| {
+            let (node, attributes) = (node.clone(), attributes.clone());
+            async move {
+                match route {
+                    None => node.publish(&attributes).await.map_err(tonic::Status::from),
+                    Some(mut leader) => Ok(leader.publish(attributes).await?.into_inner()),
+                }
+            }
+        })
+        .await;
+    match published {
+        Ok(_) => tracing::info!(name = %node.config.name, "published this member's name and client URLs"),
+        Err(e) => tracing::warn!(error = %e, "publishing this member's attributes failed; retrying"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_url;
+
+    #[test]
+    fn member_urls_need_a_scheme_host_and_port() {
+        assert!(valid_url("http://127.0.0.1:2380"));
+        assert!(valid_url("https://node-4.example:2380/"));
+        for bad in [
+            "127.0.0.1:2380",
+            "http://127.0.0.1",
+            "http://:2380",
+            "ftp://a:1",
+            "http://a:99999",
+            "http://a/b:1",
+        ] {
+            assert!(!valid_url(bad), "{bad}");
+        }
+    }
+}
