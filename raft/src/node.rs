@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use openraft::Instant as _;
 use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::{ClientWriteError, LinearizableReadError, RaftError};
 use openraft::vote::RaftLeaderId;
@@ -70,6 +71,7 @@ pub enum ReplicationError {
 struct Waiters {
     pending: Mutex<HashMap<u64, oneshot::Sender<Result<Applied, StoreError>>>>,
     sink: ApplySink,
+    snapshots_installed: AtomicU64,
 }
 
 impl ApplyListener for Waiters {
@@ -81,6 +83,10 @@ impl ApplyListener for Waiters {
                 let _ = waiter.send(entry.outcome);
             }
         }
+    }
+
+    fn snapshot_installed(&self) {
+        self.snapshots_installed.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -94,6 +100,9 @@ pub struct RaftNode {
     next_proposal: AtomicU64,
     network: PeerNetwork,
     request_timeout: Duration,
+    /// How long a leader counts as one without hearing from a quorum
+    /// (openraft's lease: the longest election timeout).
+    leader_lease: Duration,
 }
 
 impl std::fmt::Debug for RaftNode {
@@ -125,7 +134,8 @@ impl RaftNode {
         .validate()
         .map_err(|e| stopped(&e))?;
         let log = RocksLogStore::open(config.dir.join("log")).map_err(|e| stopped(&e))?;
-        let waiters = Arc::new(Waiters { pending: Mutex::default(), sink });
+        let waiters =
+            Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
         let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
             .map_err(|e| stopped(&e))?;
         let network = PeerNetwork::default();
@@ -144,6 +154,7 @@ impl RaftNode {
             next_proposal: AtomicU64::new(salt),
             network,
             request_timeout: config.request_timeout,
+            leader_lease: Duration::from_millis(config.election_timeout_ms * 2),
         })
     }
 
@@ -282,14 +293,28 @@ impl RaftNode {
     /// hence everything earlier leaders committed (when etcd promotes its
     /// lessor).
     pub fn leads_applied_term(&self) -> bool {
+        if self.leader() != Some(self.id) {
+            return false;
+        }
         let metrics = self.raft.metrics();
         let m = metrics.borrow_watched();
-        m.current_leader == Some(self.id)
-            && m.last_applied.as_ref().is_some_and(|l| l.committed_leader_id().term() == m.current_term)
+        m.last_applied.as_ref().is_some_and(|l| l.committed_leader_id().term() == m.current_term)
     }
 
+    /// The leader as this member sees it. A leader that has not heard from
+    /// a quorum for a leader lease does not count: etcd's CheckQuorum would
+    /// have made it step down, while openraft keeps it in place (refusing
+    /// its proposals) until it learns of a newer leader.
     pub fn leader(&self) -> Option<u64> {
-        self.raft.metrics().borrow_watched().current_leader
+        let metrics = self.raft.metrics();
+        let m = metrics.borrow_watched();
+        let leader = m.current_leader?;
+        if leader != self.id {
+            return Some(leader);
+        }
+        let sole_voter = m.membership_config.membership().voter_ids().count() <= 1;
+        let quorum_heard = m.last_quorum_acked.as_ref().is_some_and(|at| at.elapsed() < self.leader_lease);
+        (sole_voter || quorum_heard).then_some(leader)
     }
 
     pub fn term(&self) -> u64 {
@@ -301,6 +326,11 @@ impl RaftNode {
         let m = self.raft.metrics().borrow_watched().clone();
         let applied = m.last_applied.map_or(0, |l| l.index);
         (applied, m.last_log_index.unwrap_or(0).max(applied))
+    }
+
+    /// Snapshots received from a leader and installed since startup.
+    pub fn snapshots_installed(&self) -> u64 {
+        self.waiters.snapshots_installed.load(Ordering::Relaxed)
     }
 
     /// The current voters and learners, by ID.

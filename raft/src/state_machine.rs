@@ -36,6 +36,9 @@ pub struct AppliedEntry {
 /// Where applied proposals go, in log order.
 pub trait ApplyListener: Send + Sync + 'static {
     fn applied(&self, entries: Vec<AppliedEntry>);
+
+    /// The store was replaced by a snapshot from the leader.
+    fn snapshot_installed(&self) {}
 }
 
 /// Nobody is waiting (tests, tools).
@@ -179,7 +182,11 @@ impl RaftStateMachine<TypeConfig> for StoreStateMachine {
         let dir = self.snapshot_dir.clone();
         let store = self.store.clone();
         let meta = meta.clone();
-        tokio::task::spawn_blocking(move || install(&store, &dir, &meta, snapshot)).await.map_err(io_err)?
+        tokio::task::spawn_blocking(move || install(&store, &dir, &meta, snapshot))
+            .await
+            .map_err(io_err)??;
+        self.listener.snapshot_installed();
+        Ok(())
     }
 
     async fn get_current_snapshot(&mut self) -> Result<Option<SnapshotFile>, io::Error> {

@@ -45,6 +45,10 @@ pub struct Config {
     pub initial_cluster_token: String,
     #[arg(long, env = "ETCD_SNAPSHOT_COUNT", default_value_t = 100_000)]
     pub snapshot_count: u64,
+    /// Log entries kept behind a snapshot for slightly lagging followers;
+    /// members further behind get the snapshot.
+    #[arg(long, env = "ETCD_EXPERIMENTAL_SNAPSHOT_CATCHUP_ENTRIES", default_value_t = 5000)]
+    pub experimental_snapshot_catchup_entries: u64,
     /// Milliseconds.
     #[arg(long, env = "ETCD_HEARTBEAT_INTERVAL", default_value_t = 100)]
     pub heartbeat_interval: u64,

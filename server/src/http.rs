@@ -41,12 +41,32 @@ async fn version() -> impl IntoResponse {
 
 async fn metrics(node: Arc<Node>) -> impl IntoResponse {
     let mut out = String::new();
-    let mut gauge = |name: &str, help: &str, value: f64| {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
+    let mut metric = |kind: &str, name: &str, help: &str, value: f64| {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
     };
     let store = &node.store;
-    gauge("etcd_server_has_leader", "Whether or not a leader exists. 1 is existence, 0 is not.", 1.0);
-    gauge("etcd_server_is_leader", "Whether or not this member is a leader. 1 if is, 0 otherwise.", 1.0);
+    let has_leader = f64::from(u8::from(node.raft.leader().is_some()));
+    metric(
+        "gauge",
+        "etcd_server_has_leader",
+        "Whether or not a leader exists. 1 is existence, 0 is not.",
+        has_leader,
+    );
+    let is_leader = f64::from(u8::from(node.is_leader()));
+    metric(
+        "gauge",
+        "etcd_server_is_leader",
+        "Whether or not this member is a leader. 1 if is, 0 otherwise.",
+        is_leader,
+    );
+    let installed = node.raft.snapshots_installed() as f64;
+    metric(
+        "counter",
+        "etcd_network_snapshot_receive_success",
+        "Total number of successful snapshot receives",
+        installed,
+    );
+    let mut gauge = |name: &str, help: &str, value: f64| metric("gauge", name, help, value);
     let size = store.size_bytes() as f64;
     gauge("etcd_mvcc_db_total_size_in_bytes", "Total size of the underlying database in bytes.", size);
     let rev = store.revision().unwrap_or(0) as f64;

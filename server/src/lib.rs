@@ -15,6 +15,7 @@ pub mod leases;
 pub mod lessor;
 pub mod membership;
 pub mod node;
+pub mod require_leader;
 pub mod restore;
 pub mod server;
 pub mod services;

@@ -16,9 +16,6 @@ use crate::lessor::Lessor;
 use crate::watch::Hub;
 use rtcd_raft::{RaftConfig, RaftNode};
 
-/// Log entries kept behind a snapshot for followers slightly behind
-/// (etcd's SnapshotCatchUpEntries).
-const SNAPSHOT_CATCH_UP_ENTRIES: u64 = 5000;
 /// The Raft directory inside `--data-dir`.
 pub const RAFT_DIR: &str = "raft";
 
@@ -64,7 +61,7 @@ impl Node {
             heartbeat_ms: config.heartbeat_interval,
             election_timeout_ms: config.election_timeout,
             snapshot_count: config.snapshot_count,
-            logs_to_keep: SNAPSHOT_CATCH_UP_ENTRIES,
+            logs_to_keep: config.experimental_snapshot_catchup_entries,
             request_timeout: request_timeout(&config),
         };
         let sink = crate::applied::sink(hub.clone(), lessor.clone());

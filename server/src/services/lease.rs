@@ -60,6 +60,7 @@ impl Lease for LeaseService {
         &self,
         request: Request<Streaming<LeaseKeepAliveRequest>>,
     ) -> Result<Response<Self::LeaseKeepAliveStream>, Status> {
+        self.node.check_leader(crate::require_leader::requested(&request))?;
         let node = self.node.clone();
         let responses = request.into_inner().then(move |req| {
             let node = node.clone();

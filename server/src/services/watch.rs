@@ -1,10 +1,8 @@
 //! `etcdserverpb.Watch`: each bidirectional stream gets its own task (see
 //! `watch::stream`), which reads the client's requests and writes responses
 //! into a bounded queue drained by gRPC.
-//!
-//! The `hasleader` metadata that `etcdctl watch` and kube-apiserver send asks
-//! the server to refuse or end the stream while there is no leader; a single
-//! member always leads itself, so it is always satisfied here.
+//! Streams with `hasleader` metadata are refused or ended without a leader
+//! (see `require_leader`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,9 +38,11 @@ impl Watch for WatchService {
         &self,
         request: Request<Streaming<WatchRequest>>,
     ) -> Result<Response<Self::WatchStream>, Status> {
+        let require_leader = crate::require_leader::requested(&request);
+        self.node.check_leader(require_leader)?;
         let (out, responses) = tokio::sync::mpsc::channel(OUTGOING_QUEUE);
         let stream = WatchStream::new(self.node.clone(), out)?;
-        tokio::spawn(stream.run(request.into_inner(), self.progress_interval));
+        tokio::spawn(stream.run(request.into_inner(), self.progress_interval, require_leader));
         Ok(Response::new(ReceiverStream::new(responses)))
     }
 }

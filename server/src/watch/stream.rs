@@ -66,9 +66,24 @@ impl WatchStream {
         })
     }
 
-    /// Serves the stream until the client goes away. A client that only
-    /// half-closes keeps receiving events, as with etcd.
-    pub async fn run(mut self, mut incoming: Streaming<WatchRequest>, progress_interval: Duration) {
+    /// Serves the stream until the client goes away (or, if it asked for a
+    /// leader, until the leader is lost). A client that only half-closes
+    /// keeps receiving events, as with etcd.
+    pub async fn run(
+        mut self,
+        mut incoming: Streaming<WatchRequest>,
+        progress_interval: Duration,
+        require_leader: bool,
+    ) {
+        let node = self.node.clone();
+        let leader_lost = async move {
+            if require_leader {
+                node.leader_lost().await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::pin!(leader_lost);
         let mut progress = tokio::time::interval_at(
             tokio::time::Instant::now() + progress_interval,
             with_jitter(progress_interval),
@@ -95,6 +110,10 @@ impl WatchStream {
                 },
                 _ = progress.tick() => self.on_progress_tick().await,
                 () = std::future::ready(()), if lagging => self.catch_up().await,
+                () = &mut leader_lost => {
+                    let _ = self.out.send(Err(EtcdError::NoLeader.into())).await;
+                    return;
+                }
             };
             if step.is_err() {
                 return;

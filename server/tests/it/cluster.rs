@@ -182,3 +182,92 @@ fn move_leader_transfers_leadership() {
     );
     assert!(!refused.status.success());
 }
+
+/// A member stopped while the others take many writes, snapshot, purge their
+/// logs and compact: restarted, it catches up by installing the leader's
+/// snapshot, holds every acknowledged write and agrees on `hashkv`.
+#[test]
+fn stopped_member_catches_up_by_snapshot() {
+    let flags = ["--snapshot-count", "100", "--experimental-snapshot-catchup-entries", "20"];
+    let mut cluster = crate::harness::start_cluster_with(Kind::Rtcd, 3, &flags);
+    let leader_id = status(&cluster[0])["leader"].as_u64().unwrap();
+    let lagging =
+        cluster.iter().position(|m| status(m)["header"]["member_id"].as_u64() != Some(leader_id)).unwrap();
+    cluster[lagging].kill();
+
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let endpoints: Vec<String> = cluster
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != lagging)
+        .map(|(_, m)| m.client_url.clone())
+        .collect();
+    let writers = spawn_writers(&endpoints, "snap", &acknowledged, &stop);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while acknowledged.lock().unwrap().len() < 400 {
+        assert!(Instant::now() < deadline, "too few writes: {}", acknowledged.lock().unwrap().len());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let via = endpoints[0].as_str();
+    let out = ok(etcdctl(via, &["get", "snap", "--prefix", "--limit=1", "-w", "json"], None));
+    let revision =
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["header"]["revision"].as_i64().unwrap();
+    ok(etcdctl(via, &["compact", &revision.to_string(), "--physical"], None));
+    std::thread::sleep(Duration::from_secs(1));
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let acknowledged = acknowledged.lock().unwrap().clone();
+
+    cluster[lagging].restart();
+    wait_healthy(&cluster[lagging]);
+    let (_, metrics) = crate::maintenance::http_get(&cluster[lagging].client_url, "/metrics");
+    let installed = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("etcd_network_snapshot_receive_success "))
+        .and_then(|v| v.parse::<f64>().ok());
+    assert!(installed.is_some_and(|n| n >= 1.0), "caught up without a snapshot: {installed:?}");
+    assert_all_present(&cluster, "snap", &acknowledged);
+    let old = format!("--rev={}", revision - 1);
+    let compacted = etcdctl(&cluster[lagging].client_url, &["get", "snap", "--prefix", &old], None);
+    assert!(String::from_utf8_lossy(&compacted.stderr).contains("required revision has been compacted"));
+    assert_same_hashkv(&cluster.iter().collect::<Vec<_>>());
+}
+
+/// What `etcdctl watch` (which asks for a leader) prints when its member
+/// loses the other two: the stream ends with "no leader", as with etcd.
+fn watch_until_quorum_lost(kind: Kind) -> (Option<i32>, String, Vec<String>) {
+    let mut cluster = start_cluster(kind, 3);
+    let mut watch = crate::harness::etcdctl_command(&cluster[0].client_url)
+        .args(["watch", "k"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    ok(etcdctl(&cluster[0].client_url, &["put", "k", "v1"], None));
+    std::thread::sleep(Duration::from_millis(500));
+    cluster[1].kill();
+    cluster[2].kill();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while watch.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = watch.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = watch.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let notes = stderr.lines().filter(|l| !l.starts_with('{')).map(str::to_string).collect();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), notes)
+}
+
+#[test]
+fn watch_requiring_a_leader_ends_when_quorum_is_lost() {
+    let ours = watch_until_quorum_lost(Kind::Rtcd);
+    assert_eq!(ours.0, Some(5), "etcdctl watch ended with an error: {ours:?}");
+    assert_eq!(ours, watch_until_quorum_lost(Kind::Etcd));
+}

@@ -64,7 +64,7 @@ fn periodic_auto_compaction_drops_old_history() {
 }
 
 /// A plain HTTP/1.1 GET; returns the status line and the body.
-fn http_get(url: &str, path: &str) -> (String, String) {
+pub(crate) fn http_get(url: &str, path: &str) -> (String, String) {
     use std::io::{Read, Write};
     let addr = url.trim_start_matches("http://");
     let mut conn = std::net::TcpStream::connect(addr).unwrap();
