@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::harness::{Kind, Member, etcdctl, etcdctl_command, start};
+use crate::harness::{Kind, etcdctl, etcdctl_command, start};
 
 /// Everything `etcdctl watch <args>` prints until it has been quiet for
 /// `quiet` (or exits), then stops it. `stdin` is fed for `-i` and kept open,
@@ -71,8 +71,7 @@ fn normalize(line: &str) -> String {
     }
 }
 
-fn session(m: &Member) -> Vec<Vec<String>> {
-    let url = m.client_url.as_str();
+fn session(url: &str) -> Vec<Vec<String>> {
     for args in [["put", "foo", "1"], ["put", "foo", "2"], ["put", "foo2", "x"], ["del", "foo", ""]] {
         let args: Vec<&str> = args.into_iter().filter(|a| !a.is_empty()).collect();
         assert!(etcdctl(url, &args, None).status.success());
@@ -104,13 +103,34 @@ fn watch_prints_what_etcd_prints() {
     let etcd = start(Kind::Etcd, "watch");
     let rtcd = start(Kind::Rtcd, "watch");
     let (theirs, ours) = std::thread::scope(|s| {
-        let theirs = s.spawn(|| session(&etcd));
-        let ours = session(&rtcd);
+        let theirs = s.spawn(|| session(&etcd.client_url));
+        let ours = session(&rtcd.client_url);
         (theirs.join().unwrap(), ours)
     });
-    for (step, (want, got)) in theirs.iter().zip(&ours).enumerate() {
+    assert_same(&ours, &theirs);
+}
+
+fn assert_same(ours: &[Vec<String>], theirs: &[Vec<String>]) {
+    for (step, (want, got)) in theirs.iter().zip(ours).enumerate() {
         assert!(!want.is_empty(), "step {step}: etcd printed nothing");
         assert_eq!(got, want, "step {step}");
     }
     assert_eq!(ours.len(), theirs.len());
+}
+
+/// The same session through a follower of a three-member cluster: its
+/// watchers are fed by its own apply, writes go through the leader.
+#[test]
+fn watch_through_a_follower_prints_what_etcd_prints() {
+    let etcd = start(Kind::Etcd, "watch");
+    let cluster = crate::harness::start_cluster(Kind::Rtcd, 3);
+    let leader = crate::cluster::status(&cluster[0])["leader"].as_u64();
+    let follower =
+        cluster.iter().find(|m| crate::cluster::status(m)["header"]["member_id"].as_u64() != leader).unwrap();
+    let (theirs, ours) = std::thread::scope(|s| {
+        let theirs = s.spawn(|| session(&etcd.client_url));
+        let ours = session(&follower.client_url);
+        (theirs.join().unwrap(), ours)
+    });
+    assert_same(&ours, &theirs);
 }

@@ -4,15 +4,51 @@
 use std::io::Write;
 use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// Tests share the machine's two cores; a latency check (`check perf`)
+/// needs them to itself. Every member holds this shared while it lives; an
+/// exclusive test takes it first (see `machine_to_itself`).
+static MACHINE: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// Set while a test holds the machine exclusively: its own members do
+    /// not take a shared hold.
+    static EXCLUSIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn share_machine() -> Option<RwLockReadGuard<'static, ()>> {
+    if EXCLUSIVE.get() { None } else { Some(MACHINE.read().unwrap_or_else(|e| e.into_inner())) }
+}
+
+/// Waits until no other test runs members, and keeps others from starting
+/// any until the returned guard is dropped.
+pub fn machine_to_itself() -> MachineGuard {
+    let guard = MACHINE.write().unwrap_or_else(|e| e.into_inner());
+    EXCLUSIVE.set(true);
+    MachineGuard { _guard: guard }
+}
+
+pub struct MachineGuard {
+    _guard: RwLockWriteGuard<'static, ()>,
+}
+
+impl Drop for MachineGuard {
+    fn drop(&mut self) {
+        EXCLUSIVE.set(false);
+    }
+}
+
 /// A running member, killed when dropped.
 pub struct Member {
     child: Child,
+    /// Released after the process is killed (fields drop after `drop`).
+    _machine: Option<RwLockReadGuard<'static, ()>>,
     kind: Kind,
     pub name: String,
     extra: Vec<String>,
@@ -105,7 +141,18 @@ fn launch(
     let urls = (client_url.clone(), peer_url.clone());
     let child = spawn(kind, name, &data_dir, &urls, &initial_cluster, &extra);
     let name = name.to_string();
-    let member = Member { child, kind, name, extra, initial_cluster, data_dir, dir, client_url, peer_url };
+    let member = Member {
+        child,
+        _machine: share_machine(),
+        kind,
+        name,
+        extra,
+        initial_cluster,
+        data_dir,
+        dir,
+        client_url,
+        peer_url,
+    };
     wait_healthy(&member);
     member
 }
@@ -129,7 +176,18 @@ pub fn join(
     let urls = (client_url.clone(), peer_url.clone());
     let child = spawn(kind, name, &data_dir, &urls, initial_cluster, &extra);
     let (name, initial_cluster) = (name.to_string(), initial_cluster.to_string());
-    Member { child, kind, name, extra, initial_cluster, data_dir, dir, client_url, peer_url }
+    Member {
+        child,
+        _machine: share_machine(),
+        kind,
+        name,
+        extra,
+        initial_cluster,
+        data_dir,
+        dir,
+        client_url,
+        peer_url,
+    }
 }
 
 /// Starts `size` members m1, m2, ... of one cluster and waits until each
@@ -160,7 +218,18 @@ pub fn start_cluster_with(kind: Kind, size: usize, extra: &[&str]) -> Vec<Member
             let urls = (client_url.clone(), peer_url.clone());
             let child = spawn(kind, &name, &data_dir, &urls, &initial_cluster, &extra);
             let (initial_cluster, extra) = (initial_cluster.clone(), extra.clone());
-            Member { child, kind, name, extra, initial_cluster, data_dir, dir, client_url, peer_url }
+            Member {
+                child,
+                _machine: share_machine(),
+                kind,
+                name,
+                extra,
+                initial_cluster,
+                data_dir,
+                dir,
+                client_url,
+                peer_url,
+            }
         })
         .collect();
     for m in &members {
