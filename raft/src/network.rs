@@ -22,6 +22,9 @@ use tonic::transport::Channel;
 use crate::types::{Member, SnapshotFile, TypeConfig, Vote};
 use crate::wire;
 
+/// The least time an append-entries call gets before it counts as lost.
+const APPEND_TIMEOUT_FLOOR: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Snapshot bytes per gRPC message: well under any message limit.
 pub const SNAPSHOT_CHUNK: usize = 1024 * 1024;
 
@@ -29,9 +32,16 @@ pub const SNAPSHOT_CHUNK: usize = 1024 * 1024;
 #[derive(Debug, Clone, Default)]
 pub struct PeerNetwork {
     channels: Arc<Mutex<HashMap<String, Channel>>>,
+    /// Peer URL -> the URL actually dialled. Fault-injection harnesses put a
+    /// proxy on every directed link this way; empty in normal operation.
+    dial_overrides: Arc<HashMap<String, String>>,
 }
 
 impl PeerNetwork {
+    pub fn new(dial_overrides: HashMap<String, String>) -> Self {
+        Self { channels: Arc::default(), dial_overrides: Arc::new(dial_overrides) }
+    }
+
     /// The cached channel to the first peer URL of `member`.
     pub fn channel(&self, member: &Member) -> Result<Channel, String> {
         let url = member.peer_urls.first().ok_or("member has no peer URL")?.clone();
@@ -39,7 +49,8 @@ impl PeerNetwork {
         if let Some(channel) = channels.get(&url) {
             return Ok(channel.clone());
         }
-        let channel = Channel::from_shared(url.clone()).map_err(|e| e.to_string())?.connect_lazy();
+        let dialled = self.dial_overrides.get(&url).unwrap_or(&url);
+        let channel = Channel::from_shared(dialled.clone()).map_err(|e| e.to_string())?.connect_lazy();
         channels.insert(url, channel.clone());
         Ok(channel)
     }
@@ -103,6 +114,10 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         rpc: AppendEntriesRequest<TypeConfig>,
         option: RPCOption,
     ) -> Result<AppendEntriesResponse<TypeConfig>, RPCError<TypeConfig>> {
+        // openraft bounds an append by one heartbeat interval; a large batch
+        // (and the follower's fsync) on a busy machine can take longer, and
+        // giving up only resends the same entries later.
+        let option = RPCOption::new(option.hard_ttl().max(APPEND_TIMEOUT_FLOOR));
         self.call(wire::APPEND, &rpc, &option).await
     }
 

@@ -45,6 +45,8 @@ pub struct RaftConfig {
     pub logs_to_keep: u64,
     /// How long a proposal may take before the client hears "request timed out".
     pub request_timeout: Duration,
+    /// Peer URL -> URL to dial instead (fault-injection proxies); usually empty.
+    pub dial_overrides: HashMap<String, String>,
 }
 
 /// Why a proposal or read did not complete, in terms etcd clients know.
@@ -138,7 +140,7 @@ impl RaftNode {
             Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
         let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
             .map_err(|e| stopped(&e))?;
-        let network = PeerNetwork::default();
+        let network = PeerNetwork::new(config.dial_overrides.clone());
         let raft = RtcdRaft::new(config.id, Arc::new(raft_config), network.clone(), log, sm)
             .await
             .map_err(|e| stopped(&e))?;

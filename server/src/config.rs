@@ -73,6 +73,10 @@ pub struct Config {
     /// more than this plus an election timeout (etcd's LeaseCheckpointInterval).
     #[arg(long, env = "ETCD_EXPERIMENTAL_LEASE_CHECKPOINT_INTERVAL", default_value = "5m")]
     pub experimental_lease_checkpoint_interval: String,
+    /// Test hook: `peerURL=dialURL,...` makes this member reach a peer
+    /// through another address (a fault-injecting proxy, see rtcd-jepsen).
+    #[arg(long, env = "RTCD_PEER_DIAL_OVERRIDES", hide = true)]
+    pub peer_dial_overrides: Option<String>,
     #[arg(long, env = "ETCD_CERT_FILE")]
     pub cert_file: Option<PathBuf>,
     #[arg(long, env = "ETCD_KEY_FILE")]
@@ -192,6 +196,17 @@ impl Config {
             return Err(ConfigError::NotInInitialCluster(self.name.clone()));
         }
         Ok(members)
+    }
+
+    pub fn peer_dial_overrides(&self) -> Result<std::collections::HashMap<String, String>, ConfigError> {
+        let Some(list) = &self.peer_dial_overrides else { return Ok(Default::default()) };
+        split_urls(list)
+            .into_iter()
+            .map(|pair| match pair.split_once('=') {
+                Some((from, to)) => Ok((from.to_string(), to.to_string())),
+                None => Err(ConfigError::BadUrl(pair.clone(), "expected peerURL=dialURL".into())),
+            })
+            .collect()
     }
 
     /// Whether this member joins a running cluster instead of forming one.

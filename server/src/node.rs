@@ -63,6 +63,7 @@ impl Node {
             snapshot_count: config.snapshot_count,
             logs_to_keep: config.experimental_snapshot_catchup_entries,
             request_timeout: request_timeout(&config),
+            dial_overrides: config.peer_dial_overrides()?,
         };
         let sink = crate::applied::sink(hub.clone(), lessor.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;

@@ -1,0 +1,83 @@
+//! Checkers: each takes a recorded history and says whether it is valid,
+//! naming the operations involved when it is not.
+
+pub mod linearizable;
+
+use serde::Serialize;
+
+use crate::history::{Operation, Outcome, Record};
+use linearizable::Verdict;
+
+/// Search steps per key before the register checker gives up (unknown).
+pub const STEP_LIMIT: u64 = 20_000_000;
+
+/// What the register checker found.
+#[derive(Debug, Clone, Serialize)]
+pub struct RegisterReport {
+    /// `Some(true)` valid, `Some(false)` an anomaly, `None` unknown (the
+    /// search gave up on some key).
+    pub valid: Option<bool>,
+    pub ok: usize,
+    pub fail: usize,
+    pub info: usize,
+    pub keys: Vec<KeyReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KeyReport {
+    pub key: String,
+    pub verdict: String,
+    /// For an anomaly: the operations to look at, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub operations: Vec<Operation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+}
+
+/// Checks every key's register history for linearizability.
+pub fn check_registers(history: &[Record]) -> RegisterReport {
+    let ops: Vec<Operation> = history
+        .iter()
+        .filter_map(|r| match r {
+            Record::Op(op) => Some(op.clone()),
+            Record::Fault(_) => None,
+        })
+        .collect();
+    let count = |o: Outcome| ops.iter().filter(|op| op.outcome == o).count();
+    let mut valid = Some(true);
+    let mut keys = Vec::new();
+    for (key, verdict) in linearizable::check(&ops, STEP_LIMIT) {
+        let key_ops: Vec<&Operation> = ops.iter().filter(|op| op.key == key).collect();
+        let report = match verdict {
+            Verdict::Linearizable => {
+                KeyReport { key, verdict: "linearizable".into(), operations: vec![], explanation: None }
+            }
+            Verdict::NotLinearizable { ops: involved, explanation } => {
+                valid = Some(false);
+                let operations =
+                    involved.iter().filter_map(|&i| key_ops.get(i).map(|op| (*op).clone())).collect();
+                KeyReport {
+                    key,
+                    verdict: "NOT linearizable".into(),
+                    operations,
+                    explanation: Some(explanation),
+                }
+            }
+            Verdict::Unknown { steps } => {
+                if valid == Some(true) {
+                    valid = None;
+                }
+                let explanation = Some(format!("search gave up after {steps} steps"));
+                KeyReport { key, verdict: "unknown".into(), operations: vec![], explanation }
+            }
+        };
+        keys.push(report);
+    }
+    RegisterReport {
+        valid,
+        ok: count(Outcome::Ok),
+        fail: count(Outcome::Fail),
+        info: count(Outcome::Info),
+        keys,
+    }
+}

@@ -1,0 +1,286 @@
+//! The cluster under test: real `rtcd` (or etcd) processes on loopback,
+//! with every peer link running through the fault-injecting proxy. Members
+//! can be killed (SIGKILL), restarted on their data, paused (SIGSTOP) and
+//! resumed.
+
+use std::collections::HashMap;
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use etcd_client::{Client, ConnectOptions};
+
+use crate::proxy::Network;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// The `rtcd` binary at this path.
+    Rtcd(PathBuf),
+    /// Debian's `etcd` on the PATH: the control.
+    Etcd,
+}
+
+impl Target {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Target::Rtcd(_) => "rtcd",
+            Target::Etcd => "etcd",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    #[error("the cluster did not become healthy: {0}")]
+    Unhealthy(String),
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ClusterError {
+    let what = what.into();
+    move |e| ClusterError::Io(what, e)
+}
+
+#[derive(Debug)]
+pub struct Member {
+    pub name: String,
+    pub client_url: String,
+    /// The peer URL others use: a proxy address.
+    pub peer_url: String,
+    listen_peer: SocketAddr,
+    data_dir: PathBuf,
+    log: PathBuf,
+    /// rtcd only: this member's per-link proxy addresses.
+    dial_overrides: String,
+    child: Option<Child>,
+    pub paused: bool,
+}
+
+impl Member {
+    pub fn is_running(&self) -> bool {
+        self.child.is_some()
+    }
+}
+
+#[derive(Debug)]
+pub struct Cluster {
+    pub target: Target,
+    pub members: Vec<Member>,
+    pub net: Arc<Network>,
+    initial_cluster: String,
+}
+
+fn free_addr() -> Result<SocketAddr, ClusterError> {
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(io("picking a free port"))?;
+    listener.local_addr().map_err(io("picking a free port"))
+}
+
+impl Cluster {
+    /// Starts `size` members m1..mN with data under `dir` and waits until
+    /// every member answers a linearizable read.
+    pub async fn start(
+        target: Target,
+        size: usize,
+        dir: &Path,
+        net: Arc<Network>,
+    ) -> Result<Self, ClusterError> {
+        std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+        let mut members = Vec::new();
+        for i in 0..size {
+            let client = free_addr()?;
+            let listen_peer = free_addr()?;
+            let via = net.listen_target(i, listen_peer).await.map_err(io("starting a proxy"))?;
+            let name = format!("m{}", i + 1);
+            members.push(Member {
+                client_url: format!("http://{client}"),
+                peer_url: format!("http://{via}"),
+                listen_peer,
+                data_dir: dir.join(&name),
+                log: dir.join(format!("{name}.log")),
+                dial_overrides: String::new(),
+                child: None,
+                paused: false,
+                name,
+            });
+        }
+        if matches!(target, Target::Rtcd(_)) {
+            for i in 0..size {
+                let mut overrides = Vec::new();
+                for j in (0..size).filter(|&j| j != i) {
+                    let link = net
+                        .listen_link(i, j, members[j].listen_peer)
+                        .await
+                        .map_err(io("starting a proxy"))?;
+                    overrides.push(format!("{}=http://{link}", members[j].peer_url));
+                }
+                members[i].dial_overrides = overrides.join(",");
+            }
+        }
+        let initial_cluster =
+            members.iter().map(|m| format!("{}={}", m.name, m.peer_url)).collect::<Vec<_>>().join(",");
+        let mut cluster = Cluster { target, members, net, initial_cluster };
+        for i in 0..size {
+            cluster.spawn(i)?;
+        }
+        cluster.wait_healthy(Duration::from_secs(60)).await?;
+        cluster.learn_ids().await;
+        Ok(cluster)
+    }
+
+    fn spawn(&mut self, i: usize) -> Result<(), ClusterError> {
+        let m = &self.members[i];
+        let program = match &self.target {
+            Target::Rtcd(path) => path.as_os_str().to_owned(),
+            Target::Etcd => "etcd".into(),
+        };
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&m.log)
+            .map_err(io("opening a log"))?;
+        let err = log.try_clone().map_err(io("opening a log"))?;
+        let mut cmd = Command::new(program);
+        cmd.args(["--name", &m.name, "--data-dir"])
+            .arg(&m.data_dir)
+            .args(["--listen-client-urls", &m.client_url, "--advertise-client-urls", &m.client_url])
+            .args(["--listen-peer-urls", &format!("http://{}", m.listen_peer)])
+            .args(["--initial-advertise-peer-urls", &m.peer_url])
+            .args(["--initial-cluster", &self.initial_cluster, "--initial-cluster-token", "jepsen"])
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(err);
+        if !m.dial_overrides.is_empty() {
+            cmd.env("RTCD_PEER_DIAL_OVERRIDES", &m.dial_overrides);
+        }
+        let child = cmd.spawn().map_err(io(format!("starting {}", self.target.name())))?;
+        self.members[i].child = Some(child);
+        self.members[i].paused = false;
+        Ok(())
+    }
+
+    pub fn client_urls(&self) -> Vec<String> {
+        self.members.iter().map(|m| m.client_url.clone()).collect()
+    }
+
+    /// SIGKILL; the data stays for `restart`.
+    pub fn kill(&mut self, i: usize) {
+        if let Some(mut child) = self.members[i].child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.members[i].paused = false;
+    }
+
+    pub fn restart(&mut self, i: usize) -> Result<(), ClusterError> {
+        if self.members[i].child.is_none() {
+            self.spawn(i)?;
+        }
+        Ok(())
+    }
+
+    /// SIGSTOP: the process holds its sockets but does nothing.
+    pub fn pause(&mut self, i: usize) {
+        if self.signal(i, "-STOP") {
+            self.members[i].paused = true;
+        }
+    }
+
+    pub fn resume(&mut self, i: usize) {
+        if self.members[i].paused && self.signal(i, "-CONT") {
+            self.members[i].paused = false;
+        }
+    }
+
+    fn signal(&self, i: usize, signal: &str) -> bool {
+        let Some(child) = &self.members[i].child else { return false };
+        Command::new("kill").args([signal, &child.id().to_string()]).status().is_ok_and(|s| s.success())
+    }
+
+    /// Every member running and unpaused, every link healed.
+    pub fn heal(&mut self) -> Result<(), ClusterError> {
+        self.net.heal();
+        for i in 0..self.members.len() {
+            self.resume(i);
+            self.restart(i)?;
+        }
+        Ok(())
+    }
+
+    pub fn stop(&mut self) {
+        for i in 0..self.members.len() {
+            self.resume(i);
+            self.kill(i);
+        }
+    }
+
+    /// The member that leads, as the members report it.
+    pub async fn leader(&self) -> Option<usize> {
+        let mut ids = HashMap::new();
+        let mut leader = None;
+        for (i, m) in self.members.iter().enumerate().filter(|(_, m)| m.is_running() && !m.paused) {
+            let Some(status) = status(&m.client_url).await else { continue };
+            ids.insert(status.0, i);
+            leader = leader.or(Some(status.1).filter(|&l| l != 0));
+        }
+        leader.and_then(|l| ids.get(&l).copied())
+    }
+
+    async fn wait_healthy(&self, within: Duration) -> Result<(), ClusterError> {
+        let deadline = Instant::now() + within;
+        for m in &self.members {
+            loop {
+                if let Ok(mut client) = connect(&m.client_url).await
+                    && client.get("jepsen-health", None).await.is_ok()
+                {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    return Err(ClusterError::Unhealthy(format!("{} never answered a read", m.name)));
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// etcd attributes peer connections by member ID: learn them.
+    async fn learn_ids(&self) {
+        let Some(first) = self.members.first() else { return };
+        let Ok(mut client) = connect(&first.client_url).await else { return };
+        let Ok(list) = client.member_list().await else { return };
+        for member in list.members() {
+            if let Some(i) = self.members.iter().position(|m| member.peer_urls().contains(&m.peer_url)) {
+                self.net.learn_etcd_id(member.id(), i);
+            }
+        }
+        // Connections made while the IDs were unknown cannot be cut: make
+        // every member reconnect, now attributed.
+        self.net.drop_connections();
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A client for one endpoint, with short timeouts: a request that hangs
+/// during a fault is reported as indeterminate rather than waited for.
+pub async fn connect(endpoint: &str) -> Result<Client, etcd_client::Error> {
+    let options = ConnectOptions::new()
+        .with_connect_timeout(Duration::from_secs(1))
+        .with_timeout(Duration::from_secs(3));
+    Client::connect([endpoint], Some(options)).await
+}
+
+/// (member ID, leader ID) as one member reports them.
+async fn status(endpoint: &str) -> Option<(u64, u64)> {
+    let mut client = connect(endpoint).await.ok()?;
+    let status = tokio::time::timeout(Duration::from_secs(1), client.status()).await.ok()?.ok()?;
+    Some((status.header()?.member_id(), status.leader()))
+}

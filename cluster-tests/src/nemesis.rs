@@ -1,0 +1,209 @@
+//! Faults, injected one at a time: a quiet period, a fault for a few
+//! seconds, then healing; every window is recorded in the history.
+
+use std::time::{Duration, Instant};
+
+use crate::cluster::{Cluster, ClusterError};
+use crate::history::{FaultWindow, Record};
+use crate::recorder::{Recorder, Rng};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The leader cut off from everyone else.
+    PartitionLeader,
+    /// A random minority cut off from the majority.
+    PartitionHalves,
+    /// Partitions that come and go every few hundred milliseconds.
+    Flapping,
+    /// Every peer link slowed down.
+    Delay,
+    /// Every peer connection dropped at once.
+    DropConnections,
+    KillOne,
+    KillLeader,
+    /// A minority SIGKILLed and restarted.
+    KillMinority,
+    /// Every member SIGKILLed at once, then restarted.
+    KillAll,
+    /// SIGSTOP one member, SIGCONT later.
+    PauseOne,
+    PauseLeader,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 11] = [
+        Fault::PartitionLeader,
+        Fault::PartitionHalves,
+        Fault::Flapping,
+        Fault::Delay,
+        Fault::DropConnections,
+        Fault::KillOne,
+        Fault::KillLeader,
+        Fault::KillMinority,
+        Fault::KillAll,
+        Fault::PauseOne,
+        Fault::PauseLeader,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::PartitionLeader => "partition-leader",
+            Fault::PartitionHalves => "partition-halves",
+            Fault::Flapping => "partition-flapping",
+            Fault::Delay => "delay",
+            Fault::DropConnections => "drop-connections",
+            Fault::KillOne => "kill-one",
+            Fault::KillLeader => "kill-leader",
+            Fault::KillMinority => "kill-minority",
+            Fault::KillAll => "kill-all",
+            Fault::PauseOne => "pause-one",
+            Fault::PauseLeader => "pause-leader",
+        }
+    }
+
+    /// A comma-separated list of fault names, or the groups "all",
+    /// "partition", "kill", "pause", "none".
+    pub fn parse_list(list: &str) -> Result<Vec<Fault>, String> {
+        let mut faults = Vec::new();
+        for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match word {
+                "none" => {}
+                "all" => faults.extend(Fault::ALL),
+                group @ ("partition" | "kill" | "pause") => {
+                    faults.extend(Fault::ALL.iter().filter(|f| f.name().starts_with(group)));
+                }
+                name => faults.push(
+                    *Fault::ALL
+                        .iter()
+                        .find(|f| f.name() == name)
+                        .ok_or_else(|| format!("unknown fault {name:?}"))?,
+                ),
+            }
+        }
+        Ok(faults)
+    }
+}
+
+/// Quiet time between faults, and how long each fault lasts.
+#[derive(Debug, Clone, Copy)]
+pub struct Schedule {
+    pub quiet: Duration,
+    pub fault: Duration,
+}
+
+/// Injects random faults from `faults` until `until`, then heals everything.
+pub async fn run(
+    cluster: &mut Cluster,
+    faults: &[Fault],
+    schedule: Schedule,
+    until: Instant,
+    rec: &Recorder,
+    rng: &mut Rng,
+    current: &std::sync::Mutex<Option<&'static str>>,
+) -> Result<(), ClusterError> {
+    while !faults.is_empty() && Instant::now() + schedule.quiet + schedule.fault < until {
+        tokio::time::sleep(schedule.quiet).await;
+        let fault = faults[rng.below(faults.len() as u64) as usize];
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = Some(fault.name());
+        let start = rec.now();
+        let targets = inject(cluster, fault, schedule.fault, rng).await?;
+        cluster.heal()?;
+        let names = targets.iter().map(|&i| cluster.members[i].name.clone()).collect();
+        rec.record(Record::Fault(FaultWindow {
+            kind: fault.name().into(),
+            targets: names,
+            start,
+            end: rec.now(),
+        }));
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+    cluster.heal()
+}
+
+/// Applies `fault` for `length` (healing is the caller's); returns the
+/// members it touched.
+async fn inject(
+    cluster: &mut Cluster,
+    fault: Fault,
+    length: Duration,
+    rng: &mut Rng,
+) -> Result<Vec<usize>, ClusterError> {
+    let n = cluster.members.len();
+    let all: Vec<usize> = (0..n).collect();
+    let random = |rng: &mut Rng| rng.below(n as u64) as usize;
+    let minority = |rng: &mut Rng| {
+        let mut picked: Vec<usize> = Vec::new();
+        while picked.len() < (n - 1) / 2 {
+            let i = random(rng);
+            if !picked.contains(&i) {
+                picked.push(i);
+            }
+        }
+        picked
+    };
+    let leader_or_random = async |cluster: &Cluster, rng: &mut Rng| match cluster.leader().await {
+        Some(l) => l,
+        None => random(rng),
+    };
+    let others = |chosen: &[usize]| all.iter().copied().filter(|i| !chosen.contains(i)).collect::<Vec<_>>();
+    let targets = match fault {
+        Fault::PartitionLeader => {
+            let leader = vec![leader_or_random(cluster, rng).await];
+            cluster.net.cut(&leader, &others(&leader));
+            tokio::time::sleep(length).await;
+            leader
+        }
+        Fault::PartitionHalves => {
+            let small = minority(rng);
+            cluster.net.cut(&small, &others(&small));
+            tokio::time::sleep(length).await;
+            small
+        }
+        Fault::Flapping => {
+            let end = Instant::now() + length;
+            let mut touched = Vec::new();
+            while Instant::now() < end {
+                let small = minority(rng);
+                cluster.net.cut(&small, &others(&small));
+                tokio::time::sleep(Duration::from_millis(300 + rng.below(500))).await;
+                cluster.net.heal();
+                tokio::time::sleep(Duration::from_millis(200 + rng.below(300))).await;
+                touched.extend(small);
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            touched
+        }
+        Fault::Delay => {
+            cluster.net.slow_all(n, Duration::from_millis(50 + rng.below(100)));
+            tokio::time::sleep(length).await;
+            all.clone()
+        }
+        Fault::DropConnections => {
+            cluster.net.drop_connections();
+            tokio::time::sleep(length).await;
+            all.clone()
+        }
+        Fault::KillOne | Fault::KillLeader | Fault::KillMinority | Fault::KillAll => {
+            let victims = match fault {
+                Fault::KillOne => vec![random(rng)],
+                Fault::KillLeader => vec![leader_or_random(cluster, rng).await],
+                Fault::KillMinority => minority(rng),
+                _ => all.clone(),
+            };
+            for &i in &victims {
+                cluster.kill(i);
+            }
+            tokio::time::sleep(length).await;
+            victims
+        }
+        Fault::PauseOne | Fault::PauseLeader => {
+            let victim =
+                if fault == Fault::PauseOne { random(rng) } else { leader_or_random(cluster, rng).await };
+            cluster.pause(victim);
+            tokio::time::sleep(length).await;
+            vec![victim]
+        }
+    };
+    Ok(targets)
+}

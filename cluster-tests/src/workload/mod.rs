@@ -1,0 +1,3 @@
+//! Workloads: concurrent clients that record what they did.
+
+pub mod register;
