@@ -129,6 +129,14 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         self.call(wire::VOTE, &rpc, &option).await
     }
 
+    async fn pre_vote(
+        &mut self,
+        rpc: VoteRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
+        self.call(wire::PRE_VOTE, &rpc, &option).await
+    }
+
     async fn transfer_leader(
         &mut self,
         req: TransferLeaderRequest<TypeConfig>,

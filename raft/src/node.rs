@@ -20,9 +20,14 @@ use tokio::sync::oneshot;
 
 use crate::log_store::RocksLogStore;
 use crate::network::PeerNetwork;
+use crate::peer_service::{LeaderContact, PeerService};
 use crate::state_machine::{AppliedEntry, ApplyListener, StoreStateMachine};
 use crate::types::{Command, Member};
 use crate::{RtcdRaft, codec, wire};
+use rtcd_proto::rtcdraftpb::raft_server::RaftServer;
+
+/// Pause before asking a new leader again.
+const LEADER_RETRY_PAUSE: Duration = Duration::from_millis(20);
 
 /// What a member does with every applied batch, in log order, before the
 /// proposers hear back (feed its watch hub, its lease timers). It may take
@@ -102,8 +107,10 @@ pub struct RaftNode {
     next_proposal: AtomicU64,
     network: PeerNetwork,
     request_timeout: Duration,
+    /// When a leader last reached this member (see `peer_service`).
+    contact: Arc<LeaderContact>,
     /// How long a leader counts as one without hearing from a quorum
-    /// (openraft's lease: the longest election timeout).
+    /// (openraft's lease: the longest election timeout, see `start`).
     leader_lease: Duration,
 }
 
@@ -125,12 +132,21 @@ impl RaftNode {
         let raft_config = Config {
             cluster_name: "rtcd".into(),
             heartbeat_interval: config.heartbeat_ms,
-            election_timeout_min: config.election_timeout_ms,
-            election_timeout_max: config.election_timeout_ms * 2,
+            // openraft's leader lease is the longest election timeout:
+            // followers refuse votes until it has passed since they last
+            // heard from the leader. Timers in [ET/2, ET] keep that lease at
+            // one election timeout, so a lost leader is replaced about as
+            // fast as etcd's [ET, 2 ET) timers with no lease replace it.
+            election_timeout_min: (config.election_timeout_ms / 2).max(config.heartbeat_ms * 2),
+            election_timeout_max: config.election_timeout_ms,
             snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_count.max(1)),
             max_in_snapshot_log_to_keep: config.logs_to_keep,
             // Further behind than what the log still holds: send a snapshot.
             replication_lag_threshold: config.snapshot_count.max(1) + config.logs_to_keep,
+            // A member whose timer fires while the others still hear the
+            // leader must not bump its term and depose that leader (etcd's
+            // --pre-vote, on by default since 3.5).
+            enable_pre_vote: Some(true),
             ..Default::default()
         }
         .validate()
@@ -156,12 +172,19 @@ impl RaftNode {
             next_proposal: AtomicU64::new(salt),
             network,
             request_timeout: config.request_timeout,
-            leader_lease: Duration::from_millis(config.election_timeout_ms * 2),
+            leader_lease: Duration::from_millis(config.election_timeout_ms),
+            contact: Arc::default(),
         })
     }
 
     pub fn raft(&self) -> &RtcdRaft {
         &self.raft
+    }
+
+    /// The peer service for this member's Raft, to serve on its peer URLs;
+    /// incoming snapshots are staged in `incoming_dir`.
+    pub fn peer_service(&self, incoming_dir: PathBuf) -> RaftServer<PeerService> {
+        PeerService::new(self.raft.clone(), self.contact.clone(), incoming_dir).into_server()
     }
 
     pub fn id(&self) -> u64 {
@@ -210,10 +233,19 @@ impl RaftNode {
     async fn submit(&self, proposal: Vec<u8>) -> Result<(), ReplicationError> {
         match self.raft.client_write(Command { proposal: proposal.clone() }).await {
             Ok(_) => Ok(()),
-            Err(RaftError::APIError(ClientWriteError::ForwardToLeader(to))) => match to.leader_node {
-                Some(leader) => self.forward(&leader, proposal).await,
-                None => Err(ReplicationError::NoLeader),
-            },
+            Err(RaftError::APIError(ClientWriteError::ForwardToLeader(to))) => {
+                match (to.leader_id, to.leader_node) {
+                    (Some(id), Some(leader)) => {
+                        // A leader that went silent is replaced within an election
+                        // or two; do not wait the whole request timeout for it.
+                        tokio::select! {
+                            forwarded = self.forward(&leader, proposal) => forwarded,
+                            () = self.leader_changed(id) => Err(ReplicationError::LeaderChanged),
+                        }
+                    }
+                    _ => Err(ReplicationError::NoLeader),
+                }
+            }
             Err(RaftError::APIError(_)) => Err(ReplicationError::LeaderChanged),
             Err(RaftError::Fatal(e)) => Err(ReplicationError::Stopped(e.to_string())),
         }
@@ -239,28 +271,50 @@ impl RaftNode {
     }
 
     async fn wait_read_index(&self) -> Result<(), ReplicationError> {
-        let leader = match self.raft.ensure_linearizable(ReadPolicy::ReadIndex).await {
-            Ok(_) => return Ok(()),
-            Err(RaftError::APIError(LinearizableReadError::ForwardToLeader(to))) => {
-                to.leader_node.ok_or(ReplicationError::NoLeader)?
-            }
-            Err(RaftError::APIError(_)) => return Err(ReplicationError::NoLeader),
-            Err(RaftError::Fatal(e)) => return Err(ReplicationError::Stopped(e.to_string())),
-        };
-        // A follower asks the leader for the read index, then waits until
-        // its own apply has reached it.
-        let channel = self.network.channel(&leader).map_err(|_| ReplicationError::NoLeader)?;
+        loop {
+            let (leader_id, leader) = match self.raft.ensure_linearizable(ReadPolicy::ReadIndex).await {
+                Ok(_) => return Ok(()),
+                Err(RaftError::APIError(LinearizableReadError::ForwardToLeader(to))) => {
+                    match (to.leader_id, to.leader_node) {
+                        (Some(id), Some(node)) => (id, node),
+                        _ => return Err(ReplicationError::NoLeader),
+                    }
+                }
+                Err(RaftError::APIError(_)) => return Err(ReplicationError::NoLeader),
+                Err(RaftError::Fatal(e)) => return Err(ReplicationError::Stopped(e.to_string())),
+            };
+            // A follower asks the leader for the read index, then waits until
+            // its own apply has reached it. If the leader is replaced
+            // meanwhile, ask the new one: reads can be retried safely.
+            let index = tokio::select! {
+                index = self.ask_read_index(&leader) => index?,
+                () = self.leader_changed(leader_id) => {
+                    tokio::time::sleep(LEADER_RETRY_PAUSE).await;
+                    continue;
+                }
+            };
+            return self
+                .raft
+                .wait(None)
+                .applied_index_at_least(Some(index), "read index")
+                .await
+                .map(|_| ())
+                .map_err(|e| ReplicationError::Stopped(e.to_string()));
+        }
+    }
+
+    async fn ask_read_index(&self, leader: &Member) -> Result<u64, ReplicationError> {
+        let channel = self.network.channel(leader).map_err(|_| ReplicationError::NoLeader)?;
         let message = RaftMessage { kind: wire::READ_INDEX.into(), payload: Default::default() };
         let reply = RaftClient::new(channel).call(message).await.map_err(|_| ReplicationError::NoLeader)?;
         let index: Result<u64, String> =
             wire::decode(&reply.into_inner().payload).map_err(ReplicationError::Stopped)?;
-        let index = index.map_err(|_| ReplicationError::NoLeader)?;
-        self.raft
-            .wait(None)
-            .applied_index_at_least(Some(index), "read index")
-            .await
-            .map(|_| ())
-            .map_err(|e| ReplicationError::Stopped(e.to_string()))
+        index.map_err(|_| ReplicationError::NoLeader)
+    }
+
+    /// Resolves once this member's view of the leader is no longer `leader`.
+    async fn leader_changed(&self, leader: u64) {
+        let _ = self.raft.wait(None).metrics(|m| m.current_leader != Some(leader), "leader change").await;
     }
 
     /// Asks the current leader (this member) to hand leadership to `to` and
@@ -306,13 +360,14 @@ impl RaftNode {
     /// The leader as this member sees it. A leader that has not heard from
     /// a quorum for a leader lease does not count: etcd's CheckQuorum would
     /// have made it step down, while openraft keeps it in place (refusing
-    /// its proposals) until it learns of a newer leader.
+    /// its proposals) until it learns of a newer leader. Nor does, for a
+    /// follower, a leader it has not heard from for that long.
     pub fn leader(&self) -> Option<u64> {
         let metrics = self.raft.metrics();
         let m = metrics.borrow_watched();
         let leader = m.current_leader?;
         if leader != self.id {
-            return Some(leader);
+            return self.contact.heard_within(self.leader_lease).then_some(leader);
         }
         let sole_voter = m.membership_config.membership().voter_ids().count() <= 1;
         let quorum_heard = m.last_quorum_acked.as_ref().is_some_and(|at| at.elapsed() < self.leader_lease);

@@ -3,6 +3,9 @@
 //! followers forward to the leader.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use rtcd_proto::rtcdraftpb::{RaftMessage, SnapshotChunk, raft_server};
 use serde::Serialize;
@@ -12,15 +15,46 @@ use crate::RtcdRaft;
 use crate::types::{Command, SnapshotFile, SnapshotMeta, Vote};
 use crate::wire;
 
+/// When this member last accepted an append from a leader: a follower that
+/// has not heard from its leader for an election timeout no longer counts it
+/// as leader (etcd clears its leader when its election timer fires, even if
+/// pre-vote then keeps it from campaigning).
+#[derive(Debug)]
+pub struct LeaderContact {
+    base: Instant,
+    /// Milliseconds since `base`; 0 = never.
+    last: AtomicU64,
+}
+
+impl Default for LeaderContact {
+    fn default() -> Self {
+        Self { base: Instant::now(), last: AtomicU64::new(0) }
+    }
+}
+
+impl LeaderContact {
+    fn heard(&self) {
+        let ms = self.base.elapsed().as_millis() as u64;
+        self.last.store(ms.max(1), Ordering::Relaxed);
+    }
+
+    pub fn heard_within(&self, window: Duration) -> bool {
+        let last = self.last.load(Ordering::Relaxed);
+        last != 0 && self.base.elapsed().as_millis() as u64 <= last + window.as_millis() as u64
+    }
+}
+
 pub struct PeerService {
     raft: RtcdRaft,
+    /// Updated on every append (heartbeats included) this member accepts.
+    contact: Arc<LeaderContact>,
     /// Where incoming snapshots are written before they are installed.
     incoming_dir: PathBuf,
 }
 
 impl PeerService {
-    pub fn new(raft: RtcdRaft, incoming_dir: PathBuf) -> Self {
-        Self { raft, incoming_dir }
+    pub fn new(raft: RtcdRaft, contact: Arc<LeaderContact>, incoming_dir: PathBuf) -> Self {
+        Self { raft, contact, incoming_dir }
     }
 
     pub fn into_server(self) -> raft_server::RaftServer<Self> {
@@ -47,11 +81,19 @@ impl raft_server::Raft for PeerService {
         match message.kind.as_str() {
             wire::APPEND => {
                 let rpc = wire::decode(&message.payload).map_err(bad)?;
-                reply(wire::APPEND, self.raft.append_entries(rpc).await)
+                let appended = self.raft.append_entries(rpc).await;
+                if appended.as_ref().is_ok_and(|r| r.is_success()) {
+                    self.contact.heard();
+                }
+                reply(wire::APPEND, appended)
             }
             wire::VOTE => {
                 let rpc = wire::decode(&message.payload).map_err(bad)?;
                 reply(wire::VOTE, self.raft.vote(rpc).await)
+            }
+            wire::PRE_VOTE => {
+                let rpc = wire::decode(&message.payload).map_err(bad)?;
+                reply(wire::PRE_VOTE, self.raft.pre_vote(rpc).await)
             }
             wire::TRANSFER_LEADER => {
                 let rpc = wire::decode(&message.payload).map_err(bad)?;

@@ -7,6 +7,8 @@ use serde::de::DeserializeOwned;
 
 pub const APPEND: &str = "append";
 pub const VOTE: &str = "vote";
+/// Would the peer vote for this candidate (without changing its term)?
+pub const PRE_VOTE: &str = "pre_vote";
 pub const TRANSFER_LEADER: &str = "transfer_leader";
 /// A follower asks the leader for a read index (linearizable reads).
 pub const READ_INDEX: &str = "read_index";

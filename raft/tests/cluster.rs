@@ -15,7 +15,6 @@ use bytes::Bytes;
 use openraft::async_runtime::watch::WatchReceiver;
 use rtcd_proto::etcdserverpb::PutRequest;
 use rtcd_proto::mvccpb::Event;
-use rtcd_raft::peer_service::PeerService;
 use rtcd_raft::{Member, RaftConfig, RaftNode};
 use rtcd_store::{Store, StoreOptions, WriteRequest};
 
@@ -83,7 +82,7 @@ async fn start_member(id: u64, dir: &Path, members: &BTreeMap<u64, Member>) -> R
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let service = PeerService::new(node.raft().clone(), dir.join("incoming")).into_server();
+    let service = node.peer_service(dir.join("incoming"));
     let url = &members[&id].peer_urls[0];
     let addr = url.trim_start_matches("http://").parse().unwrap();
     tokio::spawn(tonic::transport::Server::builder().add_service(service).serve_with_shutdown(addr, async {

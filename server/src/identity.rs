@@ -92,8 +92,7 @@ async fn join(config: &Config) -> Result<Identity, NodeError> {
     }
 }
 
-/// One member's view of the membership, asked on its peer URL.
-pub(crate) async fn ask_members(
+async fn ask_members(
     url: &str,
 ) -> Result<rtcd_proto::etcdserverpb::MemberListResponse, Box<dyn std::error::Error + Send + Sync>> {
     let channel = tonic::transport::Endpoint::from_shared(url.to_string())?

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rtcd_proto::etcdserverpb::{
-    Member, MemberAddRequest, MemberAddResponse, MemberListResponse, MemberPromoteResponse,
-    MemberRemoveResponse, MemberUpdateRequest, MemberUpdateResponse,
+    Member, MemberAddRequest, MemberAddResponse, MemberListRequest, MemberListResponse,
+    MemberPromoteResponse, MemberRemoveResponse, MemberUpdateRequest, MemberUpdateResponse,
 };
 use rtcd_raft::MembershipChange;
 
@@ -161,7 +161,7 @@ fn valid_url(url: &str) -> bool {
 pub fn spawn_publisher(node: Arc<Node>) {
     tokio::spawn(async move {
         let mut was_member = false;
-        let mut leaderless_ticks = 0;
+        let mut ticks = 0u32;
         let mut tick = tokio::time::interval(PUBLISH_CHECK);
         loop {
             tick.tick().await;
@@ -175,11 +175,12 @@ pub fn spawn_publisher(node: Arc<Node>) {
             };
             was_member = true;
             // A removed follower may never receive the entry that removes it
-            // (the leader stops replicating to it); it notices a silent
-            // cluster and asks the other members, like etcd's removed-member
-            // check.
-            leaderless_ticks = if node.raft.leader().is_none() { leaderless_ticks + 1 } else { 0 };
-            if leaderless_ticks >= REMOVED_CHECK_TICKS && removed_say_peers(&node).await {
+            // (the leader stops replicating to it), so now and then it asks
+            // the leader it knows whether it is still a member, like etcd's
+            // removed-member check. Only the leader's answer counts: a
+            // lagging follower may not have applied this member's addition.
+            ticks += 1;
+            if ticks.is_multiple_of(REMOVED_CHECK_TICKS) && removed_says_leader(&node).await {
                 stop_removed();
             }
             let client_urls = node.config.advertise_client_urls();
@@ -190,7 +191,7 @@ pub fn spawn_publisher(node: Arc<Node>) {
     });
 }
 
-/// Leaderless ticks before a member asks the others whether it was removed.
+/// Ticks between asking the leader whether this member was removed.
 const REMOVED_CHECK_TICKS: u32 = 3;
 
 fn stop_removed() -> ! {
@@ -198,20 +199,15 @@ fn stop_removed() -> ! {
     std::process::exit(0);
 }
 
-/// Whether another member answers and no longer lists this one.
-async fn removed_say_peers(node: &Node) -> bool {
-    let me = node.identity.member_id;
-    for (id, member, _) in node.raft.members() {
-        if id == me {
-            continue;
-        }
-        for url in &member.peer_urls {
-            if let Ok(list) = crate::identity::ask_members(url).await {
-                return !list.members.iter().any(|m| m.id == me);
-            }
-        }
+/// Whether the leader (as this member knows it) no longer lists this member.
+async fn removed_says_leader(node: &Node) -> bool {
+    let Ok(Some(channel)) = node.raft.leader_channel() else { return false };
+    let mut leader = rtcd_proto::rtcdraftpb::peer_client::PeerClient::new(channel);
+    let asked = tokio::time::timeout(PUBLISH_CHECK, leader.members(MemberListRequest::default())).await;
+    match asked {
+        Ok(Ok(list)) => !list.into_inner().members.iter().any(|m| m.id == node.identity.member_id),
+        _ => false,
     }
-    false
 }
 
 async fn publish_attributes(node: &Arc<Node>, client_urls: Vec<String>) {

@@ -52,8 +52,7 @@ pub async fn serve(
     // Peers reach this member's Raft on the peer URLs.
     for addr in node.config.peer_listen_addrs()? {
         let incoming = node.config.data_dir().join(crate::node::RAFT_DIR).join("incoming");
-        let raft =
-            rtcd_raft::peer_service::PeerService::new(node.raft.raft().clone(), incoming).into_server();
+        let raft = node.raft.peer_service(incoming);
         let peer = PeerService::server(node.clone());
         let mut stop = stop_rx.clone();
         servers.spawn(async move {
