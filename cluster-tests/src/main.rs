@@ -34,7 +34,7 @@ enum Commands {
         #[arg(long, default_value_t = 60)]
         time: u64,
         /// Faults: names (partition-leader, partition-halves, partition-flapping, delay, drop-connections,
-        /// kill-one, kill-leader, kill-minority, kill-all, pause-one, pause-leader) or groups (all, partition,
+        /// kill-one, kill-leader, kill-minority, kill-all, pause-one, pause-leader, compact) or groups (all, partition,
         /// kill, pause, none), comma-separated.
         #[arg(long, default_value = "all")]
         nemesis: String,

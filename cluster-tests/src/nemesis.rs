@@ -28,10 +28,12 @@ pub enum Fault {
     /// SIGSTOP one member, SIGCONT later.
     PauseOne,
     PauseLeader,
+    /// A physical compaction at the current revision, under load.
+    Compact,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 11] = [
+    pub const ALL: [Fault; 12] = [
         Fault::PartitionLeader,
         Fault::PartitionHalves,
         Fault::Flapping,
@@ -43,6 +45,7 @@ impl Fault {
         Fault::KillAll,
         Fault::PauseOne,
         Fault::PauseLeader,
+        Fault::Compact,
     ];
 
     pub fn name(self) -> &'static str {
@@ -58,6 +61,7 @@ impl Fault {
             Fault::KillAll => "kill-all",
             Fault::PauseOne => "pause-one",
             Fault::PauseLeader => "pause-leader",
+            Fault::Compact => "compact",
         }
     }
 
@@ -197,6 +201,12 @@ async fn inject(
             tokio::time::sleep(length).await;
             victims
         }
+        Fault::Compact => {
+            let victim = random(rng);
+            compact(&cluster.members[victim].client_url).await;
+            tokio::time::sleep(length).await;
+            vec![victim]
+        }
         Fault::PauseOne | Fault::PauseLeader => {
             let victim =
                 if fault == Fault::PauseOne { random(rng) } else { leader_or_random(cluster, rng).await };
@@ -206,4 +216,14 @@ async fn inject(
         }
     };
     Ok(targets)
+}
+
+/// Compacts (physically) at the revision `endpoint` reports; a failure is
+/// not an error of the run (the cluster may be busy electing).
+async fn compact(endpoint: &str) {
+    let Ok(mut client) = crate::cluster::connect(endpoint).await else { return };
+    let Ok(status) = client.get("jepsen", None).await else { return };
+    let Some(revision) = status.header().map(|h| h.revision()) else { return };
+    let options = etcd_client::CompactionOptions::new().with_physical();
+    let _ = client.compact(revision, Some(options)).await;
 }

@@ -117,8 +117,7 @@ pub fn start(kind: Kind, name: &str) -> Member {
 
 /// Starts a member with extra command-line flags.
 pub fn start_with(kind: Kind, name: &str, extra: &[&str]) -> Member {
-    let dir = tempfile::tempdir().unwrap();
-    let data_dir = dir.path().join("data");
+    let (dir, data_dir) = fresh_dirs();
     launch(kind, name, extra, dir, data_dir)
 }
 
@@ -134,45 +133,24 @@ fn launch(
     dir: tempfile::TempDir,
     data_dir: std::path::PathBuf,
 ) -> Member {
-    let client_url = format!("http://127.0.0.1:{}", free_port());
-    let peer_url = format!("http://127.0.0.1:{}", free_port());
-    let initial_cluster = format!("{name}={peer_url}");
+    let urls = fresh_urls();
+    let initial_cluster = format!("{name}={}", urls.1);
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    let urls = (client_url.clone(), peer_url.clone());
-    let child = spawn(kind, name, &data_dir, &urls, &initial_cluster, &extra);
-    let name = name.to_string();
-    let member = Member {
-        child,
-        _machine: share_machine(),
-        kind,
-        name,
-        extra,
-        initial_cluster,
-        data_dir,
-        dir,
-        client_url,
-        peer_url,
-    };
+    let member = spawn_member(kind, name, (dir, data_dir), urls, &initial_cluster, extra);
     wait_healthy(&member);
     member
 }
 
-/// A member's client and peer URLs on free loopback ports, for `join`.
-pub fn fresh_urls() -> (String, String) {
-    (format!("http://127.0.0.1:{}", free_port()), format!("http://127.0.0.1:{}", free_port()))
-}
-
-/// Starts a member that joins a running cluster (`--initial-cluster-state
-/// existing`, after `member add`), without waiting for it.
-pub fn join(
+/// Spawns a member process with its data in `data_dir` (inside `dir`,
+/// removed with the member) and returns it without waiting.
+fn spawn_member(
     kind: Kind,
     name: &str,
-    initial_cluster: &str,
+    (dir, data_dir): (tempfile::TempDir, std::path::PathBuf),
     (client_url, peer_url): (String, String),
+    initial_cluster: &str,
+    extra: Vec<String>,
 ) -> Member {
-    let dir = tempfile::tempdir().unwrap();
-    let data_dir = dir.path().join("data");
-    let extra = vec!["--initial-cluster-state".to_string(), "existing".to_string()];
     let urls = (client_url.clone(), peer_url.clone());
     let child = spawn(kind, name, &data_dir, &urls, initial_cluster, &extra);
     let (name, initial_cluster) = (name.to_string(), initial_cluster.to_string());
@@ -190,6 +168,24 @@ pub fn join(
     }
 }
 
+fn fresh_dirs() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("data");
+    (dir, data_dir)
+}
+
+/// A member's client and peer URLs on free loopback ports, for `join`.
+pub fn fresh_urls() -> (String, String) {
+    (format!("http://127.0.0.1:{}", free_port()), format!("http://127.0.0.1:{}", free_port()))
+}
+
+/// Starts a member that joins a running cluster (`--initial-cluster-state
+/// existing`, after `member add`), without waiting for it.
+pub fn join(kind: Kind, name: &str, initial_cluster: &str, urls: (String, String)) -> Member {
+    let extra = vec!["--initial-cluster-state".to_string(), "existing".to_string()];
+    spawn_member(kind, name, fresh_dirs(), urls, initial_cluster, extra)
+}
+
 /// Starts `size` members m1, m2, ... of one cluster and waits until each
 /// answers a linearizable read (so a leader exists).
 pub fn start_cluster(kind: Kind, size: usize) -> Vec<Member> {
@@ -199,9 +195,7 @@ pub fn start_cluster(kind: Kind, size: usize) -> Vec<Member> {
 /// `start_cluster` with extra flags for every member.
 pub fn start_cluster_with(kind: Kind, size: usize, extra: &[&str]) -> Vec<Member> {
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    let urls: Vec<(String, String)> = (0..size)
-        .map(|_| (format!("http://127.0.0.1:{}", free_port()), format!("http://127.0.0.1:{}", free_port())))
-        .collect();
+    let urls: Vec<(String, String)> = (0..size).map(|_| fresh_urls()).collect();
     let initial_cluster = urls
         .iter()
         .enumerate()
@@ -211,25 +205,9 @@ pub fn start_cluster_with(kind: Kind, size: usize, extra: &[&str]) -> Vec<Member
     let members: Vec<Member> = urls
         .into_iter()
         .enumerate()
-        .map(|(i, (client_url, peer_url))| {
-            let dir = tempfile::tempdir().unwrap();
-            let data_dir = dir.path().join("data");
+        .map(|(i, urls)| {
             let name = format!("m{}", i + 1);
-            let urls = (client_url.clone(), peer_url.clone());
-            let child = spawn(kind, &name, &data_dir, &urls, &initial_cluster, &extra);
-            let (initial_cluster, extra) = (initial_cluster.clone(), extra.clone());
-            Member {
-                child,
-                _machine: share_machine(),
-                kind,
-                name,
-                extra,
-                initial_cluster,
-                data_dir,
-                dir,
-                client_url,
-                peer_url,
-            }
+            spawn_member(kind, &name, fresh_dirs(), urls, &initial_cluster, extra.clone())
         })
         .collect();
     for m in &members {
