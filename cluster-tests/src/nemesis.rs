@@ -103,12 +103,10 @@ pub async fn run(
     until: Instant,
     rec: &Recorder,
     rng: &mut Rng,
-    current: &std::sync::Mutex<Option<&'static str>>,
 ) -> Result<(), ClusterError> {
     while !faults.is_empty() && Instant::now() + schedule.quiet + schedule.fault < until {
         tokio::time::sleep(schedule.quiet).await;
         let fault = faults[rng.below(faults.len() as u64) as usize];
-        *current.lock().unwrap_or_else(|e| e.into_inner()) = Some(fault.name());
         let start = rec.now();
         let targets = inject(cluster, fault, schedule.fault, rng).await?;
         cluster.heal()?;
@@ -119,7 +117,6 @@ pub async fn run(
             start,
             end: rec.now(),
         }));
-        *current.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
     cluster.heal()
 }

@@ -5,8 +5,9 @@
 //! directed link (from -> to): rtcd members dial a dedicated listener per
 //! link (`RTCD_PEER_DIAL_OVERRIDES`); etcd members all dial one listener per
 //! target, and the proxy reads the `X-Server-From` header etcd puts on every
-//! peer request. A link can be cut (existing connections are closed, new
-//! ones are accepted and then left silent, like dropped packets) or slowed.
+//! peer request. A link can be cut (existing connections are closed; new ones
+//! on a known link are accepted and left silent, like dropped packets, and
+//! etcd's are closed as soon as their sender is known) or slowed.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

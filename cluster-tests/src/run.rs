@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -82,11 +82,9 @@ pub async fn run(config: &RunConfig) -> Result<Summary, RunError> {
             ))
         })
         .collect();
-    let current = Mutex::new(None);
     let progress = config.progress.then(|| spawn_progress(rec.clone(), config.time));
     let mut rng = Rng::new(config.seed);
-    let injected =
-        nemesis::run(&mut cluster, &config.faults, config.schedule, until, &rec, &mut rng, &current).await;
+    let injected = nemesis::run(&mut cluster, &config.faults, config.schedule, until, &rec, &mut rng).await;
     for client in clients {
         let _ = client.await;
     }
