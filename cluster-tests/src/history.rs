@@ -69,10 +69,27 @@ pub struct FaultWindow {
     pub end: Nanos,
 }
 
+/// One event as a watcher received it (or, for `watcher` = `REFERENCE`,
+/// as the final full-history watch after the run saw it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchEvent {
+    pub watcher: u32,
+    pub revision: i64,
+    pub key: String,
+    /// The value put, `None` for a delete.
+    pub value: Option<u64>,
+    /// When the watcher received it.
+    pub at: Nanos,
+}
+
+/// The `watcher` number of the reference history.
+pub const REFERENCE: u32 = u32::MAX;
+
 /// One line of `history.jsonl`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Record {
     Op(Operation),
     Fault(FaultWindow),
+    Watch(WatchEvent),
 }

@@ -45,6 +45,9 @@ enum Commands {
         fault_time: u64,
         #[arg(long, default_value_t = 10)]
         clients: u32,
+        /// Watchers on the workload's keys (skipped with the compact fault).
+        #[arg(long, default_value_t = 3)]
+        watchers: u32,
         #[arg(long, default_value_t = 3)]
         keys: u32,
         #[arg(long)]
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
             quiet,
             fault_time,
             clients,
+            watchers,
             keys,
             seed,
             out,
@@ -109,6 +113,7 @@ fn main() -> ExitCode {
                     fault: Duration::from_secs(fault_time),
                 },
                 clients,
+                watchers,
                 keys,
                 seed,
                 out,
@@ -147,6 +152,16 @@ fn report(
             println!("    {why}");
         }
     }
+    if let Some(w) = &summary.watch {
+        let verdict = if w.valid { "valid" } else { "INVALID" };
+        println!(
+            "  watch: {verdict} ({} watchers, {} events, history of {})",
+            w.watchers, w.events, w.reference_events
+        );
+        for problem in w.problems.iter().take(20) {
+            println!("    {problem}");
+        }
+    }
     println!("results: {}", config.out.display());
     match summary.valid() {
         Some(true) => {
@@ -178,7 +193,10 @@ fn check(path: &std::path::Path) -> ExitCode {
     }
     let report = rtcd_cluster_tests::checker::check_registers(&history);
     println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    let watch = rtcd_cluster_tests::checker::watch::check(&history);
+    println!("{}", serde_json::to_string_pretty(&watch).unwrap_or_default());
     match report.valid {
+        _ if !watch.valid => ExitCode::from(1),
         Some(true) => ExitCode::SUCCESS,
         Some(false) => ExitCode::from(1),
         None => ExitCode::from(3),

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::checker::watch::WatchReport;
 use crate::checker::{self, RegisterReport};
 use crate::cluster::{Cluster, ClusterError, Target};
 use crate::history::Record;
@@ -24,6 +25,9 @@ pub struct RunConfig {
     pub faults: Vec<Fault>,
     pub schedule: Schedule,
     pub clients: u32,
+    /// Watchers on the register keys (not run with the compaction fault:
+    /// they replay from revision 1).
+    pub watchers: u32,
     pub keys: u32,
     pub seed: u64,
     /// The results directory (created; the cluster's data and logs go in
@@ -41,12 +45,17 @@ pub struct Summary {
     pub faults: Vec<String>,
     pub fault_windows: usize,
     pub register: RegisterReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchReport>,
 }
 
 impl Summary {
     /// `Some(true)`: every checker found the history valid.
     pub fn valid(&self) -> Option<bool> {
-        self.register.valid
+        match (&self.register.valid, &self.watch) {
+            (_, Some(w)) if !w.valid => Some(false),
+            (valid, _) => *valid,
+        }
     }
 }
 
@@ -83,10 +92,23 @@ pub async fn run(config: &RunConfig) -> Result<Summary, RunError> {
         })
         .collect();
     let progress = config.progress.then(|| spawn_progress(rec.clone(), config.time));
+    let watching = config.watchers > 0 && !config.faults.contains(&Fault::Compact);
+    let watchers: Vec<_> = (0..if watching { config.watchers } else { 0 })
+        .map(|w| {
+            let endpoint = endpoints[w as usize % endpoints.len()].clone();
+            tokio::spawn(workload::watch::watcher(endpoint, w, until, rec.clone()))
+        })
+        .collect();
     let mut rng = Rng::new(config.seed);
     let injected = nemesis::run(&mut cluster, &config.faults, config.schedule, until, &rec, &mut rng).await;
-    for client in clients {
-        let _ = client.await;
+    for task in clients.into_iter().chain(watchers) {
+        let _ = task.await;
+    }
+    if watching {
+        let reference = workload::watch::reference(&endpoints[0], crate::history::REFERENCE, &rec).await;
+        if let Err(e) = reference {
+            eprintln!("rtcd-jepsen: reading the reference history: {e}");
+        }
     }
     if let Some(progress) = progress {
         progress.abort();
@@ -98,6 +120,7 @@ pub async fn run(config: &RunConfig) -> Result<Summary, RunError> {
     let history = rec.snapshot();
     write_history(&config.out, &history).map_err(results)?;
     let register = checker::check_registers(&history);
+    let watch = watching.then(|| checker::watch::check(&history));
     let summary = Summary {
         target: config.target.name(),
         seed: config.seed,
@@ -105,6 +128,7 @@ pub async fn run(config: &RunConfig) -> Result<Summary, RunError> {
         faults: config.faults.iter().map(|f| f.name().to_string()).collect(),
         fault_windows: history.iter().filter(|r| matches!(r, Record::Fault(_))).count(),
         register,
+        watch,
     };
     let json = serde_json::to_string_pretty(&summary).map_err(|e| results(std::io::Error::other(e)))?;
     std::fs::write(config.out.join("summary.json"), json).map_err(results)?;
@@ -138,6 +162,7 @@ fn spawn_progress(rec: Recorder, total: Duration) -> tokio::task::JoinHandle<()>
                         crate::history::Outcome::Info => info += 1,
                     },
                     Record::Fault(_) => faults += 1,
+                    Record::Watch(_) => {}
                 }
             }
             let done = start.elapsed().as_secs().min(total.as_secs());

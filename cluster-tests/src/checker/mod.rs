@@ -2,6 +2,7 @@
 //! naming the operations involved when it is not.
 
 pub mod linearizable;
+pub mod watch;
 
 use serde::Serialize;
 
@@ -40,7 +41,7 @@ pub fn check_registers(history: &[Record]) -> RegisterReport {
         .iter()
         .filter_map(|r| match r {
             Record::Op(op) => Some(op.clone()),
-            Record::Fault(_) => None,
+            Record::Fault(_) | Record::Watch(_) => None,
         })
         .collect();
     let count = |o: Outcome| ops.iter().filter(|op| op.outcome == o).count();

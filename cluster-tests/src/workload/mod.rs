@@ -1,3 +1,4 @@
 //! Workloads: concurrent clients that record what they did.
 
 pub mod register;
+pub mod watch;

@@ -1,6 +1,7 @@
 //! rtcd-jepsen in short mode, as users run it: the binary against a real
 //! rtcd cluster and against real etcd (the control), with partitions, kills
-//! and pauses. Both histories must check out valid.
+//! and pauses. Both histories must check out valid: registers linearizable,
+//! watchers complete, ordered and in agreement with the final history.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -31,6 +32,8 @@ fn assert_exercised(summary: &serde_json::Value) {
     assert_eq!(summary["register"]["valid"], true, "{summary}");
     assert!(summary["fault_windows"].as_u64().unwrap() >= 3, "faults were injected: {summary}");
     assert!(summary["register"]["ok"].as_u64().unwrap() >= 100, "enough operations succeeded: {summary}");
+    assert_eq!(summary["watch"]["valid"], true, "{summary}");
+    assert!(summary["watch"]["events"].as_u64().unwrap() >= 100, "watchers received events: {summary}");
 }
 
 #[test]

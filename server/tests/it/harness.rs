@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub fn free_port() -> u16 {
@@ -12,35 +12,73 @@ pub fn free_port() -> u16 {
 }
 
 /// Tests share the machine's two cores; a latency check (`check perf`)
-/// needs them to itself. Every member holds this shared while it lives; an
-/// exclusive test takes it first (see `machine_to_itself`).
-static MACHINE: RwLock<()> = RwLock::new(());
+/// needs them to itself. Every member holds a share of the machine while it
+/// lives; an exclusive test waits until no member of another test runs and
+/// keeps new ones from starting (see `machine_to_itself`). Shares are never
+/// refused while the exclusive test only waits: a test starting its second
+/// member must not queue behind it (a writer-preferring RwLock deadlocks
+/// exactly there).
+struct Machine {
+    /// (members alive, held exclusively)
+    state: Mutex<(usize, bool)>,
+    changed: Condvar,
+}
+
+static MACHINE: Machine = Machine { state: Mutex::new((0, false)), changed: Condvar::new() };
 
 thread_local! {
     /// Set while a test holds the machine exclusively: its own members do
-    /// not take a shared hold.
+    /// not take a share.
     static EXCLUSIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn share_machine() -> Option<RwLockReadGuard<'static, ()>> {
-    if EXCLUSIVE.get() { None } else { Some(MACHINE.read().unwrap_or_else(|e| e.into_inner())) }
+impl Machine {
+    fn lock(&self) -> MutexGuard<'_, (usize, bool)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait_until(&self, ready: impl Fn(&(usize, bool)) -> bool) -> MutexGuard<'_, (usize, bool)> {
+        let mut state = self.lock();
+        while !ready(&state) {
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        state
+    }
+}
+
+/// A member's share of the machine, given back when the member is dropped.
+pub struct MachineShare(());
+
+impl Drop for MachineShare {
+    fn drop(&mut self) {
+        MACHINE.lock().0 -= 1;
+        MACHINE.changed.notify_all();
+    }
+}
+
+fn share_machine() -> Option<MachineShare> {
+    if EXCLUSIVE.get() {
+        return None;
+    }
+    MACHINE.wait_until(|&(_, exclusive)| !exclusive).0 += 1;
+    Some(MachineShare(()))
 }
 
 /// Waits until no other test runs members, and keeps others from starting
 /// any until the returned guard is dropped.
 pub fn machine_to_itself() -> MachineGuard {
-    let guard = MACHINE.write().unwrap_or_else(|e| e.into_inner());
+    MACHINE.wait_until(|&(members, exclusive)| members == 0 && !exclusive).1 = true;
     EXCLUSIVE.set(true);
-    MachineGuard { _guard: guard }
+    MachineGuard(())
 }
 
-pub struct MachineGuard {
-    _guard: RwLockWriteGuard<'static, ()>,
-}
+pub struct MachineGuard(());
 
 impl Drop for MachineGuard {
     fn drop(&mut self) {
         EXCLUSIVE.set(false);
+        MACHINE.lock().1 = false;
+        MACHINE.changed.notify_all();
     }
 }
 
@@ -48,7 +86,7 @@ impl Drop for MachineGuard {
 pub struct Member {
     child: Child,
     /// Released after the process is killed (fields drop after `drop`).
-    _machine: Option<RwLockReadGuard<'static, ()>>,
+    _machine: Option<MachineShare>,
     kind: Kind,
     pub name: String,
     extra: Vec<String>,
