@@ -30,9 +30,16 @@ impl Node {
     {
         let deadline = Instant::now() + self.request_timeout();
         loop {
+            // A leader behind a partition may never answer: bound each try.
+            let until = tokio::time::Instant::from_std(deadline);
             let result = match self.raft.leader_channel() {
                 Ok(None) => call(None).await,
-                Ok(Some(channel)) => call(Some(PeerClient::new(channel))).await.map_err(from_peer),
+                Ok(Some(channel)) => {
+                    match tokio::time::timeout_at(until, call(Some(PeerClient::new(channel)))).await {
+                        Ok(answer) => answer.map_err(from_peer),
+                        Err(_) => return Err(EtcdError::Timeout.into()),
+                    }
+                }
                 Err(e) => Err(EtcdError::from(e).into()),
             };
             let error = match result {
