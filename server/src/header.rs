@@ -73,4 +73,8 @@ with_header!(
     rtcd_proto::etcdserverpb::LeaseGrantResponse,
     rtcd_proto::etcdserverpb::LeaseRevokeResponse,
     rtcd_proto::etcdserverpb::AlarmResponse,
+    rtcd_proto::etcdserverpb::MemberAddResponse,
+    rtcd_proto::etcdserverpb::MemberRemoveResponse,
+    rtcd_proto::etcdserverpb::MemberUpdateResponse,
+    rtcd_proto::etcdserverpb::MemberPromoteResponse,
 );

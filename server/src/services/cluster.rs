@@ -7,10 +7,15 @@ use std::sync::Arc;
 use rtcd_proto::etcdserverpb::{
     MemberAddRequest, MemberAddResponse, MemberListRequest, MemberListResponse, MemberPromoteRequest,
     MemberPromoteResponse, MemberRemoveRequest, MemberRemoveResponse, MemberUpdateRequest,
-    MemberUpdateResponse, ResponseHeader, cluster_server::Cluster,
+    MemberUpdateResponse, cluster_server::Cluster,
 };
+use rtcd_proto::rtcdraftpb::peer_client::PeerClient;
+use std::future::Future;
+use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
+use crate::errors::EtcdError;
+use crate::header::WithHeader;
 use crate::node::Node;
 
 #[derive(Debug)]
@@ -23,9 +28,39 @@ impl ClusterService {
         Self { node }
     }
 
-    /// Like etcd, the answering member's header, whoever made the change.
-    fn own_header(&self) -> Option<ResponseHeader> {
-        self.node.header()
+    /// Runs a membership change at the leader: `local` when this member
+    /// leads, else `remote` on the leader's peer service. Like etcd, the
+    /// answer carries this member's header, whoever made the change.
+    async fn at_leader<Req, Resp, L, LF, R, RF>(
+        &self,
+        req: Req,
+        local: L,
+        remote: R,
+    ) -> Result<Response<Resp>, Status>
+    where
+        Req: Clone,
+        Resp: WithHeader,
+        L: Fn(Arc<Node>, Req) -> LF,
+        LF: Future<Output = Result<Resp, EtcdError>>,
+        R: Fn(PeerClient<Channel>, Req) -> RF,
+        RF: Future<Output = Result<Response<Resp>, Status>>,
+    {
+        let mut resp = self
+            .node
+            .at_leader(|route| {
+                let req = req.clone();
+                let node = self.node.clone();
+                let (local, remote) = (&local, &remote);
+                async move {
+                    match route {
+                        None => local(node, req).await.map_err(Status::from),
+                        Some(leader) => Ok(remote(leader, req).await?.into_inner()),
+                    }
+                }
+            })
+            .await?;
+        *resp.header_mut() = self.node.header();
+        Ok(Response::new(resp))
     }
 }
 
@@ -35,84 +70,54 @@ impl Cluster for ClusterService {
         &self,
         request: Request<MemberAddRequest>,
     ) -> Result<Response<MemberAddResponse>, Status> {
-        let req = request.into_inner();
-        let node = &self.node;
-        let mut resp = node
-            .at_leader(|route| {
-                let req = req.clone();
-                async move {
-                    match route {
-                        None => node.member_add(&req).await.map_err(Status::from),
-                        Some(mut leader) => Ok(leader.member_add(req).await?.into_inner()),
-                    }
-                }
-            })
-            .await?;
-        resp.header = self.own_header();
-        Ok(Response::new(resp))
+        self.at_leader(
+            request.into_inner(),
+            |node, req| async move { node.member_add(&req).await },
+            |mut leader, req| async move { leader.member_add(req).await },
+        )
+        .await
     }
 
     async fn member_remove(
         &self,
         request: Request<MemberRemoveRequest>,
     ) -> Result<Response<MemberRemoveResponse>, Status> {
-        let req = request.into_inner();
-        let node = &self.node;
-        let mut resp = node
-            .at_leader(|route| async move {
-                match route {
-                    None => node.member_remove(req.id).await.map_err(Status::from),
-                    Some(mut leader) => Ok(leader.member_remove(req).await?.into_inner()),
-                }
-            })
-            .await?;
-        resp.header = self.own_header();
-        Ok(Response::new(resp))
+        self.at_leader(
+            request.into_inner(),
+            |node, req| async move { node.member_remove(req.id).await },
+            |mut leader, req| async move { leader.member_remove(req).await },
+        )
+        .await
     }
 
     async fn member_update(
         &self,
         request: Request<MemberUpdateRequest>,
     ) -> Result<Response<MemberUpdateResponse>, Status> {
-        let req = request.into_inner();
-        let node = &self.node;
-        let mut resp = node
-            .at_leader(|route| {
-                let req = req.clone();
-                async move {
-                    match route {
-                        None => node.member_update(&req).await.map_err(Status::from),
-                        Some(mut leader) => Ok(leader.member_update(req).await?.into_inner()),
-                    }
-                }
-            })
-            .await?;
-        resp.header = self.own_header();
-        Ok(Response::new(resp))
+        self.at_leader(
+            request.into_inner(),
+            |node, req| async move { node.member_update(&req).await },
+            |mut leader, req| async move { leader.member_update(req).await },
+        )
+        .await
     }
 
     async fn member_list(
         &self,
         _: Request<MemberListRequest>,
     ) -> Result<Response<MemberListResponse>, Status> {
-        Ok(Response::new(MemberListResponse { header: self.own_header(), members: self.node.member_list() }))
+        Ok(Response::new(MemberListResponse { header: self.node.header(), members: self.node.member_list() }))
     }
 
     async fn member_promote(
         &self,
         request: Request<MemberPromoteRequest>,
     ) -> Result<Response<MemberPromoteResponse>, Status> {
-        let req = request.into_inner();
-        let node = &self.node;
-        let mut resp = node
-            .at_leader(|route| async move {
-                match route {
-                    None => node.member_promote(req.id).await.map_err(Status::from),
-                    Some(mut leader) => Ok(leader.member_promote(req).await?.into_inner()),
-                }
-            })
-            .await?;
-        resp.header = self.own_header();
-        Ok(Response::new(resp))
+        self.at_leader(
+            request.into_inner(),
+            |node, req| async move { node.member_promote(req.id).await },
+            |mut leader, req| async move { leader.member_promote(req).await },
+        )
+        .await
     }
 }
