@@ -77,6 +77,30 @@ impl RaftNode {
         self.members().iter().any(|(member, _, learner)| *member == id && !learner)
     }
 
+    /// At the leader: the voters that have been answering it for at least
+    /// `for_at_least`, itself included (etcd's
+    /// numConnectedSince). `None` elsewhere.
+    pub fn connected_voters(&self, for_at_least: Duration) -> Option<Vec<u64>> {
+        let metrics = self.raft().metrics();
+        let m = metrics.borrow_watched();
+        if m.current_leader != Some(self.id()) {
+            return None;
+        }
+        let connected = |id: u64| self.network.active_for(id).is_some_and(|d| d >= for_at_least);
+        Some(
+            m.membership_config
+                .membership()
+                .voter_ids()
+                .filter(|&id| id == self.id() || connected(id))
+                .collect(),
+        )
+    }
+
+    /// Whether peer `id` answers RPCs from here these days.
+    pub fn is_peer_active(&self, id: u64) -> bool {
+        self.network.active_for(id).is_some()
+    }
+
     /// How far the leader has replicated to `id`, and its own last log
     /// index: `None` unless this member leads.
     pub fn replication_progress(&self, id: u64) -> Option<(u64, u64)> {

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use openraft::error::{NetworkError, RPCError, ReplicationClosed, StreamingError, Timeout, Unreachable};
 use openraft::network::{RPCOption, RaftNetworkFactory, v2::RaftNetworkV2};
@@ -35,11 +36,33 @@ pub struct PeerNetwork {
     /// Peer URL -> the URL actually dialled. Fault-injection harnesses put a
     /// proxy on every directed link this way; empty in normal operation.
     dial_overrides: Arc<HashMap<String, String>>,
+    /// Since when each peer has been answering (etcd's transport "active
+    /// since"): what strict reconfiguration checks count as connected.
+    active_since: ActiveSince,
 }
+
+/// Peer -> (first answer of the current run, last answer).
+type ActiveSince = Arc<Mutex<HashMap<u64, (Instant, Instant)>>>;
+
+/// A peer silent this long is no longer active (heartbeats go out every
+/// 100 ms; one slow RPC on a busy machine must not count as a disconnect).
+const ACTIVE_GAP: Duration = Duration::from_secs(1);
 
 impl PeerNetwork {
     pub fn new(dial_overrides: HashMap<String, String>) -> Self {
-        Self { channels: Arc::default(), dial_overrides: Arc::new(dial_overrides) }
+        Self {
+            channels: Arc::default(),
+            dial_overrides: Arc::new(dial_overrides),
+            active_since: ActiveSince::default(),
+        }
+    }
+
+    /// How long peer `id` has been answering without a silence of
+    /// `ACTIVE_GAP` (`None`: it is silent now).
+    pub fn active_for(&self, id: u64) -> Option<Duration> {
+        let active = self.active_since.lock().unwrap_or_else(|e| e.into_inner());
+        let (since, last) = active.get(&id)?;
+        (last.elapsed() < ACTIVE_GAP).then(|| since.elapsed())
     }
 
     /// The cached channel to the first peer URL of `member`.
@@ -60,13 +83,14 @@ impl RaftNetworkFactory<TypeConfig> for PeerNetwork {
     type Network = PeerClient;
 
     async fn new_client(&mut self, target: u64, node: &Member) -> PeerClient {
-        PeerClient { target, channel: self.channel(node) }
+        PeerClient { target, channel: self.channel(node), active_since: self.active_since.clone() }
     }
 }
 
 pub struct PeerClient {
     target: u64,
     channel: Result<Channel, String>,
+    active_since: ActiveSince,
 }
 
 fn unreachable(e: impl ToString) -> RPCError<TypeConfig> {
@@ -81,6 +105,16 @@ impl PeerClient {
             .max_encoding_message_size(usize::MAX))
     }
 
+    fn record_answer(&self) {
+        let now = Instant::now();
+        let mut active = self.active_since.lock().unwrap_or_else(|e| e.into_inner());
+        let (since, last) = active.entry(self.target).or_insert((now, now));
+        if now.duration_since(*last) >= ACTIVE_GAP {
+            *since = now;
+        }
+        *last = now;
+    }
+
     /// One request/response RPC, bounded by openraft's deadline.
     async fn call<Req: Serialize, Resp: DeserializeOwned>(
         &self,
@@ -93,7 +127,10 @@ impl PeerClient {
         let message = RaftMessage { kind: kind.to_string(), payload: payload.into() };
         let ttl = option.hard_ttl();
         let reply = match tokio::time::timeout(ttl, client.call(message)).await {
-            Ok(Ok(reply)) => reply.into_inner(),
+            Ok(Ok(reply)) => {
+                self.record_answer();
+                reply.into_inner()
+            }
             Ok(Err(status)) => return Err(unreachable(status.message())),
             Err(_) => {
                 let action = openraft::network::RPCTypes::AppendEntries;

@@ -105,7 +105,7 @@ pub struct RaftNode {
     /// cluster because every member applies every proposal and must not
     /// mistake another member's proposal for its own.
     next_proposal: AtomicU64,
-    network: PeerNetwork,
+    pub(crate) network: PeerNetwork,
     request_timeout: Duration,
     /// When a leader last reached this member (see `peer_service`).
     contact: Arc<LeaderContact>,

@@ -49,6 +49,10 @@ pub struct Config {
     /// members further behind get the snapshot.
     #[arg(long, env = "ETCD_EXPERIMENTAL_SNAPSHOT_CATCHUP_ENTRIES", default_value_t = 5000)]
     pub experimental_snapshot_catchup_entries: u64,
+    /// Refuse membership changes that would leave the cluster without a
+    /// quorum of started, connected voters (etcd's default, true).
+    #[arg(long, env = "ETCD_STRICT_RECONFIG_CHECK", default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub strict_reconfig_check: bool,
     /// Milliseconds.
     #[arg(long, env = "ETCD_HEARTBEAT_INTERVAL", default_value_t = 100)]
     pub heartbeat_interval: u64,

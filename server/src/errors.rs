@@ -41,6 +41,13 @@ pub enum EtcdError {
     LearnerNotReady,
     #[error("too many learner members in cluster")]
     TooManyLearners,
+    /// Strict reconfiguration: too few started voters for the new quorum.
+    #[error("re-configuration failed due to not enough started members")]
+    NotEnoughStartedMembers,
+    /// Strict reconfiguration: removing this voter would leave too few
+    /// connected ones.
+    #[error("unhealthy cluster")]
+    Unhealthy,
     /// A membership change lost a race with another one (etcd serializes
     /// them, so it has no text for this).
     #[error("membership change rejected: {0}")]
@@ -111,6 +118,11 @@ impl From<EtcdError> for Status {
             EtcdError::TooManyLearners => {
                 (Code::FailedPrecondition, "etcdserver: too many learner members in cluster")
             }
+            EtcdError::NotEnoughStartedMembers => (
+                Code::FailedPrecondition,
+                "etcdserver: re-configuration failed due to not enough started members",
+            ),
+            EtcdError::Unhealthy => (Code::Unavailable, "etcdserver: unhealthy cluster"),
             EtcdError::ReconfigRejected(why) => {
                 return Status::new(
                     Code::FailedPrecondition,

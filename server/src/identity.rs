@@ -67,10 +67,13 @@ async fn join(config: &Config) -> Result<Identity, NodeError> {
         .filter(|(name, _)| *name != config.name)
         .flat_map(|(_, urls)| urls)
         .collect();
+    // Peers are reached the way Raft reaches them (the test hook may route
+    // a peer URL through a proxy).
+    let overrides = config.peer_dial_overrides()?;
     let deadline = Instant::now() + JOIN_TIMEOUT;
     loop {
         for url in &peers {
-            match ask_members(url).await {
+            match ask_members(overrides.get(url).unwrap_or(url)).await {
                 Ok(list) => {
                     let cluster_id = list.header.map_or(0, |h| h.cluster_id);
                     let me = list.members.iter().find(|m| sorted(m.peer_ur_ls.clone()) == mine);

@@ -22,6 +22,9 @@ const MAX_LEARNERS: usize = 1;
 const READY_PERCENT: f64 = 0.9;
 /// How often a member checks its record in the membership.
 const PUBLISH_CHECK: Duration = Duration::from_secs(1);
+/// A voter counts as connected once it has answered the leader without a
+/// failure for this long (etcd's HealthInterval).
+const HEALTH_INTERVAL: Duration = Duration::from_secs(5);
 
 impl Node {
     /// The members in the replicated configuration, by ID. A member added
@@ -68,6 +71,9 @@ impl Node {
         if req.is_learner && members.iter().filter(|m| m.is_learner).count() >= MAX_LEARNERS {
             return Err(EtcdError::TooManyLearners);
         }
+        if !req.is_learner {
+            self.may_add_voter(&members)?;
+        }
         // Like etcd, an added member's ID also depends on when it was added,
         // so re-adding the same URLs later gives a new ID.
         let now =
@@ -96,9 +102,52 @@ impl Node {
 
     /// At the leader: removes a voter or a learner.
     pub async fn member_remove(&self, id: u64) -> Result<MemberRemoveResponse, EtcdError> {
-        self.find_member(id)?;
+        if !self.find_member(id)?.is_learner {
+            self.may_remove_voter(id)?;
+        }
         self.raft.change_membership(MembershipChange::Remove(id)).await?;
         Ok(MemberRemoveResponse { header: self.header(), members: self.member_list() })
+    }
+
+    /// Strict reconfiguration (etcd's `--strict-reconfig-check`): a new
+    /// voter raises the quorum, so enough voters must have started, and all
+    /// must have been connected for a while — otherwise the cluster could lose its quorum
+    /// before the new member even starts.
+    fn may_add_voter(&self, members: &[Member]) -> Result<(), EtcdError> {
+        if !self.config.strict_reconfig_check {
+            return Ok(());
+        }
+        let voters: Vec<&Member> = members.iter().filter(|m| !m.is_learner).collect();
+        if !ready_to_add_voter(&voters) {
+            return Err(EtcdError::NotEnoughStartedMembers);
+        }
+        let connected = self.raft.connected_voters(HEALTH_INTERVAL).map_or(voters.len(), |a| a.len());
+        if connected < voters.len() {
+            return Err(EtcdError::Unhealthy);
+        }
+        Ok(())
+    }
+
+    /// Strict reconfiguration for removing voter `id`: the voters left must
+    /// hold a quorum of started and of connected members (a down member may
+    /// always go: it is not part of the working quorum).
+    fn may_remove_voter(&self, id: u64) -> Result<(), EtcdError> {
+        if !self.config.strict_reconfig_check {
+            return Ok(());
+        }
+        let members = self.member_list();
+        let voters: Vec<&Member> = members.iter().filter(|m| !m.is_learner).collect();
+        if !ready_to_remove_voter(&voters, id) {
+            return Err(EtcdError::NotEnoughStartedMembers);
+        }
+        if id != self.identity.member_id && !self.raft.is_peer_active(id) {
+            return Ok(());
+        }
+        let Some(active) = self.raft.connected_voters(HEALTH_INTERVAL) else { return Ok(()) };
+        if active.len() - 1 < quorum(voters.len() - 1) {
+            return Err(EtcdError::Unhealthy);
+        }
+        Ok(())
     }
 
     /// At the leader: changes a member's peer URLs.
@@ -234,9 +283,64 @@ async fn publish_attributes(node: &Arc<Node>, client_urls: Vec<String>) {
     }
 }
 
+/// A majority of `n` voters.
+fn quorum(n: usize) -> usize {
+    n / 2 + 1
+}
+
+/// A member has started once it published its name.
+fn started(m: &Member) -> bool {
+    !m.name.is_empty()
+}
+
+/// etcd's IsReadyToAddVotingMember: the started voters are a quorum of the
+/// cluster with one more voter (a lone member may always add a second).
+fn ready_to_add_voter(voters: &[&Member]) -> bool {
+    let started = voters.iter().filter(|m| started(m)).count();
+    let after = voters.len() + 1;
+    (started == 1 && after == 2) || started >= quorum(after)
+}
+
+/// etcd's IsReadyToRemoveVotingMember: the other started voters are a
+/// quorum of the voters left.
+fn ready_to_remove_voter(voters: &[&Member], id: u64) -> bool {
+    let left: Vec<&&Member> = voters.iter().filter(|m| m.id != id).collect();
+    left.iter().filter(|m| started(m)).count() >= quorum(left.len())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::valid_url;
+    use super::{Member, ready_to_add_voter, ready_to_remove_voter, valid_url};
+
+    fn voters(started: &[bool]) -> Vec<Member> {
+        let name = |s: bool| if s { "m".to_string() } else { String::new() };
+        started
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| Member { id: i as u64 + 1, name: name(s), ..Default::default() })
+            .collect()
+    }
+
+    #[test]
+    fn a_voter_is_added_only_when_the_started_voters_keep_a_quorum() {
+        let check = |s: &[bool]| ready_to_add_voter(&voters(s).iter().collect::<Vec<_>>());
+        assert!(check(&[true]), "one member may grow to two");
+        assert!(check(&[true, true]));
+        assert!(!check(&[true, true, false]), "2 started of 4: not a quorum of 4");
+        assert!(!check(&[true, false]), "1 started of 3");
+        assert!(check(&[true, true, true]));
+        assert!(!check(&[true, true, false, false]));
+    }
+
+    #[test]
+    fn a_voter_is_removed_only_when_the_started_voters_left_are_a_quorum() {
+        let check = |s: &[bool], id| ready_to_remove_voter(&voters(s).iter().collect::<Vec<_>>(), id);
+        assert!(check(&[true, true, true], 1));
+        // m3 added but never started: removing m2 leaves {m1, m3}, one started.
+        assert!(!check(&[true, true, false], 2));
+        // Removing the unstarted one is fine.
+        assert!(check(&[true, true, false], 3));
+    }
 
     #[test]
     fn member_urls_need_a_scheme_host_and_port() {

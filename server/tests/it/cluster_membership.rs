@@ -71,7 +71,19 @@ fn learner_added_promoted_and_old_member_removed_under_writes() {
 
     // Remove m1 (perhaps the leader): it stops, the others go on.
     let m1_id = id_of(&cluster[0]);
-    let removed = ok(etcdctl(&via, &["member", "remove", &m1_id], None));
+    // Strict reconfiguration refuses it until the voters left have been
+    // connected for five seconds, as etcd does.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let removed = loop {
+        let out = etcdctl(&via, &["member", "remove", &m1_id], None);
+        if out.status.success() {
+            break String::from_utf8_lossy(&out.stdout).trim().to_string();
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("etcdserver: unhealthy cluster"), "remove refused for another reason: {err}");
+        assert!(Instant::now() < deadline, "the removal was never allowed");
+        std::thread::sleep(Duration::from_millis(500));
+    };
     assert!(removed.starts_with(&format!("Member {m1_id:>16} removed from cluster ")), "{removed}");
     assert!(cluster[0].exits_within(Duration::from_secs(15)), "a removed member stops");
     std::thread::sleep(Duration::from_secs(1));
@@ -138,4 +150,54 @@ fn refused_membership_changes_print_what_etcd_prints() {
     let ours = session(&start(Kind::Rtcd, "members"));
     let theirs = session(&start(Kind::Etcd, "members"));
     assert_eq!(ours, theirs);
+}
+
+/// etcd's strict reconfiguration check (on by default) on a three-member
+/// cluster: a second unstarted voter is refused while the first is not
+/// connected, and a removal that would leave too few started voters is
+/// refused — rtcd without it once removed a member while a re-added one
+/// had not started, and the cluster lost its quorum for good (found by
+/// rtcd-jepsen's membership fault). Same outputs as etcd.
+#[test]
+fn membership_changes_that_would_lose_the_quorum_are_refused_like_etcd() {
+    let session = |kind: Kind| -> Vec<String> {
+        let cluster = start_cluster(kind, 3);
+        // Members count as connected after five seconds of answering.
+        std::thread::sleep(Duration::from_secs(6));
+        let leader_id = status(&cluster[0])["leader"].as_u64().unwrap();
+        let leader = cluster.iter().find(|m| status(m)["header"]["member_id"] == leader_id).unwrap();
+        let url = leader.client_url.as_str();
+        let others: Vec<String> = cluster.iter().filter(|m| m.name != leader.name).map(id_of).collect();
+        let (x, y) = (fresh_urls(), fresh_urls());
+        let added = ok(etcdctl(url, &["member", "add", "x", "--peer-urls", &x.1], None));
+        let x_id = member_id_in(&added);
+        let steps: Vec<Vec<&str>> = vec![
+            vec!["member", "add", "y", "--peer-urls", &y.1],
+            vec!["member", "remove", &others[0]],
+            vec!["member", "remove", &others[1]],
+            vec!["member", "remove", &x_id],
+            vec!["put", "after", "reconfig"],
+        ];
+        steps
+            .iter()
+            .map(|args| {
+                let out = etcdctl(url, args, None);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Error:")).collect();
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                let stdout = stdout.split(" removed from cluster").next().unwrap().split_whitespace().next();
+                format!("{} {} {}", out.status.success(), stdout.unwrap_or(""), errors.join("|"))
+            })
+            .collect()
+    };
+    let ours = session(Kind::Rtcd);
+    assert_eq!(
+        ours[..3],
+        [
+            "false  Error: etcdserver: unhealthy cluster",
+            "true Member ",
+            "false  Error: etcdserver: re-configuration failed due to not enough started members",
+        ]
+    );
+    assert_eq!(ours, session(Kind::Etcd));
 }
