@@ -261,6 +261,19 @@ impl RaftNode {
         committed.map(|_| ()).map_err(|_| ReplicationError::LeaderChanged)
     }
 
+    /// Confirms that this member still leads: a heartbeat round acknowledged
+    /// by a quorum after the call started. `NotLeader` if another member
+    /// leads now.
+    pub async fn confirm_leadership(&self) -> Result<(), ReplicationError> {
+        let confirmed = self.raft.ensure_linearizable(ReadPolicy::ReadIndex);
+        match tokio::time::timeout(self.request_timeout, confirmed).await {
+            Err(_) => Err(ReplicationError::Timeout),
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(RaftError::APIError(_))) => Err(ReplicationError::NotLeader),
+            Ok(Err(RaftError::Fatal(e))) => Err(ReplicationError::Stopped(e.to_string())),
+        }
+    }
+
     /// Waits until this member has applied everything committed when the
     /// call started (a read index confirmed by a quorum), so a read that
     /// follows sees every write acknowledged before it.

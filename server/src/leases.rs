@@ -131,6 +131,11 @@ impl Node {
             let request = WriteRequest::LeaseCheckpoint(LeaseCheckpointRequest { checkpoints: vec![clear] });
             self.propose(request).await?;
         }
+        // A leader cut off from the others would otherwise renew leases a
+        // new leader is about to expire (etcd 3.4 has this window). Once a
+        // quorum has acknowledged this leader after the renewal, any later
+        // leader starts its timers later still, so the TTL we answer holds.
+        self.raft.confirm_leadership().await?;
         Ok(renewed.ttl)
     }
 
