@@ -58,6 +58,12 @@ pub struct Member {
     dial_overrides: String,
     child: Option<Child>,
     pub paused: bool,
+    /// Removed from the membership (its data wiped): not restarted by
+    /// `heal` until it is added back.
+    pub removed: bool,
+    /// Added back after a removal: starts with `--initial-cluster-state
+    /// existing`.
+    rejoined: bool,
 }
 
 impl Member {
@@ -104,6 +110,8 @@ impl Cluster {
                 dial_overrides: String::new(),
                 child: None,
                 paused: false,
+                removed: false,
+                rejoined: false,
                 name,
             });
         }
@@ -153,6 +161,9 @@ impl Cluster {
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(err);
+        if m.rejoined {
+            cmd.args(["--initial-cluster-state", "existing"]);
+        }
         if !m.dial_overrides.is_empty() {
             cmd.env("RTCD_PEER_DIAL_OVERRIDES", &m.dial_overrides);
         }
@@ -176,7 +187,7 @@ impl Cluster {
     }
 
     pub fn restart(&mut self, i: usize) -> Result<(), ClusterError> {
-        if self.members[i].child.is_none() {
+        if self.members[i].child.is_none() && !self.members[i].removed {
             self.spawn(i)?;
         }
         Ok(())
@@ -215,6 +226,75 @@ impl Cluster {
             self.resume(i);
             self.kill(i);
         }
+    }
+
+    /// Removes member `i` from the membership through another member, then
+    /// stops it and wipes its data, as an operator replacing a machine
+    /// would. Returns false (and changes nothing) when the cluster refused
+    /// or could not be asked.
+    pub async fn remove_member(&mut self, i: usize) -> bool {
+        let peer_url = self.members[i].peer_url.clone();
+        let Some(mut client) = self.client_to_other(i).await else { return false };
+        let Ok(list) = client.member_list().await else { return false };
+        let Some(id) = list.members().iter().find(|m| m.peer_urls().contains(&peer_url)).map(|m| m.id())
+        else {
+            return false;
+        };
+        if client.member_remove(id).await.is_err() {
+            // The answer may have been lost: believe the membership.
+            let Ok(list) = client.member_list().await else { return false };
+            if list.members().iter().any(|m| m.id() == id) {
+                return false;
+            }
+        }
+        self.kill(i);
+        let _ = std::fs::remove_dir_all(&self.members[i].data_dir);
+        self.members[i].removed = true;
+        true
+    }
+
+    /// Adds removed member `i` back under a new ID and starts it on an empty
+    /// data directory with `--initial-cluster-state existing`; retries for
+    /// up to `within` (the cluster may be electing).
+    pub async fn add_member(&mut self, i: usize, within: Duration) -> Result<(), ClusterError> {
+        let deadline = Instant::now() + within;
+        let peer_url = self.members[i].peer_url.clone();
+        loop {
+            if let Some(mut client) = self.client_to_other(i).await {
+                match client.member_add([peer_url.as_str()], None).await {
+                    Ok(resp) => {
+                        if let Some(member) = resp.member() {
+                            self.net.learn_etcd_id(member.id(), i);
+                        }
+                        break;
+                    }
+                    // An earlier try whose answer was lost went through.
+                    Err(e) if e.to_string().contains("Peer URLs already exists") => break,
+                    Err(_) => {}
+                }
+            }
+            if Instant::now() > deadline {
+                return Err(ClusterError::Unhealthy(format!(
+                    "{} could not be added back",
+                    self.members[i].name
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        self.members[i].removed = false;
+        self.members[i].rejoined = true;
+        self.spawn(i)
+    }
+
+    /// A client to some running member other than `i`.
+    async fn client_to_other(&self, i: usize) -> Option<Client> {
+        for (_, m) in self.members.iter().enumerate().filter(|(j, m)| *j != i && m.is_running() && !m.paused)
+        {
+            if let Ok(client) = connect(&m.client_url).await {
+                return Some(client);
+            }
+        }
+        None
     }
 
     /// The member that leads, as the members report it.

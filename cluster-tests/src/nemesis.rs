@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crate::cluster::{Cluster, ClusterError};
 use crate::history::{FaultWindow, Record};
 use crate::recorder::{Recorder, Rng};
+use crate::workload::watch::Reference;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
@@ -13,6 +14,9 @@ pub enum Fault {
     PartitionLeader,
     /// A random minority cut off from the majority.
     PartitionHalves,
+    /// Two halves that cannot talk to each other, and one member (the
+    /// bridge) that talks to both.
+    PartitionBridge,
     /// Partitions that come and go every few hundred milliseconds.
     Flapping,
     /// Every peer link slowed down.
@@ -30,12 +34,16 @@ pub enum Fault {
     PauseLeader,
     /// A physical compaction at the current revision, under load.
     Compact,
+    /// A member removed from the membership, its data wiped, then added
+    /// back as a new member.
+    Membership,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 12] = [
+    pub const ALL: [Fault; 14] = [
         Fault::PartitionLeader,
         Fault::PartitionHalves,
+        Fault::PartitionBridge,
         Fault::Flapping,
         Fault::Delay,
         Fault::DropConnections,
@@ -46,12 +54,14 @@ impl Fault {
         Fault::PauseOne,
         Fault::PauseLeader,
         Fault::Compact,
+        Fault::Membership,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             Fault::PartitionLeader => "partition-leader",
             Fault::PartitionHalves => "partition-halves",
+            Fault::PartitionBridge => "partition-bridge",
             Fault::Flapping => "partition-flapping",
             Fault::Delay => "delay",
             Fault::DropConnections => "drop-connections",
@@ -62,6 +72,7 @@ impl Fault {
             Fault::PauseOne => "pause-one",
             Fault::PauseLeader => "pause-leader",
             Fault::Compact => "compact",
+            Fault::Membership => "membership",
         }
     }
 
@@ -103,12 +114,13 @@ pub async fn run(
     until: Instant,
     rec: &Recorder,
     rng: &mut Rng,
+    reference: &mut Reference,
 ) -> Result<(), ClusterError> {
     while !faults.is_empty() && Instant::now() + schedule.quiet + schedule.fault < until {
         tokio::time::sleep(schedule.quiet).await;
         let fault = faults[rng.below(faults.len() as u64) as usize];
         let start = rec.now();
-        let targets = inject(cluster, fault, schedule.fault, rng).await?;
+        let targets = inject(cluster, fault, schedule.fault, rng, rec, reference).await?;
         cluster.heal()?;
         let names = targets.iter().map(|&i| cluster.members[i].name.clone()).collect();
         rec.record(Record::Fault(FaultWindow {
@@ -128,6 +140,8 @@ async fn inject(
     fault: Fault,
     length: Duration,
     rng: &mut Rng,
+    rec: &Recorder,
+    reference: &mut Reference,
 ) -> Result<Vec<usize>, ClusterError> {
     let n = cluster.members.len();
     let all: Vec<usize> = (0..n).collect();
@@ -159,6 +173,29 @@ async fn inject(
             cluster.net.cut(&small, &others(&small));
             tokio::time::sleep(length).await;
             small
+        }
+        Fault::PartitionBridge => {
+            // Shuffle, then: [bridge | first half | second half].
+            let mut order = all.clone();
+            for k in (1..n).rev() {
+                order.swap(k, rng.below(k as u64 + 1) as usize);
+            }
+            let (bridge, rest) = order.split_at(1);
+            let (a, b) = rest.split_at(rest.len() / 2);
+            cluster.net.cut(a, b);
+            tokio::time::sleep(length).await;
+            bridge.to_vec()
+        }
+        Fault::Membership => {
+            let victim = random(rng);
+            if !cluster.remove_member(victim).await {
+                // Refused (no leader, say): nothing to add back.
+                tokio::time::sleep(length).await;
+                return Ok(Vec::new());
+            }
+            tokio::time::sleep(length).await;
+            cluster.add_member(victim, Duration::from_secs(60)).await?;
+            vec![victim]
         }
         Fault::Flapping => {
             let end = Instant::now() + length;
@@ -200,7 +237,7 @@ async fn inject(
         }
         Fault::Compact => {
             let victim = random(rng);
-            compact(&cluster.members[victim].client_url).await;
+            compact(&cluster.members[victim].client_url, rec, reference).await;
             tokio::time::sleep(length).await;
             vec![victim]
         }
@@ -215,12 +252,13 @@ async fn inject(
     Ok(targets)
 }
 
-/// Compacts (physically) at the revision `endpoint` reports; a failure is
-/// not an error of the run (the cluster may be busy electing).
-async fn compact(endpoint: &str) {
+/// Compacts (physically) at the revision `endpoint` reports, after reading
+/// the reference history up to it (the checkers need what compaction
+/// erases); a failure is not an error of the run (the cluster may be busy
+/// electing) and then nothing is compacted.
+async fn compact(endpoint: &str, rec: &Recorder, reference: &mut Reference) {
+    let Ok(revision) = reference.read_to_current(endpoint, rec).await else { return };
     let Ok(mut client) = crate::cluster::connect(endpoint).await else { return };
-    let Ok(status) = client.get("jepsen", None).await else { return };
-    let Some(revision) = status.header().map(|h| h.revision()) else { return };
     let options = etcd_client::CompactionOptions::new().with_physical();
     let _ = client.compact(revision, Some(options)).await;
 }

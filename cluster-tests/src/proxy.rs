@@ -196,8 +196,9 @@ impl Network {
                     break;
                 }
                 let body = content_length(head);
-                if body.is_none() && is_chunked(head) {
-                    // Cannot follow this one: let the rest through as is.
+                // HTTP/2 (an rtcd member dialling a peer URL directly) or
+                // a chunked body: no later head to find; pass it through.
+                if head.starts_with(b"PRI * HTTP/2.0") || (body.is_none() && is_chunked(head)) {
                     server_write.write_all(&pending).await?;
                     break;
                 }

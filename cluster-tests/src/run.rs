@@ -8,8 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::checker::watch::WatchReport;
-use crate::checker::{self, RegisterReport};
+use crate::checker::{self, Verdicts};
 use crate::cluster::{Cluster, ClusterError, Target};
 use crate::history::Record;
 use crate::nemesis::{self, Fault, Schedule};
@@ -24,11 +23,18 @@ pub struct RunConfig {
     pub time: Duration,
     pub faults: Vec<Fault>,
     pub schedule: Schedule,
+    /// Register clients and keys.
     pub clients: u32,
-    /// Watchers on the register keys (not run with the compaction fault:
-    /// they replay from revision 1).
-    pub watchers: u32,
     pub keys: u32,
+    /// List-append clients, and keys per generation.
+    pub txn_clients: u32,
+    pub txn_keys: u32,
+    pub lease_clients: u32,
+    /// Watchers on the workload keys' prefix.
+    pub watchers: u32,
+    /// Watchers ask for progress notifications (etcd before 3.4.24 may
+    /// send one ahead of events still queued: etcd issue 15220).
+    pub progress_requests: bool,
     pub seed: u64,
     /// The results directory (created; the cluster's data and logs go in
     /// `cluster/` inside it).
@@ -44,18 +50,14 @@ pub struct Summary {
     pub seconds: u64,
     pub faults: Vec<String>,
     pub fault_windows: usize,
-    pub register: RegisterReport,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub watch: Option<WatchReport>,
+    #[serde(flatten)]
+    pub verdicts: Verdicts,
 }
 
 impl Summary {
     /// `Some(true)`: every checker found the history valid.
     pub fn valid(&self) -> Option<bool> {
-        match (&self.register.valid, &self.watch) {
-            (_, Some(w)) if !w.valid => Some(false),
-            (valid, _) => *valid,
-        }
+        self.verdicts.valid()
     }
 }
 
@@ -76,40 +78,40 @@ pub async fn run(config: &RunConfig) -> Result<Summary, RunError> {
     let rec = Recorder::new();
     let until = Instant::now() + config.time;
     let endpoints = cluster.client_urls();
-    let clients: Vec<_> = (0..config.clients)
-        .map(|p| {
-            let endpoint = endpoints[p as usize % endpoints.len()].clone();
-            let seed = config.seed.wrapping_mul(31).wrapping_add(u64::from(p) + 1);
-            tokio::spawn(workload::register::client(
-                endpoint,
-                p,
-                config.clients,
-                config.keys,
-                until,
-                rec.clone(),
-                seed,
-            ))
-        })
-        .collect();
+    let endpoint = |i: u32| endpoints[i as usize % endpoints.len()].clone();
+    let seed = |n: u64| config.seed.wrapping_mul(31).wrapping_add(n + 1);
+    let mut clients: Vec<tokio::task::JoinHandle<()>> = Vec::new();
+    for p in 0..config.clients {
+        let (n, keys) = (config.clients, config.keys);
+        let task = workload::register::client(endpoint(p), p, n, keys, until, rec.clone(), seed(p.into()));
+        clients.push(tokio::spawn(task));
+    }
+    for p in 0..config.txn_clients {
+        let (n, keys) = (config.txn_clients, config.txn_keys);
+        let task =
+            workload::append::client(endpoint(p), p, n, keys, until, rec.clone(), seed(1000 + u64::from(p)));
+        clients.push(tokio::spawn(task));
+    }
+    for p in 0..config.lease_clients {
+        let task = workload::lease::client(endpoint(p + 1), p, until, rec.clone(), seed(2000 + u64::from(p)));
+        clients.push(tokio::spawn(task));
+    }
     let progress = config.progress.then(|| spawn_progress(rec.clone(), config.time));
-    let watching = config.watchers > 0 && !config.faults.contains(&Fault::Compact);
-    let watchers: Vec<_> = (0..if watching { config.watchers } else { 0 })
+    let watchers: Vec<_> = (0..config.watchers)
         .map(|w| {
-            let endpoint = endpoints[w as usize % endpoints.len()].clone();
-            tokio::spawn(workload::watch::watcher(endpoint, w, until, rec.clone()))
+            let task = workload::watch::watcher(endpoint(w), w, config.progress_requests, until, rec.clone());
+            tokio::spawn(task)
         })
         .collect();
     let mut rng = Rng::new(config.seed);
-    let injected = nemesis::run(&mut cluster, &config.faults, config.schedule, until, &rec, &mut rng).await;
+    let mut reference = workload::watch::Reference::default();
+    let injected =
+        nemesis::run(&mut cluster, &config.faults, config.schedule, until, &rec, &mut rng, &mut reference)
+            .await;
     for task in clients.into_iter().chain(watchers) {
         let _ = task.await;
     }
-    if watching {
-        let reference = workload::watch::reference(&endpoints[0], crate::history::REFERENCE, &rec).await;
-        if let Err(e) = reference {
-            eprintln!("rtcd-jepsen: reading the reference history: {e}");
-        }
-    }
+    final_reads(config, &endpoints, &mut reference, &rec).await;
     if let Some(progress) = progress {
         progress.abort();
         eprintln!();
@@ -119,23 +121,63 @@ pub async fn run(config: &RunConfig) -> Result<Summary, RunError> {
 
     let history = rec.snapshot();
     write_history(&config.out, &history).map_err(results)?;
-    let register = checker::check_registers(&history);
-    let watch = watching.then(|| checker::watch::check(&history));
     let summary = Summary {
         target: config.target.name(),
         seed: config.seed,
         seconds: config.time.as_secs(),
         faults: config.faults.iter().map(|f| f.name().to_string()).collect(),
         fault_windows: history.iter().filter(|r| matches!(r, Record::Fault(_))).count(),
-        register,
-        watch,
+        verdicts: checker::check_all(&history),
     };
     let json = serde_json::to_string_pretty(&summary).map_err(|e| results(std::io::Error::other(e)))?;
     std::fs::write(config.out.join("summary.json"), json).map_err(results)?;
     std::fs::write(config.out.join("report.html"), crate::report::html(&summary, &history))
         .map_err(results)?;
+    std::fs::write(config.out.join("report.svg"), crate::report::svg(&summary, &history)).map_err(results)?;
     Ok(summary)
 }
+
+/// After the load: the reads the checkers compare against (retried on
+/// every member: the cluster has just healed from the last fault).
+async fn final_reads(
+    config: &RunConfig,
+    endpoints: &[String],
+    reference: &mut workload::watch::Reference,
+    rec: &Recorder,
+) {
+    let deadline = Instant::now() + FINAL_READS_WITHIN;
+    let mut attempts = endpoints.iter().cycle();
+    let mut pending = (config.watchers > 0, config.txn_clients > 0, config.lease_clients > 0);
+    while pending != (false, false, false) && Instant::now() < deadline {
+        let Some(endpoint) = attempts.next() else { return };
+        if pending.0 {
+            pending.0 = reference.read_to_current(endpoint, rec).await.is_err();
+        }
+        if pending.1 {
+            pending.1 = workload::append::final_read(endpoint, rec).await.is_err();
+        }
+        if pending.2 {
+            let within = LEASES_GONE_WITHIN;
+            pending.2 = workload::lease::final_read(endpoint, within, rec).await.is_err();
+        }
+        if pending != (false, false, false) {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+    if pending != (false, false, false) {
+        eprintln!(
+            "rtcd-jepsen: the final reads failed for {FINAL_READS_WITHIN:?} (watch, append, lease: {pending:?})"
+        );
+    }
+}
+
+/// How long the final reads may take (each is retried on every member).
+const FINAL_READS_WITHIN: Duration = Duration::from_secs(60);
+
+/// After the load stops, every lease key must be gone within this: the
+/// longest TTL the workload grants (5 s), plus a new leader's extension
+/// (an election timeout plus the remaining TTL) and the revoke's commit.
+const LEASES_GONE_WITHIN: Duration = Duration::from_secs(20);
 
 fn write_history(dir: &std::path::Path, history: &[Record]) -> std::io::Result<()> {
     let mut out = std::io::BufWriter::new(std::fs::File::create(dir.join("history.jsonl"))?);
@@ -162,7 +204,7 @@ fn spawn_progress(rec: Recorder, total: Duration) -> tokio::task::JoinHandle<()>
                         crate::history::Outcome::Info => info += 1,
                     },
                     Record::Fault(_) => faults += 1,
-                    Record::Watch(_) => {}
+                    _ => {}
                 }
             }
             let done = start.elapsed().as_secs().min(total.as_secs());

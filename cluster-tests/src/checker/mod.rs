@@ -1,6 +1,8 @@
 //! Checkers: each takes a recorded history and says whether it is valid,
 //! naming the operations involved when it is not.
 
+pub mod append;
+pub mod lease;
 pub mod linearizable;
 pub mod watch;
 
@@ -8,6 +10,43 @@ use serde::Serialize;
 
 use crate::history::{Operation, Outcome, Record};
 use linearizable::Verdict;
+
+/// Every checker's report on one history; a workload that recorded
+/// nothing has no report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdicts {
+    pub register: RegisterReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub append: Option<append::AppendReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease: Option<lease::LeaseReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<watch::WatchReport>,
+}
+
+impl Verdicts {
+    /// `Some(true)`: every checker found the history valid; `None`: none
+    /// found an anomaly but some could not decide.
+    pub fn valid(&self) -> Option<bool> {
+        let others = [
+            self.append.as_ref().map(|r| r.valid),
+            self.lease.as_ref().map(|r| r.valid),
+            self.watch.as_ref().map(|r| r.valid),
+        ];
+        if others.contains(&Some(false)) { Some(false) } else { self.register.valid }
+    }
+}
+
+/// Runs every checker on `history`.
+pub fn check_all(history: &[Record]) -> Verdicts {
+    let has = |f: fn(&Record) -> bool| history.iter().any(f);
+    Verdicts {
+        register: check_registers(history),
+        append: has(|r| matches!(r, Record::Txn(_))).then(|| append::check(history)),
+        lease: has(|r| matches!(r, Record::Lease(_))).then(|| lease::check(history)),
+        watch: has(|r| matches!(r, Record::Watch(_))).then(|| watch::check(history)),
+    }
+}
 
 /// Search steps per key before the register checker gives up (unknown).
 pub const STEP_LIMIT: u64 = 20_000_000;
@@ -41,7 +80,7 @@ pub fn check_registers(history: &[Record]) -> RegisterReport {
         .iter()
         .filter_map(|r| match r {
             Record::Op(op) => Some(op.clone()),
-            Record::Fault(_) | Record::Watch(_) => None,
+            _ => None,
         })
         .collect();
     let count = |o: Outcome| ops.iter().filter(|op| op.outcome == o).count();
