@@ -1,14 +1,29 @@
 //! Starting real members (rtcd or etcd) on free loopback ports and running
 //! etcdctl against them.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+/// Ports handed out so far in this test process.
+static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+
+/// A free loopback port never handed out before in this process: a killed
+/// member's ports stay its own until it restarts, even while tests running
+/// in parallel pick ports. (Otherwise a test that kills its whole cluster
+/// may find, on restart, a port taken by another test, and check that
+/// test's cluster: the likely cause of one "lost every acknowledged write"
+/// failure under the full suite that did not reproduce alone.)
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        if HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner()).insert(port) {
+            return port;
+        }
+    }
 }
 
 /// Tests share the machine's two cores; a latency check (`check perf`)
