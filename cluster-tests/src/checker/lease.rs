@@ -226,11 +226,7 @@ pub fn check(history: &[Record]) -> LeaseReport {
             ));
         }
     }
-    let total = problems.len();
-    if total > MAX_PROBLEMS {
-        problems.truncate(MAX_PROBLEMS);
-        problems.push(format!("... and {} more", total - MAX_PROBLEMS));
-    }
+    let total = super::cap_problems(&mut problems, MAX_PROBLEMS);
     LeaseReport {
         valid: total == 0,
         leases: granted.len(),

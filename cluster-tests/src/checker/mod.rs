@@ -48,6 +48,17 @@ pub fn check_all(history: &[Record]) -> Verdicts {
     }
 }
 
+/// Keeps the first `max` problems and a line counting the rest (a broken
+/// history must not make a gigabyte summary); returns how many there were.
+pub fn cap_problems(problems: &mut Vec<String>, max: usize) -> usize {
+    let total = problems.len();
+    if total > max {
+        problems.truncate(max);
+        problems.push(format!("... and {} more", total - max));
+    }
+    total
+}
+
 /// Search steps per key before the register checker gives up (unknown).
 pub const STEP_LIMIT: u64 = 20_000_000;
 

@@ -79,11 +79,7 @@ pub fn check(history: &[Record]) -> WatchReport {
     }
     let count =
         |kind| by_watcher.values().flatten().filter(|i| matches!(i, Item::Mark(m) if m.kind == kind)).count();
-    let total = problems.len();
-    if total > MAX_PROBLEMS {
-        problems.truncate(MAX_PROBLEMS);
-        problems.push(format!("... and {} more", total - MAX_PROBLEMS));
-    }
+    let total = super::cap_problems(&mut problems, MAX_PROBLEMS);
     WatchReport {
         valid: total == 0,
         watchers: by_watcher.len(),

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use etcd_client::{Compare, CompareOp, GetOptions, Txn, TxnOp, TxnOpResponse};
 
+use super::{Connection, Process};
 use crate::cluster::connect;
 use crate::history::{Micro, Outcome, REFERENCE, Record, Transaction};
 use crate::recorder::{Recorder, Rng};
@@ -20,8 +21,6 @@ pub const PREFIX: &str = "jepsen/a";
 
 /// How long a generation of keys is used before the next one.
 const KEY_EPOCH: Duration = Duration::from_secs(10);
-
-const ERROR_PAUSE: Duration = Duration::from_millis(100);
 
 /// One client: transactions on `keys` keys per generation through
 /// `endpoint` until `until`. After an indeterminate commit the client
@@ -36,18 +35,10 @@ pub async fn client(
     seed: u64,
 ) {
     let mut rng = Rng::new(seed);
-    let mut process = process;
-    let mut counter = 0u64;
-    let mut client = None;
+    let mut process = Process::new(process, processes);
+    let mut connection = Connection::new(endpoint);
     while Instant::now() < until {
-        if client.is_none() {
-            client = connect(&endpoint).await.ok();
-            if client.is_none() {
-                tokio::time::sleep(ERROR_PAUSE).await;
-                continue;
-            }
-        }
-        let Some(c) = client.as_mut() else { continue };
+        let Some(c) = connection.get().await else { continue };
         let epoch = rec.now() / KEY_EPOCH.as_nanos() as u64;
         let mut ops = Vec::new();
         for _ in 0..1 + rng.below(4) {
@@ -55,8 +46,7 @@ pub async fn client(
             if rng.below(2) == 0 {
                 ops.push(Micro::R { key, value: None });
             } else {
-                counter += 1;
-                ops.push(Micro::Append { key, element: u64::from(process + 1) * 1_000_000_000 + counter });
+                ops.push(Micro::Append { key, element: process.unique_value() });
             }
         }
         let stale_reads = rng.below(2) == 0;
@@ -64,14 +54,8 @@ pub async fn client(
         let (ops, outcome, error) = perform(c, ops, stale_reads).await;
         let complete = rec.now();
         let failed = error.is_some();
-        rec.record(Record::Txn(Transaction { process, ops, invoke, complete, outcome, error }));
-        if outcome == Outcome::Info {
-            process += processes;
-            client = None;
-        }
-        if failed {
-            tokio::time::sleep(ERROR_PAUSE).await;
-        }
+        rec.record(Record::Txn(Transaction { process: process.id, ops, invoke, complete, outcome, error }));
+        process.finish(outcome, failed, &mut connection).await;
     }
 }
 

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use etcd_client::{GetOptions, LeaseGrantOptions, PutOptions};
 
+use super::{Connection, ERROR_PAUSE};
 use crate::cluster::connect;
 use crate::history::{LeaseAction, LeaseOp, Outcome, REFERENCE, Record};
 use crate::recorder::{Recorder, Rng};
@@ -19,8 +20,6 @@ const ACTIVE: usize = 3;
 
 /// Pause between a client's operations: lease traffic is light.
 const PAUSE: Duration = Duration::from_millis(30);
-
-const ERROR_PAUSE: Duration = Duration::from_millis(100);
 
 /// What happens to a lease after its key is put.
 #[derive(Debug, Clone, Copy)]
@@ -43,16 +42,9 @@ pub async fn client(endpoint: String, process: u32, until: Instant, rec: Recorde
     let mut rng = Rng::new(seed);
     let mut counter = 0i64;
     let mut active: Vec<Active> = Vec::new();
-    let mut client = None;
+    let mut connection = Connection::new(endpoint);
     while Instant::now() < until {
-        if client.is_none() {
-            client = connect(&endpoint).await.ok();
-            if client.is_none() {
-                tokio::time::sleep(ERROR_PAUSE).await;
-                continue;
-            }
-        }
-        let Some(c) = client.as_mut() else { continue };
+        let Some(c) = connection.get().await else { continue };
         let action = if rng.below(2) == 0 {
             LeaseAction::Read { keys: Vec::new() }
         } else if active.len() < ACTIVE {
@@ -90,7 +82,7 @@ pub async fn client(endpoint: String, process: u32, until: Instant, rec: Recorde
         };
         let outcome = perform(c, process, action, &rec).await;
         if outcome == Outcome::Info {
-            client = None;
+            connection.reset();
         }
         tokio::time::sleep(if outcome == Outcome::Ok { PAUSE } else { ERROR_PAUSE }).await;
     }

@@ -7,12 +7,9 @@ use std::time::Instant;
 
 use etcd_client::{Compare, CompareOp, Txn, TxnOp};
 
-use crate::cluster::connect;
+use super::{Connection, Process};
 use crate::history::{Operation, Outcome, Record, RegisterOp};
 use crate::recorder::{Recorder, Rng};
-
-/// Pause after an error before the next operation.
-const ERROR_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// One client: operations on `keys` keys through `endpoint` until `until`.
 /// After an indeterminate write the client continues as a new process (the
@@ -27,23 +24,14 @@ pub async fn client(
     seed: u64,
 ) {
     let mut rng = Rng::new(seed);
-    let mut process = process;
-    let mut counter = 0u64;
+    let mut process = Process::new(process, processes);
+    let mut connection = Connection::new(endpoint);
     // The last value this client knows per key: what a CAS compares with.
     let mut known: HashMap<String, u64> = HashMap::new();
-    let mut client = None;
     while Instant::now() < until {
-        if client.is_none() {
-            client = connect(&endpoint).await.ok();
-            if client.is_none() {
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                continue;
-            }
-        }
-        let Some(c) = client.as_mut() else { continue };
+        let Some(c) = connection.get().await else { continue };
         let key = format!("jepsen/r{}", rng.below(u64::from(keys)));
-        counter += 1;
-        let fresh = u64::from(process + 1) * 1_000_000_000 + counter;
+        let fresh = process.unique_value();
         let op = match (rng.below(10), known.get(&key)) {
             (0..4, _) => RegisterOp::Read { value: None },
             (4..7, Some(&from)) => RegisterOp::Cas { from, to: fresh },
@@ -62,15 +50,8 @@ pub async fn client(
             _ => {}
         }
         let failed = outcome != Outcome::Ok && error.is_some();
-        rec.record(Record::Op(Operation { process, key, op, invoke, complete, outcome, error }));
-        if outcome == Outcome::Info {
-            process += processes;
-            client = None;
-        }
-        if failed {
-            // A member that is down answers at once: do not spin.
-            tokio::time::sleep(ERROR_PAUSE).await;
-        }
+        rec.record(Record::Op(Operation { process: process.id, key, op, invoke, complete, outcome, error }));
+        process.finish(outcome, failed, &mut connection).await;
     }
 }
 

@@ -27,6 +27,22 @@ fn env_value(out: &str, name: &str) -> String {
     line.split_once('=').unwrap().1.trim_matches('"').to_string()
 }
 
+/// Runs an etcdctl membership command until it succeeds (within 30 s);
+/// meanwhile it may only be refused with `refusal`. Returns its output.
+fn until_allowed(via: &str, args: &[&str], refusal: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let out = etcdctl(via, args, None);
+        if out.status.success() {
+            return String::from_utf8_lossy(&out.stdout).trim().to_string();
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(refusal), "{args:?} refused for another reason: {err}");
+        assert!(Instant::now() < deadline, "{args:?} was never allowed");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
 #[test]
 fn learner_added_promoted_and_old_member_removed_under_writes() {
     let mut cluster = start_cluster(Kind::Rtcd, 3);
@@ -55,17 +71,7 @@ fn learner_added_promoted_and_old_member_removed_under_writes() {
     // Start it; it learns its ID from the cluster and publishes its name.
     let m4 = join(Kind::Rtcd, "m4", &initial_cluster, urls.clone());
     wait_healthy(&m4);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let promoted = loop {
-        let out = etcdctl(&via, &["member", "promote", &new_id], None);
-        if out.status.success() {
-            break String::from_utf8_lossy(&out.stdout).trim().to_string();
-        }
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("in sync with leader"), "promote refused for another reason: {err}");
-        assert!(Instant::now() < deadline, "the learner never caught up");
-        std::thread::sleep(Duration::from_millis(300));
-    };
+    let promoted = until_allowed(&via, &["member", "promote", &new_id], "in sync with leader");
     assert!(promoted.starts_with(&format!("Member {new_id:>16} promoted in cluster ")), "{promoted}");
     assert_eq!(id_of(&m4), new_id, "the joined member uses the ID the cluster gave it");
 
@@ -73,17 +79,7 @@ fn learner_added_promoted_and_old_member_removed_under_writes() {
     let m1_id = id_of(&cluster[0]);
     // Strict reconfiguration refuses it until the voters left have been
     // connected for five seconds, as etcd does.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let removed = loop {
-        let out = etcdctl(&via, &["member", "remove", &m1_id], None);
-        if out.status.success() {
-            break String::from_utf8_lossy(&out.stdout).trim().to_string();
-        }
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("etcdserver: unhealthy cluster"), "remove refused for another reason: {err}");
-        assert!(Instant::now() < deadline, "the removal was never allowed");
-        std::thread::sleep(Duration::from_millis(500));
-    };
+    let removed = until_allowed(&via, &["member", "remove", &m1_id], "etcdserver: unhealthy cluster");
     assert!(removed.starts_with(&format!("Member {m1_id:>16} removed from cluster ")), "{removed}");
     assert!(cluster[0].exits_within(Duration::from_secs(15)), "a removed member stops");
     std::thread::sleep(Duration::from_secs(1));
