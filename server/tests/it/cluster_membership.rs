@@ -27,6 +27,12 @@ fn env_value(out: &str, name: &str) -> String {
     line.split_once('=').unwrap().1.trim_matches('"').to_string()
 }
 
+/// etcdctl's `Error:` lines, joined.
+fn error_lines(out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    stderr.lines().filter(|l| l.starts_with("Error:")).collect::<Vec<_>>().join("|")
+}
+
 /// Runs an etcdctl membership command until it succeeds (within 30 s);
 /// meanwhile it may only be refused with `refusal`. Returns its output.
 fn until_allowed(via: &str, args: &[&str], refusal: &str) -> String {
@@ -129,8 +135,6 @@ fn refused_membership_changes_print_what_etcd_prints() {
             .iter()
             .map(|args| {
                 let out = etcdctl(url, args, None);
-                let stderr = String::from_utf8_lossy(&out.stderr);
-                let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Error:")).collect();
                 // IDs differ (and etcdctl pads them to 16 columns).
                 let stdout = String::from_utf8_lossy(&out.stdout).replace(&learner, "<ID>");
                 let stdout = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -138,7 +142,7 @@ fn refused_membership_changes_print_what_etcd_prints() {
                     "{} {} {}",
                     out.status.success(),
                     stdout.split(" from cluster").next().unwrap(),
-                    errors.join("|")
+                    error_lines(&out)
                 )
             })
             .collect()
@@ -178,11 +182,9 @@ fn membership_changes_that_would_lose_the_quorum_are_refused_like_etcd() {
             .iter()
             .map(|args| {
                 let out = etcdctl(url, args, None);
-                let stderr = String::from_utf8_lossy(&out.stderr);
-                let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("Error:")).collect();
                 let stdout = String::from_utf8_lossy(&out.stdout);
                 let stdout = stdout.split(" removed from cluster").next().unwrap().split_whitespace().next();
-                format!("{} {} {}", out.status.success(), stdout.unwrap_or(""), errors.join("|"))
+                format!("{} {} {}", out.status.success(), stdout.unwrap_or(""), error_lines(&out))
             })
             .collect()
     };
