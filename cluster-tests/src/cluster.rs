@@ -231,26 +231,37 @@ impl Cluster {
     /// Removes member `i` from the membership through another member, then
     /// stops it and wipes its data, as an operator replacing a machine
     /// would. Returns false (and changes nothing) when the cluster refused
-    /// or could not be asked.
-    pub async fn remove_member(&mut self, i: usize) -> bool {
-        let peer_url = self.members[i].peer_url.clone();
-        let Some(mut client) = self.client_to_other(i).await else { return false };
-        let Ok(list) = client.member_list().await else { return false };
-        let Some(id) = list.members().iter().find(|m| m.peer_urls().contains(&peer_url)).map(|m| m.id())
-        else {
-            return false;
-        };
-        if client.member_remove(id).await.is_err() {
-            // The answer may have been lost: believe the membership.
-            let Ok(list) = client.member_list().await else { return false };
-            if list.members().iter().any(|m| m.id() == id) {
+    /// or could not be asked for `within`.
+    pub async fn remove_member(&mut self, i: usize, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while !self.try_remove(i).await {
+            if Instant::now() >= deadline {
                 return false;
             }
+            // Refused (strict reconfiguration wants every voter connected
+            // for a while, e.g. after a restart) or no leader: try again.
+            tokio::time::sleep(Duration::from_millis(500)).await;
         }
         self.kill(i);
         let _ = std::fs::remove_dir_all(&self.members[i].data_dir);
         self.members[i].removed = true;
         true
+    }
+
+    /// One removal request for member `i`; true once it is out.
+    async fn try_remove(&self, i: usize) -> bool {
+        let peer_url = &self.members[i].peer_url;
+        let Some(mut client) = self.client_to_other(i).await else { return false };
+        let Ok(list) = client.member_list().await else { return false };
+        let Some(id) = list.members().iter().find(|m| m.peer_urls().contains(peer_url)).map(|m| m.id())
+        else {
+            return false;
+        };
+        if client.member_remove(id).await.is_ok() {
+            return true;
+        }
+        // The answer may have been lost: believe the membership.
+        client.member_list().await.is_ok_and(|list| list.members().iter().all(|m| m.id() != id))
     }
 
     /// Adds removed member `i` back under a new ID and starts it on an empty

@@ -99,6 +99,11 @@ impl Fault {
     }
 }
 
+/// How long the membership fault keeps asking for a removal the cluster
+/// refuses (strict reconfiguration refuses it until every voter has been
+/// connected for five seconds).
+const REMOVAL_WITHIN: Duration = Duration::from_secs(10);
+
 /// Quiet time between faults, and how long each fault lasts.
 #[derive(Debug, Clone, Copy)]
 pub struct Schedule {
@@ -188,7 +193,7 @@ async fn inject(
         }
         Fault::Membership => {
             let victim = random(rng);
-            if !cluster.remove_member(victim).await {
+            if !cluster.remove_member(victim, REMOVAL_WITHIN).await {
                 // Refused (no leader, say): nothing to add back.
                 tokio::time::sleep(length).await;
                 return Ok(Vec::new());
