@@ -1,0 +1,199 @@
+//! `rtcd-bench`: a load generator with the shape of etcd's `tools/benchmark`
+//! (same global flags, subcommands and summary), so the same command line
+//! measures rtcd and etcd side by side. Built so far: `put` and `range`.
+
+mod load;
+mod report;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use etcd_client::{GetOptions, PutOptions};
+
+use load::Shape;
+
+#[derive(Debug, Parser)]
+#[command(name = "rtcd-bench", version, about = "etcd-style benchmark against rtcd or etcd")]
+struct Cli {
+    /// gRPC endpoints, comma-separated.
+    #[arg(long, default_value = "127.0.0.1:2379", value_delimiter = ',')]
+    endpoints: Vec<String>,
+    /// Total number of gRPC connections.
+    #[arg(long, default_value_t = 1)]
+    conns: usize,
+    /// Total number of concurrent clients (spread over the connections).
+    #[arg(long, default_value_t = 1)]
+    clients: usize,
+    /// Send every request to the leader (found with Maintenance.Status).
+    #[arg(long)]
+    target_leader: bool,
+    /// Print one JSON object instead of the text summary.
+    #[arg(long)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Puts keys.
+    Put {
+        #[arg(long, default_value_t = 10_000)]
+        total: u64,
+        #[arg(long, default_value_t = 8)]
+        key_size: usize,
+        #[arg(long, default_value_t = 8)]
+        val_size: usize,
+        /// Keys 0, 1, 2, ... (mod the key space) instead of random ones.
+        #[arg(long)]
+        sequential_keys: bool,
+        #[arg(long, default_value_t = 1)]
+        key_space_size: u64,
+        /// Requests per second over all clients (0: no limit).
+        #[arg(long, default_value_t = 0)]
+        rate: u64,
+    },
+    /// Reads KEY, or the range [KEY, END).
+    Range {
+        key: String,
+        end: Option<String>,
+        /// l (linearizable) or s (serializable).
+        #[arg(long, default_value = "l")]
+        consistency: String,
+        #[arg(long, default_value_t = 10_000)]
+        total: u64,
+        #[arg(long, default_value_t = 0)]
+        rate: u64,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => return fail(&e.to_string()),
+    };
+    match runtime.block_on(bench(cli)) {
+        Ok(code) => code,
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("rtcd-bench: {message}");
+    ExitCode::from(2)
+}
+
+async fn bench(cli: Cli) -> Result<ExitCode, String> {
+    let endpoints =
+        if cli.target_leader { vec![leader(&cli.endpoints).await?] } else { cli.endpoints.clone() };
+    let shape = |total, rate| Shape {
+        endpoints: endpoints.clone(),
+        conns: cli.conns,
+        clients: cli.clients,
+        total,
+        rate,
+    };
+    let quiet = cli.json;
+    let outcome = match cli.command {
+        Command::Put { total, key_size, val_size, sequential_keys, key_space_size, rate } => {
+            let value = vec![b'v'; val_size];
+            let put = move |mut client: etcd_client::Client, n: u64| {
+                let index = if sequential_keys { n } else { mix(n) } % key_space_size.max(1);
+                let (key, value) = (key_bytes(index, key_size), value.clone());
+                async move { client.put(key, value, None::<PutOptions>).await.map(|_| ()) }
+            };
+            load::run(&shape(total, rate), put, progress(total, quiet)).await
+        }
+        Command::Range { key, end, consistency, total, rate } => {
+            let mut options = GetOptions::new();
+            if let Some(end) = end {
+                options = options.with_range(end);
+            }
+            options = match consistency.as_str() {
+                "l" => options,
+                "s" => options.with_serializable(),
+                other => return Err(format!("--consistency {other:?}: l or s")),
+            };
+            let range = move |mut client: etcd_client::Client, _| {
+                let (key, options) = (key.clone(), options.clone());
+                async move { client.get(key, Some(options)).await.map(|_| ()) }
+            };
+            load::run(&shape(total, rate), range, progress(total, quiet)).await
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    let summary = report::summarize(&outcome);
+    if cli.json {
+        println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
+    } else {
+        eprintln!();
+        println!("{}", report::text(&summary, &outcome.error_samples));
+    }
+    Ok(if summary.errors == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// A progress bar on stderr (none with `--json`).
+fn progress(total: u64, quiet: bool) -> impl Fn(u64) + Send + Sync + 'static {
+    move |done| {
+        if quiet {
+            return;
+        }
+        let width = 40;
+        let filled = (done.min(total) * width / total.max(1)) as usize;
+        eprint!("\r[{}{}] {done}/{total}", "#".repeat(filled), " ".repeat(width as usize - filled));
+        let _ = std::io::stderr().flush();
+    }
+}
+
+/// The endpoint of the member that leads.
+async fn leader(endpoints: &[String]) -> Result<String, String> {
+    let mut leader_id = 0;
+    let mut by_id = Vec::new();
+    for endpoint in endpoints {
+        let Ok(mut clients) = load::connections(std::slice::from_ref(endpoint), 1).await else { continue };
+        let Some(client) = clients.first_mut() else { continue };
+        let status = tokio::time::timeout(Duration::from_secs(5), client.status()).await;
+        let Ok(Ok(status)) = status else { continue };
+        leader_id = status.leader();
+        by_id.push((status.header().map_or(0, |h| h.member_id()), endpoint.clone()));
+    }
+    by_id
+        .into_iter()
+        .find(|(id, _)| *id == leader_id && *id != 0)
+        .map(|(_, e)| e)
+        .ok_or_else(|| format!("no endpoint of {endpoints:?} is the leader"))
+}
+
+/// Spreads request numbers over the key space (splitmix64), so "random"
+/// keys replay identically run after run.
+fn mix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `index` as a key of `size` bytes: its little-endian bytes, zero-padded
+/// (etcd's benchmark writes a varint there; either way one key per index).
+fn key_bytes(index: u64, size: usize) -> Vec<u8> {
+    let mut key = vec![0u8; size.max(1)];
+    for (b, byte) in key.iter_mut().zip(index.to_le_bytes()) {
+        *b = byte;
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_have_the_requested_size_and_differ_by_index() {
+        assert_eq!(key_bytes(1, 8), [1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(key_bytes(258, 3), [2, 1, 0]);
+        assert_ne!(key_bytes(mix(1) % 1000, 8), key_bytes(mix(2) % 1000, 8));
+    }
+}
