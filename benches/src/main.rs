@@ -1,6 +1,7 @@
 //! `rtcd-bench`: a load generator with the shape of etcd's `tools/benchmark`
 //! (same global flags, subcommands and summary), so the same command line
-//! measures rtcd and etcd side by side. Built so far: `put` and `range`.
+//! measures rtcd and etcd side by side. Built so far: `put`, `txn-put` and
+//! `range`.
 
 mod load;
 mod report;
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use etcd_client::{GetOptions, PutOptions};
+use etcd_client::{GetOptions, PutOptions, Txn, TxnOp};
 
 use load::Shape;
 
@@ -52,6 +53,22 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         key_space_size: u64,
         /// Requests per second over all clients (0: no limit).
+        #[arg(long, default_value_t = 0)]
+        rate: u64,
+    },
+    /// Transactions of `--txn-ops` puts each.
+    TxnPut {
+        #[arg(long, default_value_t = 10_000)]
+        total: u64,
+        #[arg(long, default_value_t = 8)]
+        key_size: usize,
+        #[arg(long, default_value_t = 8)]
+        val_size: usize,
+        #[arg(long, default_value_t = 1)]
+        key_space_size: u64,
+        /// Puts per transaction.
+        #[arg(long, default_value_t = 1)]
+        txn_ops: u64,
         #[arg(long, default_value_t = 0)]
         rate: u64,
     },
@@ -106,6 +123,25 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
                 async move { client.put(key, value, None::<PutOptions>).await.map(|_| ()) }
             };
             load::run(&shape(total, rate), put, progress(total, quiet)).await
+        }
+        Command::TxnPut { total, key_size, val_size, key_space_size, txn_ops, rate } => {
+            if txn_ops > key_space_size {
+                return Err(format!("--txn-ops {txn_ops} needs at least as many keys (--key-space-size)"));
+            }
+            let value = vec![b'v'; val_size];
+            let txn = move |mut client: etcd_client::Client, n: u64| {
+                // Consecutive keys from a pseudo-random start: distinct
+                // within the transaction (a Txn may not put one key twice).
+                let start = mix(n);
+                let puts: Vec<TxnOp> = (0..txn_ops.max(1))
+                    .map(|i| {
+                        let key = key_bytes(start.wrapping_add(i) % key_space_size.max(1), key_size);
+                        TxnOp::put(key, value.clone(), None)
+                    })
+                    .collect();
+                async move { client.txn(Txn::new().and_then(puts)).await.map(|_| ()) }
+            };
+            load::run(&shape(total, rate), txn, progress(total, quiet)).await
         }
         Command::Range { key, end, consistency, total, rate } => {
             let mut options = GetOptions::new();

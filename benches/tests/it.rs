@@ -111,6 +111,23 @@ fn put_and_range_make_the_requests_they_report() {
 }
 
 #[test]
+fn txn_put_commits_every_put_of_each_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_member, endpoint) = start(dir.path());
+    let txns = bench(
+        &endpoint,
+        &["--clients", "4", "txn-put", "--total", "100", "--txn-ops", "3", "--key-space-size", "1000"],
+    );
+    assert_eq!((txns["requests"].as_u64(), txns["errors"].as_u64()), (Some(100), Some(0)), "{txns}");
+    // One revision per transaction, whatever its number of puts.
+    let all = etcdctl(&endpoint, &["get", "", "--from-key", "--keys-only", "-w", "json"]);
+    let all: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(all["header"]["revision"], 101, "{all}");
+    let keys = all["kvs"].as_array().map_or(0, Vec::len);
+    assert!(keys > 100 && keys <= 300, "3 puts per transaction over 1000 keys: {keys}");
+}
+
+#[test]
 fn a_rate_limit_paces_the_requests() {
     let dir = tempfile::tempdir().unwrap();
     let (_member, endpoint) = start(dir.path());
