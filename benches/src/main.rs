@@ -41,36 +41,19 @@ struct Cli {
 enum Command {
     /// Puts keys.
     Put {
-        #[arg(long, default_value_t = 10_000)]
-        total: u64,
-        #[arg(long, default_value_t = 8)]
-        key_size: usize,
-        #[arg(long, default_value_t = 8)]
-        val_size: usize,
+        #[command(flatten)]
+        writes: Writes,
         /// Keys 0, 1, 2, ... (mod the key space) instead of random ones.
         #[arg(long)]
         sequential_keys: bool,
-        #[arg(long, default_value_t = 1)]
-        key_space_size: u64,
-        /// Requests per second over all clients (0: no limit).
-        #[arg(long, default_value_t = 0)]
-        rate: u64,
     },
     /// Transactions of `--txn-ops` puts each.
     TxnPut {
-        #[arg(long, default_value_t = 10_000)]
-        total: u64,
-        #[arg(long, default_value_t = 8)]
-        key_size: usize,
-        #[arg(long, default_value_t = 8)]
-        val_size: usize,
-        #[arg(long, default_value_t = 1)]
-        key_space_size: u64,
+        #[command(flatten)]
+        writes: Writes,
         /// Puts per transaction.
         #[arg(long, default_value_t = 1)]
         txn_ops: u64,
-        #[arg(long, default_value_t = 0)]
-        rate: u64,
     },
     /// Reads KEY, or the range [KEY, END).
     Range {
@@ -84,6 +67,22 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         rate: u64,
     },
+}
+
+/// The flags `put` and `txn-put` share (etcd's names and defaults).
+#[derive(Debug, clap::Args)]
+struct Writes {
+    #[arg(long, default_value_t = 10_000)]
+    total: u64,
+    #[arg(long, default_value_t = 8)]
+    key_size: usize,
+    #[arg(long, default_value_t = 8)]
+    val_size: usize,
+    #[arg(long, default_value_t = 1)]
+    key_space_size: u64,
+    /// Requests per second over all clients (0: no limit).
+    #[arg(long, default_value_t = 0)]
+    rate: u64,
 }
 
 fn main() -> ExitCode {
@@ -115,7 +114,10 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
     };
     let quiet = cli.json;
     let outcome = match cli.command {
-        Command::Put { total, key_size, val_size, sequential_keys, key_space_size, rate } => {
+        Command::Put {
+            writes: Writes { total, key_size, val_size, key_space_size, rate },
+            sequential_keys,
+        } => {
             let value = vec![b'v'; val_size];
             let put = move |mut client: etcd_client::Client, n: u64| {
                 let index = if sequential_keys { n } else { mix(n) } % key_space_size.max(1);
@@ -124,7 +126,7 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
             };
             load::run(&shape(total, rate), put, progress(total, quiet)).await
         }
-        Command::TxnPut { total, key_size, val_size, key_space_size, txn_ops, rate } => {
+        Command::TxnPut { writes: Writes { total, key_size, val_size, key_space_size, rate }, txn_ops } => {
             if txn_ops > key_space_size {
                 return Err(format!("--txn-ops {txn_ops} needs at least as many keys (--key-space-size)"));
             }

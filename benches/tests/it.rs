@@ -59,6 +59,12 @@ fn etcdctl(endpoint: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Every key (etcdctl's JSON: `kvs` and the header).
+fn all_keys(endpoint: &str) -> serde_json::Value {
+    let out = etcdctl(endpoint, &["get", "", "--from-key", "--keys-only", "-w", "json"]);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn bench(endpoint: &str, args: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_rtcd-bench"))
         .args(["--endpoints", endpoint, "--json"])
@@ -96,8 +102,7 @@ fn put_and_range_make_the_requests_they_report() {
     let p50 = put["p50_ms"].as_f64().unwrap();
     assert!(p50 > 0.0 && p50 <= put["p99_ms"].as_f64().unwrap(), "{put}");
     // 50 distinct 8-byte keys, each put 6 times: revision 1 + 300.
-    let all = etcdctl(&endpoint, &["get", "", "--from-key", "--keys-only", "-w", "json"]);
-    let all: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    let all = all_keys(&endpoint);
     assert_eq!(all["kvs"].as_array().map(Vec::len), Some(50), "{all}");
     assert_eq!(all["header"]["revision"], 301, "{all}");
 
@@ -120,8 +125,7 @@ fn txn_put_commits_every_put_of_each_transaction() {
     );
     assert_eq!((txns["requests"].as_u64(), txns["errors"].as_u64()), (Some(100), Some(0)), "{txns}");
     // One revision per transaction, whatever its number of puts.
-    let all = etcdctl(&endpoint, &["get", "", "--from-key", "--keys-only", "-w", "json"]);
-    let all: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    let all = all_keys(&endpoint);
     assert_eq!(all["header"]["revision"], 101, "{all}");
     let keys = all["kvs"].as_array().map_or(0, Vec::len);
     assert!(keys > 100 && keys <= 300, "3 puts per transaction over 1000 keys: {keys}");

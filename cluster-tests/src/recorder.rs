@@ -25,6 +25,13 @@ impl Recorder {
         self.records.lock().unwrap_or_else(|e| e.into_inner()).push(record);
     }
 
+    /// Visits everything recorded so far, in recording order, without
+    /// copying it (the history of a long run is large; clients wait while
+    /// this runs, so keep `f` cheap).
+    pub fn for_each(&self, mut f: impl FnMut(&Record)) {
+        self.records.lock().unwrap_or_else(|e| e.into_inner()).iter().for_each(&mut f);
+    }
+
     /// Everything recorded so far, in recording order.
     pub fn snapshot(&self) -> Vec<Record> {
         self.records.lock().unwrap_or_else(|e| e.into_inner()).clone()

@@ -194,19 +194,16 @@ fn spawn_progress(rec: Recorder, total: Duration) -> tokio::task::JoinHandle<()>
         let start = Instant::now();
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
-            let history = rec.snapshot();
             let (mut ok, mut fail, mut info, mut faults) = (0, 0, 0, 0);
-            for r in &history {
-                match r {
-                    Record::Op(op) => match op.outcome {
-                        crate::history::Outcome::Ok => ok += 1,
-                        crate::history::Outcome::Fail => fail += 1,
-                        crate::history::Outcome::Info => info += 1,
-                    },
-                    Record::Fault(_) => faults += 1,
-                    _ => {}
-                }
-            }
+            rec.for_each(|r| match r {
+                Record::Op(op) => match op.outcome {
+                    crate::history::Outcome::Ok => ok += 1,
+                    crate::history::Outcome::Fail => fail += 1,
+                    crate::history::Outcome::Info => info += 1,
+                },
+                Record::Fault(_) => faults += 1,
+                _ => {}
+            });
             let done = start.elapsed().as_secs().min(total.as_secs());
             let width = 30;
             let filled = (done * width / total.as_secs().max(1)) as usize;

@@ -149,14 +149,12 @@ fn decode(value: &str) -> Vec<u64> {
 /// After the run: one linearizable read of every key the transactions
 /// touched, recorded as the `REFERENCE` transaction.
 pub async fn final_read(endpoint: &str, rec: &Recorder) -> Result<(), String> {
-    let mut keys: Vec<String> = rec
-        .snapshot()
-        .iter()
-        .filter_map(|r| if let Record::Txn(t) = r { Some(t) } else { None })
-        .flat_map(|t| t.ops.iter().map(|op| key_of(op).clone()))
-        .collect();
-    keys.sort();
-    keys.dedup();
+    let mut keys = std::collections::BTreeSet::new();
+    rec.for_each(|r| {
+        if let Record::Txn(t) = r {
+            keys.extend(t.ops.iter().map(|op| key_of(op).clone()));
+        }
+    });
     let mut client = connect(endpoint).await.map_err(|e| e.to_string())?;
     let invoke = rec.now();
     let resp = client.get(PREFIX, Some(GetOptions::new().with_prefix())).await.map_err(|e| e.to_string())?;
