@@ -8,7 +8,12 @@
 //! write also covers every append before it).
 //!
 //! Column families: `log` (big-endian index -> entry) and `meta` (vote,
-//! last purged log id, committed log id). Values are postcard-encoded.
+//! last purged log id). Values are postcard-encoded.
+//!
+//! The committed log id is not saved (openraft's default): the state
+//! machine stores its applied log id in the same write as the applied
+//! batch, so a restart resumes from there without it, and saving it would
+//! cost one more write on every commit.
 
 use std::fmt::Debug;
 use std::io;
@@ -27,7 +32,6 @@ const LOG: &str = "log";
 const META: &str = "meta";
 const VOTE: &[u8] = b"vote";
 const PURGED: &[u8] = b"last_purged";
-const COMMITTED: &[u8] = b"committed";
 
 fn io_err(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(e.to_string())
@@ -207,18 +211,6 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
         let mut batch = WriteBatch::default();
         batch.put_cf(self.log.cf(META)?, VOTE, encode(vote)?);
         self.log.write(batch, true)
-    }
-
-    async fn save_committed(&mut self, committed: Option<LogId>) -> Result<(), io::Error> {
-        // Not synced: after a crash openraft learns the committed index from
-        // the leader again; this only lets a restart re-apply sooner.
-        let mut batch = WriteBatch::default();
-        batch.put_cf(self.log.cf(META)?, COMMITTED, encode(&committed)?);
-        self.log.write(batch, false)
-    }
-
-    async fn read_committed(&mut self) -> Result<Option<LogId>, io::Error> {
-        Ok(self.log.get_meta::<Option<LogId>>(COMMITTED)?.flatten())
     }
 
     async fn append<I>(&mut self, entries: I, callback: IOFlushed<TypeConfig>) -> Result<(), io::Error>

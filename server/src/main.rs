@@ -4,6 +4,12 @@ use clap::Parser;
 use rtcd_server::config::Config;
 use rtcd_server::node::Node;
 
+// Every request allocates (gRPC frames, protobuf messages, Raft entries):
+// under load glibc's malloc took ~10% of the leader's CPU in profiles,
+// mimalloc a fraction of that.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn init_logging(config: &Config) {
     let filter = tracing_subscriber::EnvFilter::try_new(&config.log_level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
