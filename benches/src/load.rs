@@ -158,3 +158,97 @@ impl Shared {
         }
     }
 }
+
+/// An empty latency histogram: 1 µs to 60 s, three significant digits.
+pub fn histogram() -> Result<Histogram<u64>, LoadError> {
+    Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).map_err(|e| LoadError::Histogram(e.to_string()))
+}
+
+/// `elapsed` in whole microseconds, within the histogram's bounds.
+pub fn micros(elapsed: Duration) -> u64 {
+    elapsed.as_micros().clamp(1, 60_000_000) as u64
+}
+
+/// Errors gathered by many tasks, for the subcommands that drive their own
+/// streams instead of `run`'s request loop (their tasks keep latencies in
+/// local histograms, made from `histogram()` here, and merge them once).
+#[derive(Debug)]
+pub struct Tally {
+    empty: Histogram<u64>,
+    errors: AtomicU64,
+    error_samples: Mutex<Vec<String>>,
+}
+
+impl Tally {
+    pub fn new() -> Result<Self, LoadError> {
+        Ok(Self { empty: histogram()?, errors: AtomicU64::new(0), error_samples: Mutex::default() })
+    }
+
+    /// An empty histogram with `run`'s bounds.
+    pub fn histogram(&self) -> Histogram<u64> {
+        self.empty.clone()
+    }
+
+    /// Counts `count` errors, and `text` as a sample of why if any.
+    pub fn errors(&self, count: u64, text: impl Into<String>) {
+        if count > 0 {
+            self.errors.fetch_add(count, Ordering::Relaxed);
+            self.sample(text);
+        }
+    }
+
+    pub fn error(&self, text: impl Into<String>) {
+        self.errors(1, text);
+    }
+
+    /// Keeps `text` if it is one of the first few distinct ones, without
+    /// counting an error: for causes whose effect is counted elsewhere (a
+    /// broken stream, counted as the events it then misses).
+    pub fn sample(&self, text: impl Into<String>) {
+        let text = text.into();
+        let mut samples = self.error_samples.lock().unwrap_or_else(|e| e.into_inner());
+        if samples.len() < 5 && !samples.contains(&text) {
+            samples.push(text);
+        }
+    }
+
+    pub fn outcome(&self, elapsed: Duration, latencies: &Histogram<u64>) -> Outcome {
+        Outcome {
+            latencies: latencies.clone(),
+            errors: self.errors.load(Ordering::Relaxed),
+            error_samples: self.error_samples.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            elapsed,
+        }
+    }
+}
+
+/// Calls `tick` with `done`'s count every half second until dropped, and
+/// once more then, so the bar ends on the final count.
+pub struct Ticker<T: Fn(u64) + Send + Sync + 'static> {
+    done: Arc<AtomicU64>,
+    tick: Arc<T>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl<T: Fn(u64) + Send + Sync + 'static> Ticker<T> {
+    pub fn start(done: Arc<AtomicU64>, tick: T) -> Self {
+        let tick = Arc::new(tick);
+        let task = {
+            let (done, tick) = (done.clone(), tick.clone());
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    tick(done.load(Ordering::Relaxed));
+                }
+            })
+        };
+        Self { done, tick, task }
+    }
+}
+
+impl<T: Fn(u64) + Send + Sync + 'static> Drop for Ticker<T> {
+    fn drop(&mut self) {
+        self.task.abort();
+        (self.tick)(self.done.load(Ordering::Relaxed));
+    }
+}

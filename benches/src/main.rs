@@ -1,10 +1,13 @@
 //! `rtcd-bench`: a load generator with the shape of etcd's `tools/benchmark`
 //! (same global flags, subcommands and summary), so the same command line
-//! measures rtcd and etcd side by side. Built so far: `put`, `txn-put` and
-//! `range`.
+//! measures rtcd and etcd side by side: `put`, `txn-put`, `range`, `watch`,
+//! `watch-latency`, `lease-keepalive` and `kube` (kube-apiserver's pattern).
 
+mod kube;
+mod lease;
 mod load;
 mod report;
+mod watch;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -67,6 +70,15 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         rate: u64,
     },
+    /// Watch streams × watchers per stream, then puts to the watched keys.
+    Watch(watch::WatchArgs),
+    /// Latency from sending a put to its event at every watcher.
+    WatchLatency(watch::LatencyArgs),
+    /// Lease keep-alives over long-lived streams.
+    LeaseKeepalive(lease::Args),
+    /// kube-apiserver's storage pattern: create-if-absent, GuaranteedUpdate,
+    /// paged lists, watches with prev_kv and progress requests.
+    Kube(kube::Args),
 }
 
 /// The flags `put` and `txn-put` share (etcd's names and defaults).
@@ -105,14 +117,8 @@ fn fail(message: &str) -> ExitCode {
 async fn bench(cli: Cli) -> Result<ExitCode, String> {
     let endpoints =
         if cli.target_leader { vec![leader(&cli.endpoints).await?] } else { cli.endpoints.clone() };
-    let shape = |total, rate| Shape {
-        endpoints: endpoints.clone(),
-        conns: cli.conns,
-        clients: cli.clients,
-        total,
-        rate,
-    };
     let quiet = cli.json;
+    let target = Target { endpoints: endpoints.clone(), conns: cli.conns, clients: cli.clients, quiet };
     let outcome = match cli.command {
         Command::Put {
             writes: Writes { total, key_size, val_size, key_space_size, rate },
@@ -124,7 +130,9 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
                 let (key, value) = (key_bytes(index, key_size), value.clone());
                 async move { client.put(key, value, None::<PutOptions>).await.map(|_| ()) }
             };
-            load::run(&shape(total, rate), put, progress(total, quiet)).await
+            load::run(&target.shape(total, rate), put, progress(total, quiet))
+                .await
+                .map_err(|e| e.to_string())
         }
         Command::TxnPut { writes: Writes { total, key_size, val_size, key_space_size, rate }, txn_ops } => {
             if txn_ops > key_space_size {
@@ -143,7 +151,9 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
                     .collect();
                 async move { client.txn(Txn::new().and_then(puts)).await.map(|_| ()) }
             };
-            load::run(&shape(total, rate), txn, progress(total, quiet)).await
+            load::run(&target.shape(total, rate), txn, progress(total, quiet))
+                .await
+                .map_err(|e| e.to_string())
         }
         Command::Range { key, end, consistency, total, rate } => {
             let mut options = GetOptions::new();
@@ -159,10 +169,15 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
                 let (key, options) = (key.clone(), options.clone());
                 async move { client.get(key, Some(options)).await.map(|_| ()) }
             };
-            load::run(&shape(total, rate), range, progress(total, quiet)).await
+            load::run(&target.shape(total, rate), range, progress(total, quiet))
+                .await
+                .map_err(|e| e.to_string())
         }
-    }
-    .map_err(|e| e.to_string())?;
+        Command::Watch(args) => watch::watch(&target, args).await,
+        Command::WatchLatency(args) => watch::latency(&target, args).await,
+        Command::LeaseKeepalive(args) => lease::keepalive(&target, args).await,
+        Command::Kube(args) => kube::run(&target, args).await,
+    }?;
     let summary = report::summarize(&outcome);
     if cli.json {
         println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
@@ -173,8 +188,26 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
     Ok(if summary.errors == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// Where and how wide the load goes, for the subcommands in their own
+/// modules (the global flags, with `--target-leader` already resolved).
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub endpoints: Vec<String>,
+    pub conns: usize,
+    pub clients: usize,
+    /// `--json`: no progress bar.
+    pub quiet: bool,
+}
+
+impl Target {
+    /// The runner's shape for `total` requests at `rate` per second.
+    pub fn shape(&self, total: u64, rate: u64) -> Shape {
+        Shape { endpoints: self.endpoints.clone(), conns: self.conns, clients: self.clients, total, rate }
+    }
+}
+
 /// A progress bar on stderr (none with `--json`).
-fn progress(total: u64, quiet: bool) -> impl Fn(u64) + Send + Sync + 'static {
+pub fn progress(total: u64, quiet: bool) -> impl Fn(u64) + Send + Sync + 'static {
     move |done| {
         if quiet {
             return;
