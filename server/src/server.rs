@@ -23,8 +23,21 @@ pub const GRPC_OVERHEAD_BYTES: usize = 512 * 1024;
 pub enum ServeError {
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    /// The error and its causes, joined: tonic's own text is only
+    /// "transport error", the cause says what went wrong (address in use).
     #[error("serving {0}: {1}")]
-    Transport(std::net::SocketAddr, tonic::transport::Error),
+    Transport(std::net::SocketAddr, String),
+}
+
+fn transport_error(addr: std::net::SocketAddr, error: tonic::transport::Error) -> ServeError {
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(&error);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    ServeError::Transport(addr, text)
 }
 
 /// Runs until `shutdown` resolves, then stops accepting and drains.
@@ -64,7 +77,7 @@ pub async fn serve(
                 .add_service(peer)
                 .serve_with_shutdown(addr, stopped)
                 .await
-                .map_err(|e| ServeError::Transport(addr, e))
+                .map_err(|e| transport_error(addr, e))
         });
         tracing::info!(%addr, "serving peers");
     }
@@ -99,7 +112,7 @@ pub async fn serve(
             let stopped = async move {
                 let _ = stop.wait_for(|s| *s).await;
             };
-            router.serve_with_shutdown(addr, stopped).await.map_err(|e| ServeError::Transport(addr, e))
+            router.serve_with_shutdown(addr, stopped).await.map_err(|e| transport_error(addr, e))
         });
         tracing::info!(%addr, "serving client requests");
     }
