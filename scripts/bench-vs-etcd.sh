@@ -1,109 +1,270 @@
 #!/usr/bin/env bash
 # Side by side: a three-member etcd (Debian's etcd-server), then a
-# three-member rtcd, on loopback with the same settings, each measured with
-# the same rtcd-bench workloads; writes docs/bench/report.md (etcd, rtcd,
-# ratio) and the raw JSON lines. Stops exactly what it started.
+# three-member rtcd, on loopback with the same flags, each measured with the
+# same rtcd-bench workload matrix; then, on each, the RSS after loading 1M
+# keys of 256 B and the time a killed follower takes to serve again after a
+# restart. Writes $BENCH_OUT/results.jsonl (raw), report.md (targets, then
+# etcd / rtcd / ratio per workload) and two charts, throughput.svg and
+# latency-cdf.svg (scripts/bench/report.py). Stops exactly what it started.
 #
-#   scripts/bench-vs-etcd.sh            # the full matrix
-#   BENCH_SCALE=10 scripts/bench-vs-etcd.sh   # 10x fewer requests (a quick look)
+#   scripts/bench-vs-etcd.sh                                # the full matrix into docs/bench
+#   BENCH_SCALE=20 BENCH_OUT=/tmp/b scripts/bench-vs-etcd.sh  # 20x fewer requests (a quick look)
+#
+# BENCH_TIMEOUT (seconds, default 1800) bounds each rtcd-bench run. A workload
+# that rtcd-bench rejects (a subcommand it does not have yet) is reported as
+# "skipped: <its error>" rather than failing the run. Member logs are removed
+# on success; on failure their tails are printed and they are kept.
 set -euo pipefail
+# BENCH_OUT is relative to where the script was called from.
+out="${BENCH_OUT:+$(realpath -m "$BENCH_OUT")}"
 cd "$(dirname "$0")/.."
+out="${out:-docs/bench}"
 
 scripts/install-deps.sh
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
 cargo build --workspace --all-targets --locked --release
 bin="$CARGO_TARGET_DIR/release"
 scale="${BENCH_SCALE:-1}"
-out="${BENCH_OUT:-docs/bench}"
+bench_timeout="${BENCH_TIMEOUT:-1800}"
+export ETCDCTL_API=3
 mkdir -p "$out"
-work="$(mktemp -d)"
+started_at=$SECONDS
+work="$(mktemp -d -t bench-vs-etcd-data.XXXXXX)"
+logs="$(mktemp -d -t bench-vs-etcd-logs.XXXXXX)"
+
+# Members by index (0..2): the pid of what this script started, restarted
+# members included; nothing else is ever signalled.
 pids=()
 stop_members() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  local i pid
+  for i in "${!pids[@]}"; do kill "${pids[$i]}" 2>/dev/null || true; done
+  for i in "${!pids[@]}"; do
+    pid="${pids[$i]}"
+    # Up to 20 s to exit on SIGTERM, then SIGKILL.
+    for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   pids=()
 }
-trap 'stop_members; rm -rf "$work"' EXIT
+cleanup() {
+  local status=$?
+  stop_members
+  rm -rf "$work"
+  if [ "$status" -ne 0 ]; then
+    for log in "$logs"/*.log; do
+      [ -e "$log" ] || continue
+      echo "---- tail of $log" >&2
+      tail -n 30 "$log" >&2
+    done
+    echo "bench-vs-etcd: failed (status $status); member logs kept in $logs" >&2
+  else
+    rm -rf "$logs"
+  fi
+}
+trap cleanup EXIT
+# Interrupted: exit, so that cleanup runs.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+die() {
+  echo "bench-vs-etcd: $*" >&2
+  exit 1
+}
+
+# A JSON string of $1.
+json_str() { python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1"; }
 
 # Free high ports, away from the ones scripts/up.sh uses.
 clients=(42379 42389 42399)
 peers=(42380 42390 42400)
 endpoints="127.0.0.1:${clients[0]},127.0.0.1:${clients[1]},127.0.0.1:${clients[2]}"
+for port in "${clients[@]}" "${peers[@]}"; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    die "port $port is already in use (a leftover cluster?); not starting anything"
+  fi
+done
+cluster=""
+for i in 0 1 2; do cluster+="${cluster:+,}b$i=http://127.0.0.1:${peers[$i]}"; done
 
-# start_members PROGRAM: three members of one cluster, data under $work.
-start_members() {
-  local program="$1" cluster="" i
-  for i in 0 1 2; do cluster+="${cluster:+,}b$i=http://127.0.0.1:${peers[$i]}"; done
-  for i in 0 1 2; do
-    "$program" --name "b$i" --data-dir "$work/$(basename "$program")-b$i" \
-      --listen-client-urls "http://127.0.0.1:${clients[$i]}" \
-      --advertise-client-urls "http://127.0.0.1:${clients[$i]}" \
-      --listen-peer-urls "http://127.0.0.1:${peers[$i]}" \
-      --initial-advertise-peer-urls "http://127.0.0.1:${peers[$i]}" \
-      --initial-cluster "$cluster" --initial-cluster-token bench \
-      --quota-backend-bytes 8589934592 \
-      >"$work/$(basename "$program")-b$i.log" 2>&1 &
-    pids+=($!)
-  done
-  for _ in $(seq 1 60); do
-    if ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1; then return 0; fi
-    sleep 0.5
-  done
-  echo "bench-vs-etcd: $program did not become healthy" >&2
-  exit 1
+# start_member SERVER PROGRAM I: member I in the background, pid in pids[I];
+# the same flags (and data dir) whether it is new or restarted.
+start_member() {
+  local server="$1" program="$2" i="$3"
+  "$program" --name "b$i" --data-dir "$work/$server-b$i" \
+    --listen-client-urls "http://127.0.0.1:${clients[$i]}" \
+    --advertise-client-urls "http://127.0.0.1:${clients[$i]}" \
+    --listen-peer-urls "http://127.0.0.1:${peers[$i]}" \
+    --initial-advertise-peer-urls "http://127.0.0.1:${peers[$i]}" \
+    --initial-cluster "$cluster" --initial-cluster-token bench \
+    --quota-backend-bytes 8589934592 \
+    >>"$logs/$server-b$i.log" 2>&1 &
+  pids[i]=$!
 }
 
-# The workload matrix: name | rtcd-bench arguments (totals divided by the scale).
+members_alive() {
+  local i
+  for i in "${!pids[@]}"; do
+    kill -0 "${pids[$i]}" 2>/dev/null || { echo "bench-vs-etcd: member b$i (pid ${pids[$i]}) exited" >&2; return 1; }
+  done
+}
+
+# wait_healthy SECONDS: every member answers `endpoint health`.
+wait_healthy() {
+  local tries=$(($1 * 2))
+  for _ in $(seq 1 "$tries"); do
+    members_alive || return 1
+    if etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  return 1
+}
+
+start_members() {
+  local server="$1" program="$2" i
+  for i in 0 1 2; do start_member "$server" "$program" "$i"; done
+  wait_healthy 30 || die "$server did not become healthy"
+}
+
+# The workload matrix: name | rtcd-bench arguments (totals divided by the
+# scale). Names are the report's rows; scripts/bench/report.py looks some up
+# by name (targets, charts), so keep them in step.
 workloads=(
   "put, 1 client, to leader|--target-leader --conns 1 --clients 1 put --total $((2000 / scale)) --key-space-size 100000"
+  "put, 1 client|--conns 1 --clients 1 put --total $((2000 / scale)) --key-space-size 100000"
+  "put, 10 clients / 10 conns|--conns 10 --clients 10 put --total $((10000 / scale)) --key-space-size 100000"
+  "put, 100 clients / 100 conns|--conns 100 --clients 100 put --total $((50000 / scale)) --key-space-size 100000"
   "put, 1000 clients / 100 conns|--conns 100 --clients 1000 put --total $((100000 / scale)) --key-space-size 100000"
   "range linearizable, 1000 clients|--conns 100 --clients 1000 range foo --consistency l --total $((100000 / scale))"
   "range serializable, 1000 clients|--conns 100 --clients 1000 range foo --consistency s --total $((100000 / scale))"
+  "watch-latency, 1000 watchers, 200 puts/s|--conns 10 watch-latency --streams 10 --watchers-per-stream 100 --put-total $((2000 / scale)) --put-rate 200"
+  "lease keep-alive, 100 clients|--conns 10 --clients 100 lease-keepalive --total $((100000 / scale))"
+  "kube mix, 100 clients|--conns 10 --clients 100 kube --total $((20000 / scale)) --objects 2000 --watchers 100"
 )
+load_keys=$((1000000 / scale))
+load_name="load $load_keys keys (256 B values), 1000 clients / 100 conns"
+load_args="--conns 100 --clients 1000 put --total $load_keys --key-space-size $load_keys --sequential-keys --val-size 256"
 
 results="$out/results.jsonl"
 : >"$results"
+
+# Where this ran, for the report's header.
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit+="-dirty"; fi
+printf '{"kind":"meta","date":%s,"scale":%s,"cores":%s,"cpu":%s,"kernel":%s,"mem_kib":%s,"etcd_version":%s,"rtcd_commit":%s}\n' \
+  "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$scale" "$(nproc)" \
+  "$(json_str "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')")" \
+  "$(json_str "$(uname -sr)")" "$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" \
+  "$(json_str "$(etcd --version 2>/dev/null | head -n 1)")" "$(json_str "$commit")" >>"$results"
+
+# run_workload SERVER NAME ARGS...: one rtcd-bench run, one line in results.
+run_workload() {
+  local server="$1" name="$2" summary status reason
+  shift 2
+  echo "   $name"
+  status=0
+  summary="$(timeout --foreground "$bench_timeout" "$bin/rtcd-bench" --endpoints "$endpoints" --json "$@" 2>"$work/bench.err")" || status=$?
+  if [ "${summary:0:1}" = "{" ]; then
+    # Exit status 1 is "ran, with errors": still a result (the report shows the count).
+    printf '{"kind":"workload","server":"%s","workload":%s,"args":%s,"summary":%s}\n' \
+      "$server" "$(json_str "$name")" "$(json_str "$*")" "$summary" >>"$results"
+    if [ "$status" -ne 0 ]; then
+      echo "     exit $status: $(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["errors"])' "$summary") errors $(grep -m1 . "$work/bench.err" || true)"
+    fi
+  else
+    if [ "$status" -eq 124 ]; then
+      reason="timed out after ${bench_timeout}s"
+    else
+      reason="$(grep -m1 . "$work/bench.err" || echo "exit status $status, no output")"
+    fi
+    echo "     skipped: $reason"
+    printf '{"kind":"workload","server":"%s","workload":%s,"args":%s,"skipped":%s}\n' \
+      "$server" "$(json_str "$name")" "$(json_str "$*")" "$(json_str "$reason")" >>"$results"
+  fi
+  # A workload must not leave a member dead or the cluster unhealthy.
+  wait_healthy 15 || die "$server is not healthy after \"$name\""
+}
+
+# measure_memory SERVER: VmRSS and data dir size of every member.
+measure_memory() {
+  local server="$1" i rss=() disk=()
+  for i in 0 1 2; do
+    rss+=("$(awk '/^VmRSS:/ {print $2}' "/proc/${pids[$i]}/status")")
+    disk+=("$(du -sb "$work/$server-b$i" | cut -f1)")
+  done
+  printf '{"kind":"memory","server":"%s","keys":%s,"value_bytes":256,"rss_kib":[%s,%s,%s],"data_dir_bytes":[%s,%s,%s]}\n' \
+    "$server" "$load_keys" "${rss[@]}" "${disk[@]}" >>"$results"
+  echo "   RSS (KiB): ${rss[*]}; data dirs (bytes): ${disk[*]}"
+}
+
+# The index (0..2) of a member that is not the leader.
+pick_follower() {
+  etcdctl --endpoints "$endpoints" endpoint status -w json | python3 -c '
+import json, sys
+ports = sys.argv[1:]
+for s in json.load(sys.stdin):
+    st = s["Status"]
+    if st["header"]["member_id"] != st["leader"]:
+        print(ports.index(s["Endpoint"].rsplit(":", 1)[1]))
+        break
+else:
+    sys.exit("no follower in endpoint status")
+' "${clients[@]}"
+}
+
+# restart_follower SERVER PROGRAM: kill -9 a follower, start it again with the
+# same flags and data dir, and time from the exec until it answers a
+# serializable read (polled every 50 ms).
+restart_follower() {
+  local server="$1" program="$2" i t0 t1 secs="null"
+  i="$(pick_follower)" || die "$server: could not find a follower"
+  echo "   kill -9 b$i (pid ${pids[$i]}), restart"
+  kill -KILL "${pids[$i]}"
+  wait "${pids[$i]}" 2>/dev/null || true
+  echo "==== $(date -u +%FT%TZ) bench-vs-etcd: killed with SIGKILL, restarting" >>"$logs/$server-b$i.log"
+  t0=$EPOCHREALTIME
+  start_member "$server" "$program" "$i"
+  local deadline=$((SECONDS + 120))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    kill -0 "${pids[$i]}" 2>/dev/null || die "$server: restarted member b$i exited"
+    # etcdctl waits out its whole timeout on a closed port: knock first.
+    if (exec 3<>"/dev/tcp/127.0.0.1/${clients[$i]}") 2>/dev/null &&
+      etcdctl --endpoints "127.0.0.1:${clients[$i]}" --dial-timeout 1s --command-timeout 1s \
+        get foo --consistency=s >/dev/null 2>&1; then
+      t1=$EPOCHREALTIME
+      secs="$(python3 -c 'import sys; print(f"{float(sys.argv[2]) - float(sys.argv[1]):.3f}")' "$t0" "$t1")"
+      break
+    fi
+    sleep 0.05
+  done
+  if [ "$secs" = null ]; then
+    echo "   b$i did not serve within 120 s"
+  else
+    echo "   b$i served after $secs s"
+  fi
+  printf '{"kind":"restart","server":"%s","member":"b%s","keys":%s,"seconds":%s}\n' \
+    "$server" "$i" "$load_keys" "$secs" >>"$results"
+  # The rest of the cluster must be whole again before it is stopped.
+  wait_healthy 60 || die "$server is not healthy after the restart"
+}
+
 for server in etcd rtcd; do
   program="$(command -v etcd)"
   [ "$server" = rtcd ] && program="$bin/rtcd"
-  echo "== $server"
-  start_members "$program"
+  echo "== $server ($program)"
+  start_members "$server" "$program"
   for w in "${workloads[@]}"; do
-    name="${w%%|*}"
     read -r -a args <<<"${w#*|}"
-    echo "   $name"
-    summary="$("$bin/rtcd-bench" --endpoints "$endpoints" --json "${args[@]}")"
-    printf '{"server":"%s","workload":"%s","summary":%s}\n' "$server" "$name" "$summary" >>"$results"
+    run_workload "$server" "${w%%|*}" "${args[@]}"
   done
+  read -r -a args <<<"$load_args"
+  run_workload "$server" "$load_name" "${args[@]}"
+  sleep 5
+  measure_memory "$server"
+  restart_follower "$server" "$program"
   stop_members
-  rm -rf "$work"/*
+  rm -rf "${work:?}"/*
 done
 
-python3 - "$results" "$out/report.md" "$scale" <<'PY'
-import json, sys, platform, os
-rows = [json.loads(l) for l in open(sys.argv[1])]
-by = {(r["server"], r["workload"]): r["summary"] for r in rows}
-names = list(dict.fromkeys(r["workload"] for r in rows))
-lines = [
-    "# rtcd vs etcd, same machine, same run",
-    "",
-    f"Three members each on loopback, one after the other; every workload by `rtcd-bench`"
-    f" (scale 1/{sys.argv[3]}). Machine: {os.cpu_count()} cores, {platform.machine()}."
-    " Regenerate with `scripts/bench-vs-etcd.sh`.",
-    "",
-    "| workload | etcd req/s | rtcd req/s | ratio | etcd p50 / p99 ms | rtcd p50 / p99 ms |",
-    "|---|---:|---:|---:|---:|---:|",
-]
-for n in names:
-    e, r = by.get(("etcd", n)), by.get(("rtcd", n))
-    if not e or not r:
-        continue
-    ratio = r["requests_per_sec"] / max(e["requests_per_sec"], 1e-9)
-    lines.append(
-        f"| {n} | {e['requests_per_sec']:.0f} | {r['requests_per_sec']:.0f} | {ratio:.2f}x"
-        f" | {e['p50_ms']:.2f} / {e['p99_ms']:.2f} | {r['p50_ms']:.2f} / {r['p99_ms']:.2f} |"
-    )
-open(sys.argv[2], "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-PY
-echo "bench-vs-etcd: report in $out/report.md"
+python3 scripts/bench/report.py "$results" "$out"
+echo "bench-vs-etcd: report in $out/report.md ($((SECONDS - started_at)) s)"
