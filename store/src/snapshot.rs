@@ -90,25 +90,21 @@ impl<W: Write> Hashing<W> {
 }
 
 impl Store {
-    /// Writes a consistent snapshot of every table to `out` and returns its
-    /// size and the applied mark it holds. Writers wait while it is taken
-    /// (the engine is read under the store's read lock); the output should be
-    /// a fast local file.
+    /// Writes a consistent snapshot of every table, as they are when the
+    /// call starts, to `out` and returns its size and the applied mark it
+    /// holds. Writes go on meanwhile: the dump reads the engine's
+    /// point-in-time snapshot, not the live tables under the store's lock.
     pub fn write_snapshot(&self, out: impl Write) -> Result<Written, SnapshotError> {
+        let (tables, applied) = self.engine_snapshot()?;
         let mut w = Hashing { inner: out, hash: Sha256::new(), len: 0 };
         w.put(MAGIC)?;
         w.put(&FORMAT_VERSION.to_be_bytes())?;
-        let applied = self.with_view(|view, state| {
-            for table in Table::ALL {
-                for entry in view.engine.scan(table, &[], None) {
-                    let (key, value) = entry?;
-                    if let Err(e) = write_record(&mut w, table, &key, &value) {
-                        return Ok(Err(e));
-                    }
-                }
+        for table in Table::ALL {
+            for entry in tables.scan(table, &[], None) {
+                let (key, value) = entry?;
+                write_record(&mut w, table, &key, &value)?;
             }
-            Ok(Ok(state.applied.clone()))
-        })??;
+        }
         w.put(&[END])?;
         let padding = (BLOCK - w.len % BLOCK) % BLOCK;
         w.put(&vec![0; padding as usize])?;

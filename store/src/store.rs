@@ -11,7 +11,7 @@ use rtcd_proto::mvccpb::KeyValue;
 
 use crate::alarm::Alarms;
 use crate::apply::{Applied, AppliedMark, Batch, WriteRequest};
-use crate::engine::{Engine, RocksEngine, Table, WriteBatch};
+use crate::engine::{Engine, EngineSnapshot, RocksEngine, Table, WriteBatch};
 use crate::error::StoreError;
 use crate::key_index::{KeyIndex, KeyRev};
 use crate::lease::{LeaseInfo, Leases};
@@ -163,6 +163,14 @@ impl Store {
     ) -> Result<T, StoreError> {
         let state = self.read()?;
         f(&self.view(&state), &state)
+    }
+
+    /// The engine as of now and the applied mark it holds, taken under the
+    /// state lock (writes hold it for their whole batch, so the two agree).
+    /// Long reads of the result do not hold up writes.
+    pub(crate) fn engine_snapshot(&self) -> Result<(Box<dyn EngineSnapshot + '_>, AppliedMark), StoreError> {
+        let state = self.read()?;
+        Ok((self.engine.snapshot(), state.applied.clone()))
     }
 
     /// Replaces every table with `records` in one synced write and reloads

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
-use super::{BatchOp, Engine, EntryIter, Table, WriteBatch};
+use super::{BatchOp, Engine, EngineSnapshot, EntryIter, Table, WriteBatch};
 use crate::error::StoreError;
 
 type Tables = BTreeMap<(Table, Vec<u8>), Vec<u8>>;
@@ -26,20 +26,37 @@ impl MemEngine {
     }
 }
 
+/// A copy of every table (fine for the small stores of tests).
+struct MemSnapshot(Tables);
+
+impl EngineSnapshot for MemSnapshot {
+    fn scan<'a>(&'a self, table: Table, from: &[u8], to: Option<&[u8]>) -> EntryIter<'a> {
+        copy_range(&self.0, table, from, to)
+    }
+}
+
+/// A copy of the entries of `table` with `from <= key < to`, ascending (the
+/// iterator must not hold the engine's lock).
+fn copy_range(tables: &Tables, table: Table, from: &[u8], to: Option<&[u8]>) -> EntryIter<'static> {
+    let entries: Vec<_> = tables
+        .range((table, from.to_vec())..)
+        .take_while(|((t, k), _)| *t == table && to.is_none_or(|to| k.as_slice() < to))
+        .map(|((_, k), v)| Ok((k.clone(), v.clone())))
+        .collect();
+    Box::new(entries.into_iter())
+}
+
 impl Engine for MemEngine {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         Ok(self.read().get(&(table, key.to_vec())).cloned())
     }
 
     fn scan<'a>(&'a self, table: Table, from: &[u8], to: Option<&[u8]>) -> EntryIter<'a> {
-        // Copy out the range: the iterator must not hold the lock.
-        let entries: Vec<_> = self
-            .read()
-            .range((table, from.to_vec())..)
-            .take_while(|((t, k), _)| *t == table && to.is_none_or(|to| k.as_slice() < to))
-            .map(|((_, k), v)| Ok((k.clone(), v.clone())))
-            .collect();
-        Box::new(entries.into_iter())
+        copy_range(&self.read(), table, from, to)
+    }
+
+    fn snapshot(&self) -> Box<dyn EngineSnapshot + '_> {
+        Box::new(MemSnapshot(self.read().clone()))
     }
 
     fn write(&self, batch: WriteBatch, _sync: bool) -> Result<(), StoreError> {

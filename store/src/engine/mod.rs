@@ -80,6 +80,14 @@ pub type Entry = (Vec<u8>, Vec<u8>);
 /// Iterator over a table in ascending key order.
 pub type EntryIter<'a> = Box<dyn Iterator<Item = Result<Entry, StoreError>> + Send + 'a>;
 
+/// A consistent, point-in-time read of every table: writes made after it
+/// was taken do not show. A long scan (a snapshot dump) reads from one
+/// without holding up the writes meanwhile.
+pub trait EngineSnapshot: Send {
+    /// As [`Engine::scan`], at the snapshot's point in time.
+    fn scan<'a>(&'a self, table: Table, from: &[u8], to: Option<&[u8]>) -> EntryIter<'a>;
+}
+
 /// An ordered key-value engine with named tables and atomic batches.
 pub trait Engine: Send + Sync + 'static {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
@@ -91,6 +99,9 @@ pub trait Engine: Send + Sync + 'static {
     /// Applies the whole batch atomically. With `sync` the call returns only
     /// once the batch is durable (survives power loss).
     fn write(&self, batch: WriteBatch, sync: bool) -> Result<(), StoreError>;
+
+    /// The engine as it is now, for reading while writes go on.
+    fn snapshot(&self) -> Box<dyn EngineSnapshot + '_>;
 
     /// Reclaims the space of deleted entries in `table` now rather than
     /// whenever the engine gets round to it.

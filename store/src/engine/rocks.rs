@@ -6,7 +6,7 @@ use rocksdb::{
     ColumnFamily, ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, ReadOptions, WriteOptions,
 };
 
-use super::{BatchOp, Engine, EntryIter, Table, WriteBatch};
+use super::{BatchOp, Engine, EngineSnapshot, EntryIter, Table, WriteBatch};
 use crate::error::StoreError;
 
 pub struct RocksEngine {
@@ -43,22 +43,56 @@ impl RocksEngine {
     }
 }
 
+/// Iterates `cf` from `from` up to `to` with `ro` (which may pin a snapshot).
+fn iterate<'a>(
+    db: &'a DB,
+    snapshot: Option<&'a rocksdb::Snapshot<'a>>,
+    cf: &ColumnFamily,
+    from: &[u8],
+    to: Option<&[u8]>,
+) -> EntryIter<'a> {
+    let mut ro = ReadOptions::default();
+    if let Some(to) = to {
+        ro.set_iterate_upper_bound(to.to_vec());
+    }
+    let mode = IteratorMode::From(from, Direction::Forward);
+    let iter = match snapshot {
+        Some(snapshot) => snapshot.iterator_cf_opt(cf, ro, mode),
+        None => db.iterator_cf_opt(cf, ro, mode),
+    };
+    Box::new(iter.map(|item| item.map(|(k, v)| (k.into_vec(), v.into_vec())).map_err(engine_err)))
+}
+
+/// A RocksDB snapshot: the sequence number it pins keeps what it sees from
+/// being compacted away until it is dropped.
+struct RocksSnapshot<'a> {
+    engine: &'a RocksEngine,
+    snapshot: rocksdb::Snapshot<'a>,
+}
+
+impl EngineSnapshot for RocksSnapshot<'_> {
+    fn scan<'b>(&'b self, table: Table, from: &[u8], to: Option<&[u8]>) -> EntryIter<'b> {
+        match self.engine.cf(table) {
+            Ok(cf) => iterate(&self.engine.db, Some(&self.snapshot), cf, from, to),
+            Err(e) => Box::new(std::iter::once(Err(e))),
+        }
+    }
+}
+
 impl Engine for RocksEngine {
     fn get(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         self.db.get_cf(self.cf(table)?, key).map_err(engine_err)
     }
 
     fn scan<'a>(&'a self, table: Table, from: &[u8], to: Option<&[u8]>) -> EntryIter<'a> {
-        let cf = match self.cf(table) {
-            Ok(cf) => cf,
-            Err(e) => return Box::new(std::iter::once(Err(e))),
-        };
-        let mut ro = ReadOptions::default();
-        if let Some(to) = to {
-            ro.set_iterate_upper_bound(to.to_vec());
+        match self.cf(table) {
+            Ok(cf) => iterate(&self.db, None, cf, from, to),
+            Err(e) => Box::new(std::iter::once(Err(e))),
         }
-        let iter = self.db.iterator_cf_opt(cf, ro, IteratorMode::From(from, Direction::Forward));
-        Box::new(iter.map(|item| item.map(|(k, v)| (k.into_vec(), v.into_vec())).map_err(engine_err)))
+    }
+
+    fn snapshot(&self) -> Box<dyn EngineSnapshot + '_> {
+        Box::new(RocksSnapshot { engine: self, snapshot: self.db.snapshot() })
     }
 
     fn write(&self, batch: WriteBatch, sync: bool) -> Result<(), StoreError> {
