@@ -14,10 +14,19 @@ use tokio::sync::broadcast;
 /// Batches the ring keeps for streams that are a little behind.
 const RING_BATCHES: usize = 1024;
 
+/// How much queued live traffic a stream serves in one go (one response per
+/// watcher): the first batch always, more while under both bounds, so
+/// merging never builds a response much larger than a history catch-up step.
+const MERGE_EVENTS: usize = 1000;
+const MERGE_BYTES: usize = 1 << 20;
+
 /// The events of one applied batch: one or more consecutive revisions.
 #[derive(Debug)]
 pub struct LiveBatch {
     pub events: Vec<Event>,
+    /// Keys and values (previous ones included) in bytes: what merging
+    /// batches into one response would add to it, roughly.
+    pub bytes: usize,
 }
 
 impl LiveBatch {
@@ -35,6 +44,11 @@ impl LiveBatch {
 /// The revision an event belongs to (deletes carry it in the tombstone).
 pub fn event_revision(event: &Event) -> i64 {
     event.kv.as_ref().map_or(0, |kv| kv.mod_revision)
+}
+
+fn event_bytes(event: &Event) -> usize {
+    let kv_bytes = |kv: &rtcd_proto::mvccpb::KeyValue| kv.key.len() + kv.value.len();
+    event.kv.as_ref().map_or(0, kv_bytes) + event.prev_kv.as_ref().map_or(0, kv_bytes)
 }
 
 #[derive(Debug, Clone)]
@@ -57,10 +71,89 @@ impl Hub {
             return;
         }
         // No subscriber is fine: nobody is watching.
-        let _ = self.ring.send(Arc::new(LiveBatch { events }));
+        let bytes = events.iter().map(event_bytes).sum();
+        let _ = self.ring.send(Arc::new(LiveBatch { events, bytes }));
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<LiveBatch>> {
         self.ring.subscribe()
+    }
+}
+
+/// `first` and the batches published after it that are already waiting in
+/// `live`, up to the merge bounds. They are consecutive: a lag (batches lost
+/// to the ring) ends the run, and the next receive starts after the gap.
+pub fn with_queued(
+    live: &mut broadcast::Receiver<Arc<LiveBatch>>,
+    first: Arc<LiveBatch>,
+) -> Vec<Arc<LiveBatch>> {
+    let (mut events, mut bytes) = (first.events.len(), first.bytes);
+    let mut batches = vec![first];
+    while events < MERGE_EVENTS && bytes < MERGE_BYTES {
+        let Ok(batch) = live.try_recv() else { break };
+        events += batch.events.len();
+        bytes += batch.bytes;
+        batches.push(batch);
+    }
+    batches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use rtcd_proto::mvccpb::KeyValue;
+
+    fn put(rev: i64, value_len: usize) -> Vec<Event> {
+        let kv = KeyValue {
+            key: Bytes::from_static(b"k"),
+            value: vec![0; value_len].into(),
+            mod_revision: rev,
+            ..Default::default()
+        };
+        vec![Event { kv: Some(kv), ..Default::default() }]
+    }
+
+    fn revisions(batches: &[Arc<LiveBatch>]) -> Vec<i64> {
+        batches.iter().map(|b| b.first_revision()).collect()
+    }
+
+    #[tokio::test]
+    async fn queued_batches_are_taken_together_in_order() {
+        let hub = Hub::default();
+        let mut live = hub.subscribe();
+        (1..=3).for_each(|rev| hub.publish(put(rev, 1)));
+        let first = live.recv().await.unwrap();
+        assert_eq!(revisions(&with_queued(&mut live, first)), vec![1, 2, 3]);
+        hub.publish(put(4, 1));
+        let first = live.recv().await.unwrap();
+        assert_eq!(revisions(&with_queued(&mut live, first)), vec![4], "nothing else was waiting");
+    }
+
+    #[tokio::test]
+    async fn merging_stops_at_its_bounds() {
+        let hub = Hub::default();
+        let mut live = hub.subscribe();
+        (1..=3).for_each(|rev| hub.publish(put(rev, MERGE_BYTES / 2)));
+        let first = live.recv().await.unwrap();
+        assert_eq!(revisions(&with_queued(&mut live, first)), vec![1, 2], "stops once over the byte bound");
+        let first = live.recv().await.unwrap();
+        assert_eq!(revisions(&with_queued(&mut live, first)), vec![3]);
+        (4..4 + MERGE_EVENTS as i64 + 5).for_each(|rev| hub.publish(put(rev, 0)));
+        let first = live.recv().await.unwrap();
+        assert_eq!(with_queued(&mut live, first).len(), MERGE_EVENTS, "stops at the event bound");
+    }
+
+    #[tokio::test]
+    async fn a_lag_ends_the_run_so_no_gap_is_merged_over() {
+        let hub = Hub::default();
+        let mut live = hub.subscribe();
+        hub.publish(put(1, 0));
+        let first = live.recv().await.unwrap();
+        // More than the ring holds: the receiver lags past the oldest.
+        (2..2 + RING_BATCHES as i64 + 10).for_each(|rev| hub.publish(put(rev, 0)));
+        assert_eq!(revisions(&with_queued(&mut live, first)), vec![1]);
+        let after_gap = live.recv().await.unwrap();
+        assert!(after_gap.first_revision() > 2, "the next receive starts after the lost batches");
     }
 }

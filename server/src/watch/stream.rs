@@ -8,6 +8,12 @@
 //! the hub; it then gets events straight from the hub. Otherwise (started in
 //! the past, or the stream fell behind the hub's ring) it catches up from the
 //! store's history in bounded chunks until it is synced again.
+//!
+//! Batches that queued up while the task was busy are served together: each
+//! synced watcher gets one response for all of them rather than one per
+//! revision (as etcd does for watchers that fall behind). Under a write load
+//! that keeps the stream busy this cuts the responses, and their framing and
+//! flushing, by the number of revisions merged.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -21,8 +27,8 @@ use tokio::sync::{broadcast, mpsc};
 use tonic::{Status, Streaming};
 
 use super::fragment::fragments;
-use super::hub::LiveBatch;
-use super::watcher::{Watcher, by_revision};
+use super::hub::{LiveBatch, with_queued};
+use super::watcher::Watcher;
 use crate::errors::{EtcdError, WatchRefusal};
 use crate::node::Node;
 
@@ -103,7 +109,10 @@ impl WatchStream {
                     Err(_) => Err(Gone),
                 },
                 batch = self.live.recv() => match batch {
-                    Ok(batch) => self.on_live(&batch).await,
+                    Ok(batch) => {
+                        let batches = with_queued(&mut self.live, batch);
+                        self.on_live(&batches).await
+                    }
                     // Missed batches are read back from history.
                     Err(broadcast::error::RecvError::Lagged(_)) => Ok(()),
                     Err(broadcast::error::RecvError::Closed) => Err(Gone),
@@ -189,21 +198,20 @@ impl WatchStream {
         self.send(resp).await
     }
 
-    /// Hands a new batch to every synced watcher, one response per revision
-    /// as etcd sends them. Watchers that are behind skip it and read it from
+    /// Hands consecutive batches to every synced watcher, all its events in
+    /// one response. Watchers that are behind skip them and read them from
     /// history later.
-    async fn on_live(&mut self, batch: &LiveBatch) -> Result<(), Gone> {
-        let (first, last) = (batch.first_revision(), batch.last_revision());
+    async fn on_live(&mut self, batches: &[Arc<LiveBatch>]) -> Result<(), Gone> {
+        let (Some(first), Some(last)) = (batches.first(), batches.last()) else { return Ok(()) };
+        let (first, last) = (first.first_revision(), last.last_revision());
         let mut responses = Vec::new();
         for w in self.watchers.values_mut() {
             if w.next_revision < first {
                 continue;
             }
-            for run in by_revision(&batch.events) {
-                let events = w.select(run);
-                if let Some(rev) = events.last().map(super::hub::event_revision) {
-                    responses.push((w.id, rev, events));
-                }
+            let events: Vec<_> = batches.iter().flat_map(|batch| w.select(&batch.events)).collect();
+            if let Some(rev) = events.last().map(super::hub::event_revision) {
+                responses.push((w.id, rev, events));
             }
             w.served_through(last);
         }
@@ -290,7 +298,10 @@ impl WatchStream {
     async fn take_published(&mut self) -> Result<(), Gone> {
         loop {
             match self.live.try_recv() {
-                Ok(batch) => self.on_live(&batch).await?,
+                Ok(batch) => {
+                    let batches = with_queued(&mut self.live, batch);
+                    self.on_live(&batches).await?;
+                }
                 Err(broadcast::error::TryRecvError::Lagged(_)) => {}
                 Err(broadcast::error::TryRecvError::Empty) => return Ok(()),
                 Err(broadcast::error::TryRecvError::Closed) => return Err(Gone),

@@ -5,8 +5,6 @@ use bytes::Bytes;
 use rtcd_proto::etcdserverpb::{WatchCreateRequest, watch_create_request::FilterType};
 use rtcd_proto::mvccpb::{Event, event::EventType};
 
-use super::hub::event_revision;
-
 #[derive(Debug, Clone)]
 pub struct Watcher {
     pub id: i64,
@@ -88,12 +86,6 @@ impl Watcher {
     }
 }
 
-/// Splits events into runs of one revision each, as etcd notifies watchers
-/// once per revision.
-pub fn by_revision(events: &[Event]) -> impl Iterator<Item = &[Event]> {
-    events.chunk_by(|a, b| event_revision(a) == event_revision(b))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,13 +137,5 @@ mod tests {
         assert_eq!(w.select(&events).len(), 1);
         w.served_through(1);
         assert_eq!(w.next_revision, 3, "never moves back");
-    }
-
-    #[test]
-    fn runs_split_per_revision() {
-        let events =
-            [event(EventType::Put, "a", 2), event(EventType::Put, "b", 2), event(EventType::Put, "a", 3)];
-        let runs: Vec<usize> = by_revision(&events).map(|r| r.len()).collect();
-        assert_eq!(runs, vec![2, 1]);
     }
 }
