@@ -169,7 +169,7 @@ run_workload() {
     printf '{"kind":"workload","server":"%s","workload":%s,"args":%s,"summary":%s}\n' \
       "$server" "$(json_str "$name")" "$(json_str "$*")" "$summary" >>"$results"
     if [ "$status" -ne 0 ]; then
-      echo "     exit $status: $(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["errors"])' "$summary") errors $(grep -m1 . "$work/bench.err" || true)"
+      echo "     exit $status: $(python3 -c 'import json, sys; s = json.loads(sys.argv[1]); print(s["errors"], "errors:", "; ".join(s.get("error_samples", [])))' "$summary")"
     fi
   else
     if [ "$status" -eq 124 ]; then

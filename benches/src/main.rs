@@ -183,7 +183,7 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
         println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
     } else {
         eprintln!();
-        println!("{}", report::text(&summary, &outcome.error_samples));
+        println!("{}", report::text(&summary));
     }
     Ok(if summary.errors == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -20,6 +20,10 @@ pub struct Summary {
     pub p90_ms: f64,
     pub p99_ms: f64,
     pub p999_ms: f64,
+    /// A few of the errors' messages (kept with `--json` so a script's
+    /// results say why requests failed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub error_samples: Vec<String>,
 }
 
 fn ms(micros: f64) -> f64 {
@@ -44,11 +48,12 @@ pub fn summarize(outcome: &Outcome) -> Summary {
         p90_ms: at(0.9),
         p99_ms: at(0.99),
         p999_ms: at(0.999),
+        error_samples: outcome.error_samples.clone(),
     }
 }
 
 /// etcd benchmark's text layout (seconds, four decimals).
-pub fn text(s: &Summary, error_samples: &[String]) -> String {
+pub fn text(s: &Summary) -> String {
     let sec = |ms: f64| format!("{:.4} secs.", ms / 1000.0);
     let mut out = format!(
         "\nSummary:\n  Total:\t{:.4} secs.\n  Slowest:\t{}\n  Fastest:\t{}\n  Average:\t{}\n  Stddev:\t{}\n  \
@@ -66,7 +71,7 @@ pub fn text(s: &Summary, error_samples: &[String]) -> String {
     );
     if s.errors > 0 {
         out.push_str(&format!("\nErrors: {}\n", s.errors));
-        for e in error_samples {
+        for e in &s.error_samples {
             out.push_str(&format!("  {e}\n"));
         }
     }

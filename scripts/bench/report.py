@@ -479,6 +479,16 @@ def main():
             f" | {lat(e)} | {lat(r)} |"
         )
 
+    failed = [
+        (n, server, s) for n in names for server in ("etcd", "rtcd")
+        if (s := summary(by, server, n)) and s.get("errors")
+    ]
+    if failed:
+        lines += ["", "Requests that failed, with the errors rtcd-bench sampled:", ""]
+        for n, server, s in failed:
+            why = "; ".join(f"`{e}`" for e in s.get("error_samples", [])) or "(no samples recorded)"
+            lines.append(f"- {md_cell(n)}, {server}: {s['errors']} errors: {md_cell(why)}")
+
     lines += ["", "## Memory and restart", ""]
     if memory or restart:
         keys = next((m["keys"] for m in memory.values()), None)
