@@ -8,6 +8,8 @@
 //! * `network` / `peer_service`: the peer transport over tonic (client and
 //!   server sides of `rtcdraftpb.Raft`), including chunked snapshots and
 //!   proposals forwarded to the leader.
+//! * `read_index`: linearizable reads, batched so that concurrent reads
+//!   share one quorum round.
 //! * `membership`: the Cluster API's member changes as openraft membership
 //!   changes.
 //! * `state_machine`: committed entries applied to `rtcd_store::Store` in
@@ -20,6 +22,7 @@ pub mod membership;
 pub mod network;
 pub mod node;
 pub mod peer_service;
+mod read_index;
 pub mod state_machine;
 pub mod types;
 mod wire;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use openraft::Instant as _;
 use openraft::async_runtime::watch::WatchReceiver;
-use openraft::error::{ClientWriteError, LinearizableReadError, RaftError};
+use openraft::error::{ClientWriteError, RaftError};
 use openraft::vote::RaftLeaderId;
 use openraft::{Config, ReadPolicy, SnapshotPolicy};
 use rtcd_proto::rtcdraftpb::RaftMessage;
@@ -21,13 +21,11 @@ use tokio::sync::oneshot;
 use crate::log_store::RocksLogStore;
 use crate::network::PeerNetwork;
 use crate::peer_service::{LeaderContact, PeerService};
+use crate::read_index::{self, ReadBatcher};
 use crate::state_machine::{AppliedEntry, ApplyListener, StoreStateMachine};
 use crate::types::{Command, Member};
 use crate::{RtcdRaft, codec, wire};
 use rtcd_proto::rtcdraftpb::raft_server::RaftServer;
-
-/// Pause before asking a new leader again.
-const LEADER_RETRY_PAUSE: Duration = Duration::from_millis(20);
 
 /// What a member does with every applied batch, in log order, before the
 /// proposers hear back (feed its watch hub, its lease timers). It may take
@@ -101,6 +99,7 @@ pub struct RaftNode {
     raft: RtcdRaft,
     id: u64,
     waiters: Arc<Waiters>,
+    reads: Arc<ReadBatcher>,
     /// High 32 bits: this process's salt; low: a counter. Unique across the
     /// cluster because every member applies every proposal and must not
     /// mistake another member's proposal for its own.
@@ -165,10 +164,12 @@ impl RaftNode {
             raft.initialize(config.members.clone()).await.map_err(|e| stopped(&e))?;
         }
         let salt = (config.id ^ startup_nanos()) << 32;
+        let reads = ReadBatcher::new(raft.clone(), network.clone(), config.request_timeout);
         Ok(Self {
             raft,
             id: config.id,
             waiters,
+            reads,
             next_proposal: AtomicU64::new(salt),
             network,
             request_timeout: config.request_timeout,
@@ -276,58 +277,23 @@ impl RaftNode {
 
     /// Waits until this member has applied everything committed when the
     /// call started (a read index confirmed by a quorum), so a read that
-    /// follows sees every write acknowledged before it.
+    /// follows sees every write acknowledged before it. Concurrent reads
+    /// share quorum rounds (`read_index`).
     pub async fn read_barrier(&self) -> Result<(), ReplicationError> {
-        tokio::time::timeout(self.request_timeout, self.wait_read_index())
+        tokio::time::timeout(self.request_timeout, self.reads.barrier())
             .await
             .map_err(|_| ReplicationError::Timeout)?
     }
 
-    async fn wait_read_index(&self) -> Result<(), ReplicationError> {
-        loop {
-            let (leader_id, leader) = match self.raft.ensure_linearizable(ReadPolicy::ReadIndex).await {
-                Ok(_) => return Ok(()),
-                Err(RaftError::APIError(LinearizableReadError::ForwardToLeader(to))) => {
-                    match (to.leader_id, to.leader_node) {
-                        (Some(id), Some(node)) => (id, node),
-                        _ => return Err(ReplicationError::NoLeader),
-                    }
-                }
-                Err(RaftError::APIError(_)) => return Err(ReplicationError::NoLeader),
-                Err(RaftError::Fatal(e)) => return Err(ReplicationError::Stopped(e.to_string())),
-            };
-            // A follower asks the leader for the read index, then waits until
-            // its own apply has reached it. If the leader is replaced
-            // meanwhile, ask the new one: reads can be retried safely.
-            let index = tokio::select! {
-                index = self.ask_read_index(&leader) => index?,
-                () = self.leader_changed(leader_id) => {
-                    tokio::time::sleep(LEADER_RETRY_PAUSE).await;
-                    continue;
-                }
-            };
-            return self
-                .raft
-                .wait(None)
-                .applied_index_at_least(Some(index), "read index")
-                .await
-                .map(|_| ())
-                .map_err(|e| ReplicationError::Stopped(e.to_string()));
-        }
-    }
-
-    async fn ask_read_index(&self, leader: &Member) -> Result<u64, ReplicationError> {
-        let channel = self.network.channel(leader).map_err(|_| ReplicationError::NoLeader)?;
-        let message = RaftMessage { kind: wire::READ_INDEX.into(), payload: Default::default() };
-        let reply = RaftClient::new(channel).call(message).await.map_err(|_| ReplicationError::NoLeader)?;
-        let index: Result<u64, String> =
-            wire::decode(&reply.into_inner().payload).map_err(ReplicationError::Stopped)?;
-        index.map_err(|_| ReplicationError::NoLeader)
+    /// Quorum rounds run for linearizable reads since startup (fewer than
+    /// the reads when concurrent ones share rounds).
+    pub fn read_rounds(&self) -> u64 {
+        self.reads.rounds()
     }
 
     /// Resolves once this member's view of the leader is no longer `leader`.
     async fn leader_changed(&self, leader: u64) {
-        let _ = self.raft.wait(None).metrics(|m| m.current_leader != Some(leader), "leader change").await;
+        read_index::leader_changed(&self.raft, leader).await;
     }
 
     /// Asks the current leader (this member) to hand leadership to `to` and

@@ -182,6 +182,24 @@ async fn three_members_replicate_forward_and_survive_leader_loss() {
     let rev = propose(&cluster[0].node, put("fresh", "x")).await;
     follower.node.read_barrier().await.unwrap();
     assert!(follower.store.revision().unwrap() >= rev, "read barrier waited for the apply");
+    // Concurrent reads share quorum rounds, and each still waits for the
+    // writes acknowledged before it.
+    let rounds_before = follower.node.read_rounds();
+    let rev = propose(&cluster[0].node, put("batched", "x")).await;
+    let reads: Vec<_> = (0..200)
+        .map(|_| {
+            let (node, store) = (follower.node.clone(), follower.store.clone());
+            tokio::spawn(async move {
+                node.read_barrier().await.unwrap();
+                store.revision().unwrap()
+            })
+        })
+        .collect();
+    for read in reads {
+        assert!(read.await.unwrap() >= rev, "a read barrier returned before the apply");
+    }
+    let rounds = follower.node.read_rounds() - rounds_before;
+    assert!((1..50).contains(&rounds), "200 concurrent reads took {rounds} quorum rounds");
 
     // Stop the leader: the other two elect a new one and keep writing.
     let old = cluster.iter().position(|m| m.node.id() == leader).unwrap();
