@@ -4,87 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Output};
-use std::time::{Duration, Instant};
+mod common;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+use std::process::Command;
 
-/// `rtcd`, built beside this test's binaries.
-fn rtcd() -> PathBuf {
-    let bench = PathBuf::from(env!("CARGO_BIN_EXE_rtcd-bench"));
-    bench.with_file_name("rtcd")
-}
-
-struct Member(Child);
-
-impl Drop for Member {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start(dir: &std::path::Path) -> (Member, String) {
-    let (client, peer) = (free_port(), free_port());
-    let client_url = format!("http://127.0.0.1:{client}");
-    let peer_url = format!("http://127.0.0.1:{peer}");
-    let child = Command::new(rtcd())
-        .args(["--name", "bench", "--data-dir"])
-        .arg(dir)
-        .args(["--listen-client-urls", &client_url, "--advertise-client-urls", &client_url])
-        .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
-        .args(["--initial-cluster", &format!("bench={peer_url}")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let endpoint = format!("127.0.0.1:{client}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !etcdctl(&endpoint, &["endpoint", "health"]).status.success() {
-        assert!(Instant::now() < deadline, "rtcd never became healthy");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    (Member(child), endpoint)
-}
-
-/// A single-member etcd (Debian's 3.4, from scripts/install-deps.sh), for
-/// the benchmarks that must measure it as well as rtcd.
-fn start_etcd(dir: &std::path::Path) -> (Member, String) {
-    let (client, peer) = (free_port(), free_port());
-    let client_url = format!("http://127.0.0.1:{client}");
-    let peer_url = format!("http://127.0.0.1:{peer}");
-    let child = Command::new("etcd")
-        .args(["--name", "bench", "--data-dir"])
-        .arg(dir)
-        .args(["--listen-client-urls", &client_url, "--advertise-client-urls", &client_url])
-        .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
-        .args(["--initial-cluster", &format!("bench={peer_url}")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("etcd from Debian's etcd-server (scripts/install-deps.sh installs it)");
-    let member = Member(child);
-    let endpoint = format!("127.0.0.1:{client}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !etcdctl(&endpoint, &["endpoint", "health"]).status.success() {
-        assert!(Instant::now() < deadline, "etcd never became healthy");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    (member, endpoint)
-}
-
-fn etcdctl(endpoint: &str, args: &[&str]) -> Output {
-    Command::new("etcdctl")
-        .env("ETCDCTL_API", "3")
-        .args(["--endpoints", endpoint])
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::{etcdctl, free_port, start_etcd, start_rtcd};
 
 /// Every key (etcdctl's JSON: `kvs` and the header).
 fn all_keys(endpoint: &str) -> serde_json::Value {
@@ -112,7 +36,7 @@ fn bench_noting(endpoint: &str, args: &[&str]) -> (serde_json::Value, String) {
 #[test]
 fn put_and_range_make_the_requests_they_report() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
 
     let put = bench(
         &endpoint,
@@ -151,7 +75,7 @@ fn put_and_range_make_the_requests_they_report() {
 #[test]
 fn txn_put_commits_every_put_of_each_transaction() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
     let txns = bench(
         &endpoint,
         &["--clients", "4", "txn-put", "--total", "100", "--txn-ops", "3", "--key-space-size", "1000"],
@@ -167,7 +91,7 @@ fn txn_put_commits_every_put_of_each_transaction() {
 #[test]
 fn a_rate_limit_paces_the_requests() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
     // 40 requests at 100/s over 2 clients cannot finish in much under 0.4 s.
     let put = bench(&endpoint, &["--clients", "2", "put", "--total", "40", "--rate", "100"]);
     assert_eq!(put["requests"], 40, "{put}");
@@ -177,7 +101,7 @@ fn a_rate_limit_paces_the_requests() {
 #[test]
 fn target_leader_finds_the_member_that_leads() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
     let unreachable = format!("127.0.0.1:{}", free_port());
     let put = bench(&format!("{unreachable},{endpoint}"), &["--target-leader", "put", "--total", "20"]);
     assert_eq!(put["requests"], 20, "{put}");
@@ -257,21 +181,21 @@ fn lease_keepalive_renews_one_lease_per_client(endpoint: &str) {
 #[test]
 fn watch_latency_times_every_watcher_for_every_put() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
     watch_latency_times_every_event(&endpoint);
 }
 
 #[test]
 fn watch_creates_every_watcher_and_delivers_every_event() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
     watch_delivers_every_event_to_every_watcher(&endpoint);
 }
 
 #[test]
 fn lease_keepalive_makes_every_renewal_and_leaves_the_leases() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
     lease_keepalive_renews_one_lease_per_client(&endpoint);
 }
 

@@ -5,68 +5,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+
+use std::process::{Command, Output};
+
+use common::{etcdctl, free_port, start_etcd, start_rtcd};
 
 use serde_json::Value;
 
 const OBJECTS: usize = 100;
 const TOTAL: u64 = 500;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-struct Member(Child);
-
-impl Drop for Member {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A single member of `program` (rtcd or etcd: the same flags) on free
-/// ports, once it answers `endpoint health`.
-fn start(program: &Path, dir: &Path) -> (Member, String) {
-    let (client, peer) = (free_port(), free_port());
-    let client_url = format!("http://127.0.0.1:{client}");
-    let peer_url = format!("http://127.0.0.1:{peer}");
-    let child = Command::new(program)
-        .args(["--name", "bench", "--data-dir"])
-        .arg(dir)
-        .args(["--listen-client-urls", &client_url, "--advertise-client-urls", &client_url])
-        .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
-        .args(["--initial-cluster", &format!("bench={peer_url}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{program:?} (scripts/install-deps.sh installs etcd): {e}"));
-    let member = Member(child);
-    let endpoint = format!("127.0.0.1:{client}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !etcdctl(&endpoint, &["endpoint", "health"]).status.success() {
-        assert!(Instant::now() < deadline, "{program:?} never became healthy");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    (member, endpoint)
-}
-
-/// `rtcd`, built beside this test's binaries.
-fn rtcd() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rtcd-bench")).with_file_name("rtcd")
-}
-
-fn etcdctl(endpoint: &str, args: &[&str]) -> Output {
-    Command::new("etcdctl")
-        .env("ETCDCTL_API", "3")
-        .args(["--endpoints", endpoint])
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 /// Every key under /registry/ (etcdctl's JSON: `kvs` without values, and
 /// the header).
@@ -187,7 +135,7 @@ fn kube_rerun_reports_its_breakdown(endpoint: &str) -> String {
 #[test]
 fn kube_mix_against_rtcd() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(&rtcd(), dir.path());
+    let (_member, endpoint) = start_rtcd(dir.path());
     kube_mix_leaves_what_it_wrote(&endpoint);
     let breakdown = kube_rerun_reports_its_breakdown(&endpoint);
     // rtcd keeps the bookmark guarantee (etcd 3.4.23 may not: etcd#15220).
@@ -197,7 +145,7 @@ fn kube_mix_against_rtcd() {
 #[test]
 fn kube_mix_against_real_etcd() {
     let dir = tempfile::tempdir().unwrap();
-    let (_member, endpoint) = start(Path::new("etcd"), dir.path());
+    let (_member, endpoint) = start_etcd(dir.path());
     kube_mix_leaves_what_it_wrote(&endpoint);
     kube_rerun_reports_its_breakdown(&endpoint);
 }
