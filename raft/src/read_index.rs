@@ -81,8 +81,8 @@ impl ReadBatcher {
                     return;
                 }
                 Ok(mut queue) => std::mem::take(&mut queue.waiting),
-                // A poisoned queue: the waiters' senders are dropped with
-                // it and they fail; nothing more can be served.
+                // A poisoned queue (a panic while it was held): nothing more
+                // can be served here; queued reads end at their timeout.
                 Err(_) => return,
             };
             self.rounds.fetch_add(1, Ordering::Relaxed);
