@@ -1,0 +1,229 @@
+//! The etcd3 store: each storage call as the etcd requests kube-apiserver
+//! makes for it (`storage/etcd3/store.go`, etcd's `client/v3/kubernetes`).
+//!
+//! * Create: `Txn{MOD(key) == 0 → Put}`; a failed compare is AlreadyExists.
+//! * GuaranteedUpdate: read, run the update function, then
+//!   `Txn{MOD(key) == rev → Put} else {Range key}`, retried from the fresh
+//!   object the else branch returns; no write when nothing changed.
+//! * Delete: `Txn{MOD(key) == rev → DeleteRange} else {Range key}`, retried
+//!   the same way, preconditions checked on every try.
+//! * List: `Range[prefix + start, prefix end)` with a limit, every page at
+//!   the first page's revision.
+
+use bytes::Bytes;
+use rtcd_proto::etcdserverpb::compare::{CompareResult, CompareTarget, TargetUnion};
+use rtcd_proto::etcdserverpb::kv_client::KvClient;
+use rtcd_proto::etcdserverpb::request_op::Request;
+use rtcd_proto::etcdserverpb::response_op::Response;
+use rtcd_proto::etcdserverpb::{
+    Compare, DeleteRangeRequest, PutRequest, RangeRequest, RangeResponse, RequestOp, TxnRequest, TxnResponse,
+};
+use tonic::transport::Channel;
+
+use super::{ContinueToken, ListPage, Object, Preconditions, StorageError};
+
+/// etcd's answer to a read below the compacted revision.
+const COMPACTED: &str = "etcdserver: mvcc: required revision has been compacted";
+
+#[derive(Debug, Clone)]
+pub struct Etcd3Store {
+    kv: KvClient<Channel>,
+}
+
+/// What a conditional write found: done at a revision, or the key's current
+/// object (None: absent) because the compare failed.
+enum Outcome {
+    Done(i64),
+    Changed(Option<Object>),
+}
+
+impl Etcd3Store {
+    pub fn new(channel: Channel) -> Self {
+        Self { kv: KvClient::new(channel) }
+    }
+
+    /// Writes `value` under `key` if no object is there; its revision.
+    pub async fn create(&self, key: &str, value: Bytes) -> Result<i64, StorageError> {
+        match self.put_if(key, value, 0).await? {
+            Outcome::Done(rev) => Ok(rev),
+            Outcome::Changed(_) => Err(StorageError::AlreadyExists { key: key.to_string() }),
+        }
+    }
+
+    /// The object under `key`, if any (a linearizable read).
+    pub async fn get(&self, key: &str) -> Result<Option<Object>, StorageError> {
+        let req = RangeRequest { key: key_bytes(key), ..Default::default() };
+        let resp = self.kv.clone().range(req).await.map_err(etcd_error)?.into_inner();
+        Ok(first_object(&resp))
+    }
+
+    /// Replaces the object under `key` with what `try_update` makes of it
+    /// (None: there is none, allowed only with `ignore_not_found`), retrying
+    /// on a concurrent write. The stored object when `try_update` returns it
+    /// unchanged: nothing is written then.
+    pub async fn guaranteed_update<F>(
+        &self,
+        key: &str,
+        preconditions: &Preconditions,
+        ignore_not_found: bool,
+        mut try_update: F,
+    ) -> Result<Object, StorageError>
+    where
+        F: FnMut(Option<&Object>) -> Result<Bytes, StorageError>,
+    {
+        let mut current = self.get(key).await?;
+        loop {
+            match &current {
+                None if !ignore_not_found => return Err(StorageError::NotFound { key: key.to_string() }),
+                None => {}
+                Some(object) => preconditions.check(key, object)?,
+            }
+            let value = try_update(current.as_ref())?;
+            if let Some(object) = current.as_ref().filter(|o| o.value == value) {
+                return Ok(object.clone());
+            }
+            let expected = current.as_ref().map_or(0, |o| o.resource_version);
+            match self.put_if(key, value.clone(), expected).await? {
+                Outcome::Done(resource_version) => return Ok(Object { value, resource_version }),
+                Outcome::Changed(fresh) => current = fresh,
+            }
+        }
+    }
+
+    /// Deletes the object under `key` if `preconditions` hold for it,
+    /// retrying on a concurrent write; the object deleted.
+    pub async fn delete(&self, key: &str, preconditions: &Preconditions) -> Result<Object, StorageError> {
+        let mut current = self.get(key).await?;
+        loop {
+            let Some(object) = current else { return Err(StorageError::NotFound { key: key.to_string() }) };
+            preconditions.check(key, &object)?;
+            let delete =
+                Request::RequestDeleteRange(DeleteRangeRequest { key: key_bytes(key), ..Default::default() });
+            match self.txn_if(key, object.resource_version, delete).await? {
+                Outcome::Done(_) => return Ok(object),
+                Outcome::Changed(fresh) => current = fresh,
+            }
+        }
+    }
+
+    /// One page of the objects under `prefix` (which ends in `/`): the first
+    /// page at `resource_version` (0: the latest), later ones from `token`,
+    /// pinned to the first page's revision. `limit` 0 reads everything.
+    pub async fn list(
+        &self,
+        prefix: &str,
+        limit: i64,
+        resource_version: i64,
+        token: Option<&str>,
+    ) -> Result<ListPage, StorageError> {
+        let (start, revision) = match token {
+            Some(token) => {
+                let token = ContinueToken::decode(token)?;
+                (format!("{prefix}{}", token.start), token.rv)
+            }
+            None => (prefix.to_string(), resource_version),
+        };
+        let req = RangeRequest {
+            key: key_bytes(&start),
+            range_end: prefix_end(prefix.as_bytes()).into(),
+            limit,
+            revision,
+            ..Default::default()
+        };
+        let resp = self.kv.clone().range(req).await.map_err(etcd_error)?.into_inner();
+        let read_at = if revision > 0 { revision } else { resp.header.as_ref().map_or(0, |h| h.revision) };
+        let items: Vec<(Bytes, Object)> = resp
+            .kvs
+            .iter()
+            .map(|kv| (kv.key.clone(), Object { value: kv.value.clone(), resource_version: kv.mod_revision }))
+            .collect();
+        let (continue_token, remaining_item_count) = match items.last() {
+            Some((last, _)) if resp.more => {
+                // The next page starts just after the last key returned.
+                let mut next = last[prefix.len()..].to_vec();
+                next.push(0);
+                let next = String::from_utf8_lossy(&next).into_owned();
+                (Some(ContinueToken::new(read_at, next).encode()), Some(resp.count - items.len() as i64))
+            }
+            _ => (None, None),
+        };
+        Ok(ListPage { items, resource_version: read_at, continue_token, remaining_item_count })
+    }
+
+    async fn put_if(&self, key: &str, value: Bytes, expected: i64) -> Result<Outcome, StorageError> {
+        let put = Request::RequestPut(PutRequest { key: key_bytes(key), value, ..Default::default() });
+        self.txn_if(key, expected, put).await
+    }
+
+    /// `Txn{MOD(key) == expected → then} else {Range key}`.
+    async fn txn_if(&self, key: &str, expected: i64, then: Request) -> Result<Outcome, StorageError> {
+        let txn = TxnRequest {
+            compare: vec![Compare {
+                result: CompareResult::Equal.into(),
+                target: CompareTarget::Mod.into(),
+                key: key_bytes(key),
+                target_union: Some(TargetUnion::ModRevision(expected)),
+                ..Default::default()
+            }],
+            success: vec![RequestOp { request: Some(then) }],
+            failure: vec![RequestOp {
+                request: Some(Request::RequestRange(RangeRequest {
+                    key: key_bytes(key),
+                    ..Default::default()
+                })),
+            }],
+        };
+        let resp = self.kv.clone().txn(txn).await.map_err(etcd_error)?.into_inner();
+        if resp.succeeded {
+            return Ok(Outcome::Done(resp.header.as_ref().map_or(0, |h| h.revision)));
+        }
+        Ok(Outcome::Changed(failure_range(&resp).and_then(first_object)))
+    }
+}
+
+fn key_bytes(key: &str) -> Bytes {
+    Bytes::copy_from_slice(key.as_bytes())
+}
+
+fn first_object(resp: &RangeResponse) -> Option<Object> {
+    resp.kvs.first().map(|kv| Object { value: kv.value.clone(), resource_version: kv.mod_revision })
+}
+
+fn failure_range(resp: &TxnResponse) -> Option<&RangeResponse> {
+    resp.responses.iter().find_map(|op| match &op.response {
+        Some(Response::ResponseRange(range)) => Some(range),
+        _ => None,
+    })
+}
+
+/// The end of the range of keys starting with `prefix` (etcd's
+/// `GetPrefixRangeEnd`): the prefix with its last byte below 0xff bumped.
+fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    vec![0]
+}
+
+fn etcd_error(status: tonic::Status) -> StorageError {
+    if status.message() == COMPACTED {
+        return StorageError::Expired;
+    }
+    StorageError::Etcd(status.message().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_end;
+
+    #[test]
+    fn prefix_ends_like_etcds() {
+        assert_eq!(prefix_end(b"/registry/pods/"), b"/registry/pods0".to_vec());
+        assert_eq!(prefix_end(b"a\xff"), b"b".to_vec());
+        assert_eq!(prefix_end(b"\xff"), vec![0]);
+    }
+}

@@ -1,0 +1,199 @@
+//! The storage layer against a real rtcd member and a real etcd (Debian's
+//! 3.4): both must behave as kube-apiserver's etcd3 store expects.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use rtcd_apiserver::storage::{Etcd3Store, Preconditions, StorageError};
+use rtcd_proto::etcdserverpb::CompactionRequest;
+use rtcd_proto::etcdserverpb::kv_client::KvClient;
+use tonic::transport::Channel;
+
+struct Member(Child);
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// `rtcd` from the same build as this test (`cargo test --workspace`).
+fn rtcd() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().and_then(Path::parent).unwrap().join("rtcd");
+    assert!(bin.exists(), "{} missing: build the workspace (cargo test --workspace)", bin.display());
+    bin
+}
+
+/// A single member of `program` (rtcd or etcd take the same flags) and a
+/// channel to it once it answers.
+async fn start(program: &Path, dir: &Path) -> (Member, Channel) {
+    let (client, peer) = (free_port(), free_port());
+    let client_url = format!("http://127.0.0.1:{client}");
+    let peer_url = format!("http://127.0.0.1:{peer}");
+    let child = Command::new(program)
+        .args(["--name", "s", "--data-dir"])
+        .arg(dir)
+        .args(["--listen-client-urls", &client_url, "--advertise-client-urls", &client_url])
+        .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
+        .args(["--initial-cluster", &format!("s={peer_url}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program:?} (scripts/install-deps.sh installs etcd): {e}"));
+    let member = Member(child);
+    let channel = Channel::from_shared(client_url).unwrap().connect_lazy();
+    let store = Etcd3Store::new(channel.clone());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while store.get("/health").await.is_err() {
+        assert!(Instant::now() < deadline, "{program:?} never answered");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (member, channel)
+}
+
+fn object(uid: &str, n: u64) -> Bytes {
+    Bytes::from(format!(r#"{{"metadata":{{"uid":"{uid}"}},"n":{n}}}"#))
+}
+
+fn counter(value: &[u8]) -> u64 {
+    let json: serde_json::Value = serde_json::from_slice(value).unwrap();
+    json["n"].as_u64().unwrap()
+}
+
+/// Create-if-absent, get, GuaranteedUpdate under contention, no-op updates,
+/// preconditions and deletes.
+async fn objects(channel: Channel) {
+    let store = Etcd3Store::new(channel);
+    let none = Preconditions::default();
+    let key = "/registry/configmaps/default/counter";
+    let rev = store.create(key, object("u1", 0)).await.unwrap();
+    assert_eq!(
+        store.create(key, object("u2", 0)).await,
+        Err(StorageError::AlreadyExists { key: key.into() })
+    );
+    let stored = store.get(key).await.unwrap().unwrap();
+    assert_eq!((stored.value, stored.resource_version), (object("u1", 0), rev));
+    assert_eq!(store.get("/registry/configmaps/default/none").await.unwrap(), None);
+
+    // 20 clients increment one counter; every increment lands exactly once.
+    let updates: Vec<_> = (0..20)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let increment = |current: Option<&rtcd_apiserver::storage::Object>| {
+                    let current = current.expect("the counter exists");
+                    Ok(object("u1", counter(&current.value) + 1))
+                };
+                store.guaranteed_update(key, &Preconditions::default(), false, increment).await.unwrap()
+            })
+        })
+        .collect();
+    let mut versions = Vec::new();
+    for update in updates {
+        versions.push(update.await.unwrap().resource_version);
+    }
+    versions.sort_unstable();
+    versions.dedup();
+    assert_eq!(versions.len(), 20, "each update wrote its own revision");
+    let after = store.get(key).await.unwrap().unwrap();
+    assert_eq!(counter(&after.value), 20);
+
+    // Nothing changed: nothing written.
+    let same = store.guaranteed_update(key, &none, false, |c| Ok(c.unwrap().value.clone()));
+    assert_eq!(same.await.unwrap().resource_version, after.resource_version);
+    assert_eq!(store.get(key).await.unwrap().unwrap().resource_version, after.resource_version);
+
+    // Preconditions that do not hold fail and change nothing.
+    let wrong_uid = Preconditions { uid: Some("u9".into()), ..Default::default() };
+    let stale = Preconditions { resource_version: Some(rev), ..Default::default() };
+    for preconditions in [&wrong_uid, &stale] {
+        let refused = store.guaranteed_update(key, preconditions, false, |_| Ok(object("u1", 99))).await;
+        assert!(matches!(refused, Err(StorageError::PreconditionFailed { .. })), "{refused:?}");
+        assert!(matches!(
+            store.delete(key, preconditions).await,
+            Err(StorageError::PreconditionFailed { .. })
+        ));
+    }
+    assert_eq!(store.get(key).await.unwrap().unwrap(), after);
+    // A missing object: NotFound, unless the caller creates it.
+    let missing = "/registry/configmaps/default/missing";
+    let update = store.guaranteed_update(missing, &none, false, |_| Ok(object("u3", 1)));
+    assert_eq!(update.await, Err(StorageError::NotFound { key: missing.into() }));
+    let created = store.guaranteed_update(missing, &none, true, |c| {
+        assert!(c.is_none());
+        Ok(object("u3", 1))
+    });
+    assert!(created.await.unwrap().resource_version > after.resource_version);
+
+    let current = Preconditions { uid: Some("u1".into()), resource_version: Some(after.resource_version) };
+    assert_eq!(store.delete(key, &current).await.unwrap(), after);
+    assert_eq!(store.get(key).await.unwrap(), None);
+    assert_eq!(store.delete(key, &none).await, Err(StorageError::NotFound { key: key.into() }));
+}
+
+/// Pages follow each other at one revision, and a token whose revision was
+/// compacted away is Expired.
+async fn paged_lists(channel: Channel) {
+    let store = Etcd3Store::new(channel.clone());
+    let prefix = "/registry/pods/";
+    for i in 0..25 {
+        store.create(&format!("{prefix}ns{}/p{i:02}", i % 2), object(&format!("p{i}"), 0)).await.unwrap();
+    }
+    // Outside the prefix: never listed.
+    store.create("/registry/podsx/ns/p", object("x", 0)).await.unwrap();
+    let first = store.list(prefix, 10, 0, None).await.unwrap();
+    assert_eq!((first.items.len(), first.remaining_item_count), (10, Some(15)));
+    // Written after the first page: later pages must not show it.
+    store.create(&format!("{prefix}ns0/p00a"), object("late", 0)).await.unwrap();
+    let mut keys: Vec<Bytes> = first.items.iter().map(|(k, _)| k.clone()).collect();
+    let mut token = first.continue_token.clone();
+    while let Some(next) = token {
+        let page = store.list(prefix, 10, 0, Some(&next)).await.unwrap();
+        assert_eq!(page.resource_version, first.resource_version, "every page at the first one's revision");
+        keys.extend(page.items.iter().map(|(k, _)| k.clone()));
+        token = page.continue_token;
+    }
+    let mut want: Vec<Bytes> = (0..25).map(|i| Bytes::from(format!("{prefix}ns{}/p{i:02}", i % 2))).collect();
+    want.sort();
+    assert_eq!(keys, want);
+    let all = store.list(prefix, 0, 0, None).await.unwrap();
+    assert_eq!((all.items.len(), all.continue_token), (26, None));
+
+    // Compact past the first page's revision: its token has expired.
+    let current = all.resource_version;
+    let mut kv = KvClient::new(channel);
+    kv.compact(CompactionRequest { revision: current, physical: true }).await.unwrap();
+    let expired = store.list(prefix, 10, 0, first.continue_token.as_deref()).await;
+    assert_eq!(expired, Err(StorageError::Expired));
+    assert!(matches!(
+        store.list(prefix, 10, 0, Some("garbage")).await,
+        Err(StorageError::InvalidContinue(_))
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storage_contract_on_rtcd() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_member, channel) = start(&rtcd(), dir.path()).await;
+    objects(channel.clone()).await;
+    paged_lists(channel).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storage_contract_on_etcd() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_member, channel) = start(Path::new("etcd"), dir.path()).await;
+    objects(channel.clone()).await;
+    paged_lists(channel).await;
+}
