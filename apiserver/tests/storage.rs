@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use rtcd_apiserver::storage::{Etcd3Store, Preconditions, StorageError};
+use rtcd_apiserver::storage::{COMPACT_REV_KEY, Compactor, Etcd3Store, Preconditions, Step, StorageError};
 use rtcd_proto::etcdserverpb::CompactionRequest;
 use rtcd_proto::etcdserverpb::kv_client::KvClient;
 use tonic::transport::Channel;
@@ -182,12 +182,49 @@ async fn paged_lists(channel: Channel) {
     ));
 }
 
+/// Two apiservers share the compaction rounds: one claims a round, the other
+/// learns it lost; each round compacts to the revision of the one before.
+async fn compaction_rounds(channel: Channel) {
+    let store = Etcd3Store::new(channel.clone());
+    let (mut a, mut b) = (Compactor::new(channel.clone()), Compactor::new(channel));
+    assert_eq!(a.step().await.unwrap(), Step::Started, "nothing to compact to on the first round");
+    let started_at = store.get(COMPACT_REV_KEY).await.unwrap().unwrap().resource_version;
+    assert_eq!(b.step().await.unwrap(), Step::Lost, "b's view of the key was stale");
+    store.create("/registry/leases/ns/l1", object("l1", 0)).await.unwrap();
+    assert_eq!(a.step().await.unwrap(), Step::Compacted(started_at));
+    let key = store.get(COMPACT_REV_KEY).await.unwrap().unwrap();
+    assert_eq!(key.value, Bytes::from(started_at.to_string()), "the key holds the revision compacted to");
+    assert_eq!(store.list("/registry/leases/", 0, started_at - 1, None).await, Err(StorageError::Expired));
+    assert_eq!(store.list("/registry/leases/", 0, started_at, None).await.unwrap().items.len(), 0);
+    assert_eq!(b.step().await.unwrap(), Step::Lost, "a claimed the round b saw");
+    assert!(matches!(b.step().await.unwrap(), Step::Compacted(rev) if rev > started_at), "b's turn now");
+}
+
+/// Objects created with a TTL (Events) disappear when it runs out.
+async fn ttl_objects(channel: Channel) {
+    let store = Etcd3Store::new(channel);
+    let key = "/registry/events/default/e1";
+    store.create_with_ttl(key, object("e1", 0), 2).await.unwrap();
+    assert!(store.get(key).await.unwrap().is_some());
+    assert_eq!(
+        store.create_with_ttl(key, object("e1", 0), 2).await,
+        Err(StorageError::AlreadyExists { key: key.into() })
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while store.get(key).await.unwrap().is_some() {
+        assert!(Instant::now() < deadline, "the object outlived its TTL");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn storage_contract_on_rtcd() {
     let dir = tempfile::tempdir().unwrap();
     let (_member, channel) = start(&rtcd(), dir.path()).await;
     objects(channel.clone()).await;
-    paged_lists(channel).await;
+    paged_lists(channel.clone()).await;
+    compaction_rounds(channel.clone()).await;
+    ttl_objects(channel).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -195,5 +232,7 @@ async fn storage_contract_on_etcd() {
     let dir = tempfile::tempdir().unwrap();
     let (_member, channel) = start(Path::new("etcd"), dir.path()).await;
     objects(channel.clone()).await;
-    paged_lists(channel).await;
+    paged_lists(channel.clone()).await;
+    compaction_rounds(channel.clone()).await;
+    ttl_objects(channel).await;
 }

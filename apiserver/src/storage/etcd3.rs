@@ -13,10 +13,12 @@
 use bytes::Bytes;
 use rtcd_proto::etcdserverpb::compare::{CompareResult, CompareTarget, TargetUnion};
 use rtcd_proto::etcdserverpb::kv_client::KvClient;
+use rtcd_proto::etcdserverpb::lease_client::LeaseClient;
 use rtcd_proto::etcdserverpb::request_op::Request;
 use rtcd_proto::etcdserverpb::response_op::Response;
 use rtcd_proto::etcdserverpb::{
-    Compare, DeleteRangeRequest, PutRequest, RangeRequest, RangeResponse, RequestOp, TxnRequest, TxnResponse,
+    Compare, DeleteRangeRequest, LeaseGrantRequest, PutRequest, RangeRequest, RangeResponse, RequestOp,
+    TxnRequest, TxnResponse,
 };
 use tonic::transport::Channel;
 
@@ -28,6 +30,7 @@ const COMPACTED: &str = "etcdserver: mvcc: required revision has been compacted"
 #[derive(Debug, Clone)]
 pub struct Etcd3Store {
     kv: KvClient<Channel>,
+    leases: LeaseClient<Channel>,
 }
 
 /// What a conditional write found: done at a revision, or the key's current
@@ -39,12 +42,33 @@ enum Outcome {
 
 impl Etcd3Store {
     pub fn new(channel: Channel) -> Self {
-        Self { kv: KvClient::new(channel) }
+        Self { kv: KvClient::new(channel.clone()), leases: LeaseClient::new(channel) }
     }
 
     /// Writes `value` under `key` if no object is there; its revision.
     pub async fn create(&self, key: &str, value: Bytes) -> Result<i64, StorageError> {
-        match self.put_if(key, value, 0).await? {
+        self.create_leased(key, value, 0).await
+    }
+
+    /// As [`Self::create`], for an object that etcd removes after
+    /// `ttl_seconds` (Events): it is written under a lease of that TTL.
+    pub async fn create_with_ttl(
+        &self,
+        key: &str,
+        value: Bytes,
+        ttl_seconds: i64,
+    ) -> Result<i64, StorageError> {
+        let grant = LeaseGrantRequest { ttl: ttl_seconds, id: 0 };
+        let lease = self.leases.clone().lease_grant(grant).await.map_err(etcd_error)?.into_inner();
+        if !lease.error.is_empty() {
+            return Err(StorageError::Etcd(lease.error));
+        }
+        self.create_leased(key, value, lease.id).await
+    }
+
+    async fn create_leased(&self, key: &str, value: Bytes, lease: i64) -> Result<i64, StorageError> {
+        let put = Request::RequestPut(PutRequest { key: key_bytes(key), value, lease, ..Default::default() });
+        match self.txn_if(key, 0, put).await? {
             Outcome::Done(rev) => Ok(rev),
             Outcome::Changed(_) => Err(StorageError::AlreadyExists { key: key.to_string() }),
         }

@@ -2,9 +2,11 @@
 //! etcd's KV API. Objects are opaque bytes here (JSON above this layer); the
 //! resourceVersion of an object is the `mod_revision` of its key.
 
+mod compactor;
 mod continue_token;
 mod etcd3;
 
+pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;
 pub use etcd3::Etcd3Store;
 
