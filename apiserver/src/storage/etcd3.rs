@@ -81,6 +81,19 @@ impl Etcd3Store {
         Ok(first_object(&resp))
     }
 
+    /// etcd's current revision, read from the range of `prefix` (what a
+    /// consistent read from the watch cache must have caught up to).
+    pub async fn current_revision(&self, prefix: &str) -> Result<i64, StorageError> {
+        let req = RangeRequest {
+            key: key_bytes(prefix),
+            range_end: prefix_end(prefix.as_bytes()).into(),
+            count_only: true,
+            ..Default::default()
+        };
+        let resp = self.kv.clone().range(req).await.map_err(etcd_error)?.into_inner();
+        Ok(resp.header.as_ref().map_or(0, |h| h.revision))
+    }
+
     /// Replaces the object under `key` with what `try_update` makes of it
     /// (None: there is none, allowed only with `ignore_not_found`), retrying
     /// on a concurrent write. The stored object when `try_update` returns it
@@ -222,7 +235,7 @@ fn failure_range(resp: &TxnResponse) -> Option<&RangeResponse> {
 
 /// The end of the range of keys starting with `prefix` (etcd's
 /// `GetPrefixRangeEnd`): the prefix with its last byte below 0xff bumped.
-fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+pub(crate) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     let mut end = prefix.to_vec();
     while let Some(last) = end.pop() {
         if last < 0xff {

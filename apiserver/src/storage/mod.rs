@@ -9,6 +9,7 @@ mod etcd3;
 pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;
 pub use etcd3::Etcd3Store;
+pub(crate) use etcd3::prefix_end;
 
 use bytes::Bytes;
 

@@ -1,11 +1,6 @@
 //! The storage layer against a real rtcd member and a real etcd (Debian's
 //! 3.4): both must behave as kube-apiserver's etcd3 store expects.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -14,53 +9,7 @@ use rtcd_proto::etcdserverpb::CompactionRequest;
 use rtcd_proto::etcdserverpb::kv_client::KvClient;
 use tonic::transport::Channel;
 
-struct Member(Child);
-
-impl Drop for Member {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// `rtcd` from the same build as this test (`cargo test --workspace`).
-fn rtcd() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().and_then(Path::parent).unwrap().join("rtcd");
-    assert!(bin.exists(), "{} missing: build the workspace (cargo test --workspace)", bin.display());
-    bin
-}
-
-/// A single member of `program` (rtcd or etcd take the same flags) and a
-/// channel to it once it answers.
-async fn start(program: &Path, dir: &Path) -> (Member, Channel) {
-    let (client, peer) = (free_port(), free_port());
-    let client_url = format!("http://127.0.0.1:{client}");
-    let peer_url = format!("http://127.0.0.1:{peer}");
-    let child = Command::new(program)
-        .args(["--name", "s", "--data-dir"])
-        .arg(dir)
-        .args(["--listen-client-urls", &client_url, "--advertise-client-urls", &client_url])
-        .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
-        .args(["--initial-cluster", &format!("s={peer_url}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{program:?} (scripts/install-deps.sh installs etcd): {e}"));
-    let member = Member(child);
-    let channel = Channel::from_shared(client_url).unwrap().connect_lazy();
-    let store = Etcd3Store::new(channel.clone());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while store.get("/health").await.is_err() {
-        assert!(Instant::now() < deadline, "{program:?} never answered");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    (member, channel)
-}
+use crate::common::{Backend, Member};
 
 fn object(uid: &str, n: u64) -> Bytes {
     Bytes::from(format!(r#"{{"metadata":{{"uid":"{uid}"}},"n":{n}}}"#))
@@ -219,8 +168,8 @@ async fn ttl_objects(channel: Channel) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn storage_contract_on_rtcd() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_member, channel) = start(&rtcd(), dir.path()).await;
+    let member = Member::start(Backend::Rtcd).await;
+    let channel = member.channel();
     objects(channel.clone()).await;
     paged_lists(channel.clone()).await;
     compaction_rounds(channel.clone()).await;
@@ -229,8 +178,8 @@ async fn storage_contract_on_rtcd() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn storage_contract_on_etcd() {
-    let dir = tempfile::tempdir().unwrap();
-    let (_member, channel) = start(Path::new("etcd"), dir.path()).await;
+    let member = Member::start(Backend::Etcd).await;
+    let channel = member.channel();
     objects(channel.clone()).await;
     paged_lists(channel.clone()).await;
     compaction_rounds(channel.clone()).await;

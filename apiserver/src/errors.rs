@@ -1,0 +1,185 @@
+//! Every error a client can see, and the one place each becomes a
+//! `metav1.Status` with kube's HTTP code, reason and message.
+
+use serde_json::{Value, json};
+
+use crate::storage::StorageError;
+
+/// What went wrong, in the terms kube-apiserver answers with.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ApiError {
+    #[error("{qualified} \"{name}\" not found")]
+    NotFound { qualified: String, name: String },
+    #[error("{qualified} \"{name}\" already exists")]
+    AlreadyExists { qualified: String, name: String },
+    /// A resourceVersion or uid precondition did not hold.
+    #[error("Operation cannot be fulfilled on {qualified} \"{name}\": {why}")]
+    Conflict { qualified: String, name: String, why: String },
+    #[error("{0}")]
+    Expired(String),
+    /// Validation failed: `<Kind> "<name>" is invalid: <causes>`.
+    #[error("{kind} \"{name}\" is invalid: {}", causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect::<Vec<_>>().join(", "))]
+    Invalid { kind: String, name: String, causes: Vec<Cause> },
+    /// A request that is well-formed but cannot be applied (a patch that
+    /// does not fit the object): 422 without field causes.
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{0}")]
+    NotAcceptable(String),
+    #[error("the server could not find the requested resource")]
+    NoSuchPath,
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    #[error("Too many requests, please try again later.")]
+    TooManyRequests,
+    #[error("{0}")]
+    Timeout(String),
+    #[error("Internal error occurred: {0}")]
+    Internal(String),
+    #[error("{0}")]
+    ServiceUnavailable(String),
+}
+
+/// One reason a field is invalid (`details.causes[]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    /// `FieldValueInvalid`, `FieldValueRequired`, ...
+    pub reason: &'static str,
+    pub field: String,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn code(&self) -> u16 {
+        match self {
+            ApiError::NotFound { .. } | ApiError::NoSuchPath => 404,
+            ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
+            ApiError::Expired(_) => 410,
+            ApiError::Invalid { .. } | ApiError::Unprocessable(_) => 422,
+            ApiError::BadRequest(_) => 400,
+            ApiError::Forbidden(_) => 403,
+            ApiError::UnsupportedMediaType(_) => 415,
+            ApiError::NotAcceptable(_) => 406,
+            ApiError::MethodNotAllowed(_) => 405,
+            ApiError::TooManyRequests => 429,
+            ApiError::Timeout(_) => 504,
+            ApiError::Internal(_) => 500,
+            ApiError::ServiceUnavailable(_) => 503,
+        }
+    }
+
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ApiError::NotFound { .. } | ApiError::NoSuchPath => "NotFound",
+            ApiError::AlreadyExists { .. } => "AlreadyExists",
+            ApiError::Conflict { .. } => "Conflict",
+            ApiError::Expired(_) => "Expired",
+            ApiError::Invalid { .. } | ApiError::Unprocessable(_) => "Invalid",
+            ApiError::BadRequest(_) => "BadRequest",
+            ApiError::Forbidden(_) => "Forbidden",
+            ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
+            ApiError::NotAcceptable(_) => "NotAcceptable",
+            ApiError::MethodNotAllowed(_) => "MethodNotAllowed",
+            ApiError::TooManyRequests => "TooManyRequests",
+            ApiError::Timeout(_) => "Timeout",
+            ApiError::Internal(_) => "InternalError",
+            ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
+        }
+    }
+
+    /// The `metav1.Status` body for this error.
+    pub fn status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.to_string(),
+            "reason": self.reason(),
+            "code": self.code(),
+        });
+        if let Some(details) = self.details() {
+            status["details"] = details;
+        }
+        status
+    }
+
+    fn details(&self) -> Option<Value> {
+        match self {
+            ApiError::NotFound { qualified, name }
+            | ApiError::AlreadyExists { qualified, name }
+            | ApiError::Conflict { qualified, name, .. } => {
+                let (kind, group) = qualified.split_once('.').unwrap_or((qualified, ""));
+                let mut details = json!({"name": name, "kind": kind});
+                if !group.is_empty() {
+                    details["group"] = json!(group);
+                }
+                Some(details)
+            }
+            ApiError::Invalid { kind, name, causes } => Some(json!({
+                "name": name,
+                "kind": kind,
+                "causes": causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect::<Vec<_>>(),
+            })),
+            ApiError::TooManyRequests => Some(json!({"retryAfterSeconds": 1})),
+            _ => None,
+        }
+    }
+
+    /// Maps a storage error on object `name` of `qualified` (as kube names
+    /// the resource in messages).
+    pub fn from_storage(err: StorageError, qualified: &str, name: &str) -> ApiError {
+        let qualified = qualified.to_string();
+        let name = name.to_string();
+        match err {
+            StorageError::NotFound { .. } => ApiError::NotFound { qualified, name },
+            StorageError::AlreadyExists { .. } => ApiError::AlreadyExists { qualified, name },
+            StorageError::PreconditionFailed { why, .. } => ApiError::Conflict { qualified, name, why },
+            StorageError::Expired => ApiError::Expired(err.to_string()),
+            StorageError::InvalidContinue(_) => ApiError::BadRequest(err.to_string()),
+            StorageError::Update(message) => ApiError::BadRequest(message),
+            StorageError::Etcd(message) => ApiError::Internal(message),
+        }
+    }
+}
+
+/// kube's "the object has been modified" conflict, for stale updates.
+pub fn modified(qualified: &str, name: &str) -> ApiError {
+    ApiError::Conflict {
+        qualified: qualified.to_string(),
+        name: name.to_string(),
+        why: "the object has been modified; please apply your changes to the latest version and try again"
+            .to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_reads_like_kubes() {
+        let err = ApiError::NotFound { qualified: "deployments.apps".into(), name: "web".into() };
+        let status = err.status();
+        assert_eq!(status["message"], "deployments.apps \"web\" not found");
+        assert_eq!(status["code"], 404);
+        assert_eq!(status["details"]["kind"], "deployments");
+        assert_eq!(status["details"]["group"], "apps");
+    }
+
+    #[test]
+    fn conflict_reads_like_kubes() {
+        let status = modified("configmaps", "c").status();
+        assert_eq!(
+            status["message"],
+            "Operation cannot be fulfilled on configmaps \"c\": the object has been modified; please apply your changes to the latest version and try again"
+        );
+        assert_eq!((status["code"].as_u64(), status["reason"].as_str()), (Some(409), Some("Conflict")));
+    }
+}

@@ -1,0 +1,281 @@
+//! Resource requests: one function per verb, each turning the request
+//! into a registry call and its result into kube's response.
+
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::App;
+use super::query::{self, Params};
+use super::request_info::ResourceRequest;
+use super::respond::{self, Shape};
+use super::watch;
+use crate::errors::ApiError;
+use crate::object;
+use crate::patch::PatchType;
+use crate::registry::{DeleteOptions, Deleted, ReadAt};
+use crate::resources::{self, Resource};
+
+/// A resource request, already parsed; the whole body read.
+pub async fn serve(
+    app: &App,
+    info: &ResourceRequest,
+    params: &Params,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let resource = resources::find(&info.group, &info.version, &info.resource).ok_or(ApiError::NoSuchPath)?;
+    let namespace = match (resource.namespaced, info.namespace.as_deref()) {
+        (true, ns) => ns,
+        (false, Some(_)) if resource.plural != "namespaces" => return Err(ApiError::NoSuchPath),
+        (false, _) => None,
+    };
+    if let Some(sub) = info.subresource.as_deref()
+        && !resource.subresources().any(|s| s == sub)
+    {
+        return Err(ApiError::NoSuchPath);
+    }
+    let accept = header_str(headers, header::ACCEPT);
+    let shape = Shape::negotiate(accept, params.get("includeObject"))?;
+    let name = info.name.as_deref().unwrap_or_default();
+    let request = Request { app, resource, namespace, name, params, shape };
+    match (info.verb, info.subresource.as_deref()) {
+        ("get", Some("scale")) => request.get_scale().await,
+        ("get", _) => request.get().await,
+        ("list", _) => request.list().await,
+        ("watch", _) => watch::serve(app, resource, namespace, params, shape).await,
+        ("create", None) => request.create(headers, body).await,
+        ("update", Some("scale")) => request.update_scale(headers, body).await,
+        ("update", sub) => request.update(sub, headers, body).await,
+        ("patch", Some("scale")) => request.patch_scale(headers, body).await,
+        ("patch", sub) => request.patch(sub, headers, body).await,
+        ("delete", None) => request.delete(body).await,
+        ("deletecollection", None) => request.delete_collection(body).await,
+        _ => Err(ApiError::MethodNotAllowed(
+            "the server does not allow this method on the requested resource".to_string(),
+        )),
+    }
+}
+
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {
+    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
+}
+
+struct Request<'a> {
+    app: &'a App,
+    resource: &'static Resource,
+    namespace: Option<&'a str>,
+    name: &'a str,
+    params: &'a Params,
+    shape: Shape,
+}
+
+impl Request<'_> {
+    fn ok(&self, code: StatusCode, object: Value) -> Response {
+        respond::json_response(code, &respond::object_body(self.resource, object, self.shape))
+    }
+
+    async fn get(&self) -> Result<Response, ApiError> {
+        let at = ReadAt { resource_version: self.params.resource_version()?, exact: false };
+        let object = self.app.registry.get(self.resource, self.namespace, self.name, &at).await?;
+        Ok(self.ok(StatusCode::OK, object))
+    }
+
+    async fn list(&self) -> Result<Response, ApiError> {
+        let opts = self.params.list_options(self.resource, self.namespace)?;
+        let list = self.app.registry.list(self.resource, &opts).await?;
+        let body = match self.shape {
+            Shape::Object => respond::list_body(self.resource, list),
+            Shape::Table(include) => {
+                let mut meta = json!({"resourceVersion": list.resource_version.to_string()});
+                if let Some(token) = &list.continue_token {
+                    meta["continue"] = json!(token);
+                }
+                if let Some(remaining) = list.remaining_item_count {
+                    meta["remainingItemCount"] = json!(remaining);
+                }
+                respond::table_body(self.resource, &list.items, meta, include, true)
+            }
+        };
+        Ok(respond::json_response(StatusCode::OK, &body))
+    }
+
+    /// Decodes a JSON request body as an object of this resource.
+    fn decode(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
+        check_json_body(headers)?;
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}")))?;
+        object::decode(self.resource, value, self.params.field_validation()?)
+    }
+
+    async fn create(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let dry_run = self.params.dry_run()?;
+        let (object, warnings) = self.decode(headers, body)?;
+        let created = self.app.registry.create(self.resource, self.namespace, object, dry_run).await?;
+        Ok(respond::with_warnings(self.ok(StatusCode::CREATED, created), &warnings))
+    }
+
+    async fn update(
+        &self,
+        sub: Option<&str>,
+        headers: &HeaderMap,
+        body: &[u8],
+    ) -> Result<Response, ApiError> {
+        let dry_run = self.params.dry_run()?;
+        let (object, warnings) = self.decode(headers, body)?;
+        let updated =
+            self.app.registry.update(self.resource, self.namespace, self.name, sub, object, dry_run).await?;
+        Ok(respond::with_warnings(self.ok(StatusCode::OK, updated), &warnings))
+    }
+
+    async fn patch(&self, sub: Option<&str>, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let dry_run = self.params.dry_run()?;
+        let kind = PatchType::from_content_type(header_str(headers, header::CONTENT_TYPE))?;
+        let validation = self.params.field_validation()?;
+        let (patched, warnings) = self
+            .app
+            .registry
+            .patch(self.resource, self.namespace, self.name, sub, kind, body, validation, dry_run)
+            .await?;
+        Ok(respond::with_warnings(self.ok(StatusCode::OK, patched), &warnings))
+    }
+
+    async fn delete(&self, body: &[u8]) -> Result<Response, ApiError> {
+        let dry_run = self.params.dry_run()?;
+        let opts = DeleteOptions { preconditions: query::delete_preconditions(body)? };
+        match self.app.registry.delete(self.resource, self.namespace, self.name, &opts, dry_run).await? {
+            Deleted::Gone(object) => {
+                Ok(respond::json_response(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
+            }
+            Deleted::Pending(object) => {
+                if self.resource.plural == "namespaces" && !dry_run {
+                    crate::namespaces::finalize_in_background(
+                        self.app.registry.clone(),
+                        self.name.to_string(),
+                    );
+                }
+                Ok(self.ok(StatusCode::OK, object))
+            }
+        }
+    }
+
+    /// Deletes every object the selectors match; the list of them.
+    async fn delete_collection(&self, body: &[u8]) -> Result<Response, ApiError> {
+        let dry_run = self.params.dry_run()?;
+        let opts = DeleteOptions { preconditions: query::delete_preconditions(body)? };
+        let list_opts = self.params.list_options(self.resource, self.namespace)?;
+        let mut list = self.app.registry.list(self.resource, &list_opts).await?;
+        let mut deleted = Vec::with_capacity(list.items.len());
+        for item in &list.items {
+            let name = object::name_of(item).to_string();
+            let ns = item["metadata"]["namespace"].as_str();
+            match self.app.registry.delete(self.resource, ns, &name, &opts, dry_run).await {
+                Ok(Deleted::Gone(object) | Deleted::Pending(object)) => deleted.push(object),
+                Err(ApiError::NotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        list.items = deleted;
+        list.continue_token = None;
+        list.remaining_item_count = None;
+        Ok(respond::json_response(StatusCode::OK, &respond::list_body(self.resource, list)))
+    }
+
+    async fn get_scale(&self) -> Result<Response, ApiError> {
+        let at = ReadAt { resource_version: self.params.resource_version()?, exact: false };
+        let object = self.app.registry.get(self.resource, self.namespace, self.name, &at).await?;
+        Ok(respond::json_response(StatusCode::OK, &scale_of(&object)))
+    }
+
+    async fn update_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        check_json_body(headers)?;
+        let scale: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}")))?;
+        self.set_replicas(|_| Ok(scale.clone())).await
+    }
+
+    async fn patch_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let kind = match PatchType::from_content_type(header_str(headers, header::CONTENT_TYPE))? {
+            // Scale has no patch strategies: a strategic patch merges plainly.
+            PatchType::Strategic => PatchType::Merge,
+            other => other,
+        };
+        let resource = self.resource;
+        self.set_replicas(|current| crate::patch::apply(kind, resource, current, body)).await
+    }
+
+    /// Sets `spec.replicas` from the Scale that `make` builds from the
+    /// current one; answers with the new Scale.
+    async fn set_replicas<F>(&self, make: F) -> Result<Response, ApiError>
+    where
+        F: Fn(&Value) -> Result<Value, ApiError>,
+    {
+        let dry_run = self.params.dry_run()?;
+        let name = self.name;
+        let updated = self
+            .app
+            .registry
+            .update_with(self.resource, self.namespace, name, dry_run, |old| {
+                let scale = make(&scale_of(old))?;
+                let replicas = scale["spec"]["replicas"].as_i64().filter(|r| *r >= 0).ok_or_else(|| {
+                    object::invalid(
+                        self.resource,
+                        name,
+                        "FieldValueInvalid",
+                        "spec.replicas",
+                        "Invalid value: must be greater than or equal to 0",
+                    )
+                })?;
+                let rv = scale["metadata"]["resourceVersion"].as_str().unwrap_or_default();
+                if !rv.is_empty() && old["metadata"]["resourceVersion"].as_str() != Some(rv) {
+                    return Err(crate::errors::modified(&self.resource.qualified_name(), name));
+                }
+                let mut new = old.clone();
+                new["spec"]["replicas"] = json!(replicas);
+                object::prepare_update(self.resource, old, &mut new, None);
+                Ok(new)
+            })
+            .await?;
+        Ok(respond::json_response(StatusCode::OK, &scale_of(&updated)))
+    }
+}
+
+/// Create and update bodies are JSON (kubectl and client-go send JSON).
+fn check_json_body(headers: &HeaderMap) -> Result<(), ApiError> {
+    let content_type = header_str(headers, header::CONTENT_TYPE);
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    if media.is_empty() || media == "application/json" || media == "*/*" {
+        return Ok(());
+    }
+    Err(ApiError::UnsupportedMediaType(format!(
+        "the body of the request was in an unknown format - accepted media types include: application/json; got {media:?}"
+    )))
+}
+
+/// The autoscaling/v1 Scale of a Deployment, ReplicaSet or StatefulSet.
+fn scale_of(object: &Value) -> Value {
+    let meta = &object["metadata"];
+    let selector = object["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .map(|labels| {
+            labels
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .unwrap_or_default();
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": meta["name"],
+            "namespace": meta["namespace"],
+            "uid": meta["uid"],
+            "resourceVersion": meta["resourceVersion"],
+            "creationTimestamp": meta["creationTimestamp"],
+        },
+        "spec": {"replicas": object["spec"]["replicas"].as_i64().unwrap_or(0)},
+        "status": {"replicas": object["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector},
+    })
+}

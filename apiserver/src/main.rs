@@ -1,0 +1,33 @@
+//! `rtcd-apiserver`: a Kubernetes-style API server over etcd v3.
+
+use clap::Parser;
+use rtcd_apiserver::config::Config;
+
+fn init_logging(verbosity: u8) {
+    let default = match verbosity {
+        0 | 1 => "info",
+        2..=4 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let config = Config::parse();
+    init_logging(config.verbosity);
+    // Every watch holds a socket; the usual soft limit (1024) is too few.
+    if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
+        tracing::warn!(error = %e, "could not raise the open files limit");
+    }
+    match rtcd_apiserver::server::run(config).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rtcd-apiserver: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,331 @@
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::schemas::LIST_PATCH_METADATA;
+use super::*;
+
+fn docs() -> OpenApiDocs {
+    OpenApiDocs::build(&resources())
+}
+
+fn parse(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).expect("valid JSON")
+}
+
+fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
+    parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
+}
+
+const GROUP_VERSIONS: [&str; 4] = ["api/v1", "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1"];
+
+type Row =
+    (&'static str, &'static str, &'static str, &'static str, &'static str, bool, &'static [&'static str]);
+
+#[test]
+fn resource_table() {
+    let table: Vec<_> = resources()
+        .iter()
+        .map(|r| (r.group, r.version, r.kind, r.list_kind, r.plural, r.namespaced, r.subresources))
+        .collect();
+    let expected: Vec<Row> = vec![
+        ("", "v1", "Namespace", "NamespaceList", "namespaces", false, &["status"]),
+        ("", "v1", "ConfigMap", "ConfigMapList", "configmaps", true, &[]),
+        ("", "v1", "Secret", "SecretList", "secrets", true, &[]),
+        ("", "v1", "ServiceAccount", "ServiceAccountList", "serviceaccounts", true, &[]),
+        ("", "v1", "Service", "ServiceList", "services", true, &["status"]),
+        ("", "v1", "Endpoints", "EndpointsList", "endpoints", true, &[]),
+        ("", "v1", "Pod", "PodList", "pods", true, &["status"]),
+        ("", "v1", "Event", "EventList", "events", true, &[]),
+        ("", "v1", "Node", "NodeList", "nodes", false, &["status"]),
+        ("apps", "v1", "Deployment", "DeploymentList", "deployments", true, &["status", "scale"]),
+        ("apps", "v1", "ReplicaSet", "ReplicaSetList", "replicasets", true, &["status", "scale"]),
+        ("apps", "v1", "StatefulSet", "StatefulSetList", "statefulsets", true, &["status", "scale"]),
+        ("apps", "v1", "DaemonSet", "DaemonSetList", "daemonsets", true, &["status"]),
+        ("batch", "v1", "Job", "JobList", "jobs", true, &["status"]),
+        ("batch", "v1", "CronJob", "CronJobList", "cronjobs", true, &["status"]),
+        ("coordination.k8s.io", "v1", "Lease", "LeaseList", "leases", true, &[]),
+    ];
+    assert_eq!(table, expected);
+}
+
+#[test]
+fn root_lists_every_group_version_with_its_hash() {
+    let docs = docs();
+    let root = parse(docs.root());
+    let paths = root["paths"].as_object().expect("paths");
+    assert_eq!(paths.keys().map(String::as_str).collect::<Vec<_>>(), GROUP_VERSIONS);
+    for gv in GROUP_VERSIONS {
+        let hash = docs.group_version_hash(gv).expect("hash");
+        assert_eq!(hash.len(), 32);
+        assert!(hash.chars().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()));
+        assert_eq!(paths[gv]["serverRelativeURL"], format!("/openapi/v3/{gv}?hash={hash}"));
+        assert_eq!(docs.group_version(&format!("/{gv}/")), docs.group_version(gv));
+    }
+    assert!(docs.group_version("apis/apps/v2").is_none());
+    // Same input, same bytes and hashes.
+    let again = OpenApiDocs::build(&resources());
+    assert_eq!(again.root(), docs.root());
+    assert_eq!(again.group_version("apis/apps/v1"), docs.group_version("apis/apps/v1"));
+}
+
+fn gvk(group: &str, version: &str, kind: &str) -> Value {
+    serde_json::json!({ "group": group, "kind": kind, "version": version })
+}
+
+#[test]
+fn deployment_patch_supports_field_validation_and_strategic_merge() {
+    let doc = gv_doc(&docs(), "apis/apps/v1");
+    assert_eq!(doc["openapi"], "3.0.0");
+    let patch = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"];
+    assert_eq!(patch["x-kubernetes-group-version-kind"], gvk("apps", "v1", "Deployment"));
+    assert_eq!(patch["x-kubernetes-action"], "patch");
+    let params: BTreeSet<_> = patch["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .filter(|p| p["in"] == "query")
+        .map(|p| p["name"].as_str().expect("name"))
+        .collect();
+    for name in ["fieldValidation", "dryRun", "fieldManager", "force"] {
+        assert!(params.contains(name), "{name} missing from {params:?}");
+    }
+    assert!(patch["requestBody"]["content"]["application/strategic-merge-patch+json"].is_object());
+    let scale = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"]["patch"];
+    assert_eq!(scale["x-kubernetes-group-version-kind"], gvk("autoscaling", "v1", "Scale"));
+}
+
+/// kubectl takes the first PATCH operation whose GVK matches (in map order), so all of them
+/// must carry fieldValidation and accept strategic merge patches.
+#[test]
+fn every_operation_is_complete() {
+    let docs = docs();
+    for gv in GROUP_VERSIONS {
+        let doc = gv_doc(&docs, gv);
+        let mut operation_ids = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("path item") {
+                if method == "parameters" {
+                    continue;
+                }
+                let id = op["operationId"].as_str().expect("operationId");
+                assert!(operation_ids.insert(id.to_owned()), "duplicate operationId {id}");
+                assert!(op["responses"]["200"].is_object(), "{method} {path}");
+                if path.ends_with('/') {
+                    continue;
+                }
+                assert!(op["x-kubernetes-action"].is_string(), "{method} {path}");
+                assert!(op["x-kubernetes-group-version-kind"]["kind"].is_string(), "{method} {path}");
+                let query: BTreeSet<&str> = op["parameters"]
+                    .as_array()
+                    .map(|ps| {
+                        ps.iter().filter(|p| p["in"] == "query").filter_map(|p| p["name"].as_str()).collect()
+                    })
+                    .unwrap_or_default();
+                if matches!(method.as_str(), "patch" | "put" | "post") {
+                    for name in ["fieldValidation", "dryRun", "fieldManager"] {
+                        assert!(query.contains(name), "{method} {path} lacks {name}");
+                    }
+                }
+                if method == "patch" {
+                    assert!(
+                        op["requestBody"]["content"]["application/strategic-merge-patch+json"].is_object()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn resource_paths_and_actions() {
+    let docs = docs();
+    let core = gv_doc(&docs, "api/v1");
+    let actions = |doc: &Value, path: &str| -> BTreeMap<String, String> {
+        doc["paths"][path]
+            .as_object()
+            .unwrap_or_else(|| panic!("no path {path}"))
+            .iter()
+            .filter(|(method, _)| *method != "parameters")
+            .map(|(method, op)| (method.clone(), op["x-kubernetes-action"].as_str().unwrap_or("").to_owned()))
+            .collect()
+    };
+    let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+    };
+    let collection = map(&[("delete", "deletecollection"), ("get", "list"), ("post", "post")]);
+    let item = map(&[("delete", "delete"), ("get", "get"), ("patch", "patch"), ("put", "put")]);
+    let sub = map(&[("get", "get"), ("patch", "patch"), ("put", "put")]);
+    assert_eq!(actions(&core, "/api/v1/namespaces/{namespace}/configmaps"), collection);
+    assert_eq!(actions(&core, "/api/v1/namespaces/{namespace}/configmaps/{name}"), item);
+    assert_eq!(actions(&core, "/api/v1/configmaps"), map(&[("get", "list")]));
+    assert_eq!(actions(&core, "/api/v1/namespaces"), collection);
+    assert_eq!(actions(&core, "/api/v1/namespaces/{name}"), item);
+    assert_eq!(actions(&core, "/api/v1/namespaces/{name}/status"), sub);
+    assert_eq!(actions(&core, "/api/v1/nodes/{name}/status"), sub);
+    assert!(core["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}/status"].is_null());
+    let ns_params = &core["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["parameters"];
+    let names: Vec<_> = ns_params.as_array().expect("params").iter().map(|p| p["name"].clone()).collect();
+    assert_eq!(names, ["name", "namespace", "pretty"]);
+    let list = &core["paths"]["/api/v1/pods"]["get"];
+    assert_eq!(list["x-kubernetes-group-version-kind"], gvk("", "v1", "Pod"));
+    assert_eq!(
+        list["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/io.k8s.api.core.v1.PodList"
+    );
+    let coordination = gv_doc(&docs, "apis/coordination.k8s.io/v1");
+    assert_eq!(
+        coordination["paths"]["/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}"]["get"]["operationId"],
+        "readCoordinationV1NamespacedLease"
+    );
+    assert_eq!(core["paths"]["/api/v1/nodes/{name}"]["put"]["operationId"], "replaceCoreV1Node");
+    let apps = gv_doc(&docs, "apis/apps/v1");
+    assert_eq!(
+        apps["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"]["patch"]["operationId"],
+        "patchAppsV1NamespacedDeploymentScale"
+    );
+}
+
+#[test]
+fn kind_schemas_carry_gvk_and_descriptions() {
+    let doc = gv_doc(&docs(), "apis/apps/v1");
+    let schemas = &doc["components"]["schemas"];
+    let deployment = &schemas["io.k8s.api.apps.v1.Deployment"];
+    assert_eq!(
+        deployment["x-kubernetes-group-version-kind"],
+        serde_json::json!([gvk("apps", "v1", "Deployment")])
+    );
+    assert!(deployment["description"].as_str().is_some_and(|d| d.contains("Deployment")));
+    assert!(deployment.get("required").is_none(), "metadata must not be required");
+    // A field that is a reference keeps its own description beside `allOf: [{$ref}]`.
+    let spec = &deployment["properties"]["spec"];
+    assert!(spec["description"].is_string());
+    assert_eq!(spec["allOf"][0]["$ref"], "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec");
+    let containers = &schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
+    assert!(containers["description"].is_string());
+    assert_eq!(containers["x-kubernetes-patch-strategy"], "merge");
+    assert_eq!(containers["x-kubernetes-patch-merge-key"], "name");
+    assert!(schemas["io.k8s.api.core.v1.Container"]["properties"]["image"]["description"].is_string());
+
+    let list = &schemas["io.k8s.api.apps.v1.DeploymentList"];
+    assert_eq!(
+        list["x-kubernetes-group-version-kind"],
+        serde_json::json!([gvk("apps", "v1", "DeploymentList")])
+    );
+    assert_eq!(
+        list["properties"]["items"]["items"]["$ref"],
+        "#/components/schemas/io.k8s.api.apps.v1.Deployment"
+    );
+    assert!(list["properties"]["kind"]["description"].is_string());
+    assert_eq!(
+        schemas["io.k8s.api.autoscaling.v1.Scale"]["x-kubernetes-group-version-kind"],
+        serde_json::json!([gvk("autoscaling", "v1", "Scale")])
+    );
+    assert_eq!(
+        schemas["io.k8s.apimachinery.pkg.apis.meta.v1.Status"]["x-kubernetes-group-version-kind"],
+        serde_json::json!([gvk("", "v1", "Status")])
+    );
+    let delete_options =
+        schemas["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"]["x-kubernetes-group-version-kind"]
+            .as_array()
+            .expect("gvks")
+            .clone();
+    assert!(delete_options.contains(&gvk("apps", "v1", "DeleteOptions")));
+    assert!(delete_options.contains(&gvk("", "v1", "DeleteOptions")));
+}
+
+fn collect_refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if key == "$ref" {
+                    if let Some(reference) = child.as_str() {
+                        out.push(reference);
+                    }
+                } else {
+                    collect_refs(child, out);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_refs(item, out)),
+        _ => {}
+    }
+}
+
+/// OpenAPI 3.0 ignores keywords beside `$ref`; kube (and schemars' openapi3 settings) move them
+/// beside an `allOf`. And schemas must be objects, not JSON Schema booleans.
+fn check_schema_shape(value: &Value, at: &str) {
+    match value {
+        Value::Object(map) => {
+            if map.contains_key("$ref") {
+                assert_eq!(map.len(), 1, "$ref with siblings at {at}");
+            }
+            for (key, child) in map {
+                if matches!(key.as_str(), "items" | "additionalProperties" | "schema") {
+                    assert!(child.is_object() || key == "additionalProperties", "{key} at {at} is {child}");
+                }
+                check_schema_shape(child, &format!("{at}/{key}"));
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| check_schema_shape(item, at)),
+        _ => {}
+    }
+}
+
+#[test]
+fn references_resolve_within_each_document() {
+    let docs = docs();
+    for gv in GROUP_VERSIONS {
+        let doc = gv_doc(&docs, gv);
+        let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+        let mut refs = Vec::new();
+        collect_refs(&doc, &mut refs);
+        assert!(refs.len() > 20, "{gv}: {} refs", refs.len());
+        for reference in refs {
+            let name =
+                reference.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("{reference}"));
+            assert!(schemas.contains_key(name), "{gv}: unresolved {reference}");
+        }
+        for (name, schema) in schemas {
+            assert!(schema.is_object(), "{gv}: {name} is {schema}");
+            assert!(!name.contains(char::is_whitespace) && name.starts_with("io.k8s."), "{gv}: {name}");
+        }
+        check_schema_shape(&doc, gv);
+    }
+}
+
+#[test]
+fn patch_metadata_table_applies() {
+    let docs = docs();
+    let all: Vec<Value> = GROUP_VERSIONS.iter().map(|gv| gv_doc(&docs, gv)).collect();
+    for patch in LIST_PATCH_METADATA {
+        let property = all
+            .iter()
+            .map(|doc| &doc["components"]["schemas"][patch.schema]["properties"][patch.property])
+            .find(|property| property.is_object())
+            .unwrap_or_else(|| panic!("{}.{} not in any document", patch.schema, patch.property));
+        if let Some(strategy) = patch.strategy {
+            assert_eq!(property["x-kubernetes-patch-strategy"], strategy);
+        }
+        if let Some(key) = patch.merge_key {
+            assert_eq!(property["x-kubernetes-patch-merge-key"], key);
+            // The merge key must be a field of the items.
+            let items = &property["items"];
+            let item_name = items["$ref"]
+                .as_str()
+                .or_else(|| items["allOf"][0]["$ref"].as_str())
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                .unwrap_or_else(|| panic!("{}.{} items", patch.schema, patch.property));
+            let doc =
+                all.iter().find(|doc| doc["components"]["schemas"][item_name].is_object()).expect("doc");
+            assert!(
+                doc["components"]["schemas"][item_name]["properties"][key].is_object(),
+                "{item_name}.{key}"
+            );
+        }
+    }
+    let core = &all[0]["components"]["schemas"];
+    let ports = &core["io.k8s.api.core.v1.ServiceSpec"]["properties"]["ports"];
+    assert_eq!(ports["x-kubernetes-list-map-keys"], serde_json::json!(["port", "protocol"]));
+    assert_eq!(ports["x-kubernetes-list-type"], "map");
+}

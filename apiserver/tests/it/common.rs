@@ -1,0 +1,235 @@
+//! Real processes for the tests: one etcd member (rtcd from this build, or
+//! Debian's etcd), rtcd-apiserver on top, and real kubectl and Python
+//! clients from the project's venv (scripts/install-deps.sh).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rtcd_apiserver::storage::Etcd3Store;
+use tonic::transport::Channel;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Rtcd,
+    Etcd,
+}
+
+/// A child process killed when dropped.
+pub struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Ports handed out by this test process, never twice: a port freed by
+/// one test's member must not be taken by another's while still in use.
+static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+
+pub fn free_port() -> u16 {
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut given = GIVEN.lock().unwrap();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
+}
+
+/// The directory of this build's binaries (target/debug).
+fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// One etcd member serving clients on loopback.
+pub struct Member {
+    _process: Process,
+    _dir: tempfile::TempDir,
+    pub url: String,
+}
+
+impl Member {
+    pub async fn start(backend: Backend) -> Member {
+        let program = match backend {
+            Backend::Rtcd => {
+                let bin = bin_dir().join("rtcd");
+                assert!(
+                    bin.exists(),
+                    "{} missing: build the workspace (cargo test --workspace)",
+                    bin.display()
+                );
+                bin
+            }
+            Backend::Etcd => PathBuf::from("etcd"),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (client, peer) = (free_port(), free_port());
+        let url = format!("http://127.0.0.1:{client}");
+        let peer_url = format!("http://127.0.0.1:{peer}");
+        let child = Command::new(&program)
+            .args(["--name", "s", "--data-dir"])
+            .arg(dir.path())
+            .args(["--listen-client-urls", &url, "--advertise-client-urls", &url])
+            .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
+            .args(["--initial-cluster", &format!("s={peer_url}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{program:?} (scripts/install-deps.sh installs etcd): {e}"));
+        let member = Member { _process: Process(child), _dir: dir, url };
+        let store = Etcd3Store::new(member.channel());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while store.get("/health").await.is_err() {
+            assert!(Instant::now() < deadline, "{program:?} never answered");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        member
+    }
+
+    pub fn channel(&self) -> Channel {
+        Channel::from_shared(self.url.clone()).unwrap().connect_lazy()
+    }
+}
+
+/// rtcd-apiserver on a member, with a kubeconfig for the clients.
+pub struct ApiServer {
+    pub member: Member,
+    process: Option<Process>,
+    pub url: String,
+    pub dir: tempfile::TempDir,
+}
+
+impl ApiServer {
+    pub async fn start(backend: Backend) -> ApiServer {
+        let member = Member::start(backend).await;
+        let port = free_port();
+        let dir = tempfile::tempdir().unwrap();
+        let process = spawn_apiserver(&member, port, dir.path());
+        let url = format!("http://127.0.0.1:{port}");
+        let server = ApiServer { member, process: Some(process), url, dir };
+        server.write_kubeconfig();
+        server.wait_ready().await;
+        server
+    }
+
+    /// Stops the apiserver and starts a new one on the same port and etcd:
+    /// its caches start from etcd's current state.
+    pub async fn restart(&mut self) {
+        let port: u16 = self.url.rsplit(':').next().unwrap().parse().unwrap();
+        self.process = None;
+        self.process = Some(spawn_apiserver(&self.member, port, self.dir.path()));
+        self.wait_ready().await;
+    }
+
+    fn write_kubeconfig(&self) {
+        let config = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: rtcd\n  cluster:\n    server: {}\nusers:\n- name: admin\n  user: {{}}\ncontexts:\n- name: rtcd\n  context:\n    cluster: rtcd\n    user: admin\n    namespace: default\ncurrent-context: rtcd\n",
+            self.url
+        );
+        std::fs::write(self.kubeconfig(), config).unwrap();
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("kubeconfig")
+    }
+
+    /// Waits until the server answers and the default namespace exists.
+    async fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let out = self.kubectl(&["get", "namespace", "default", "-o", "name"]);
+            if out.status.success() {
+                return;
+            }
+            assert!(Instant::now() < deadline, "apiserver never became ready: {}", self.log());
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("apiserver.log")).unwrap_or_default()
+    }
+
+    /// Runs the venv's kubectl against this server.
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        self.kubectl_with(args, None, &[])
+    }
+
+    /// kubectl with `stdin` and extra environment variables.
+    pub fn kubectl_with(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+        let mut command = Command::new(venv_bin("kubectl"));
+        command
+            .arg(format!("--kubeconfig={}", self.kubeconfig().display()))
+            .arg(format!("--cache-dir={}", self.dir.path().join("kube-cache").display()))
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("kubectl (scripts/install-deps.sh installs it in the venv)");
+        if let Some(input) = stdin {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    /// kubectl that must succeed; its stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs a Python script with the official client, KUBECONFIG set.
+    pub fn python(&self, script: &str, args: &[&str]) -> Output {
+        Command::new(venv_bin("python"))
+            .arg("-c")
+            .arg(script)
+            .args(args)
+            .env("KUBECONFIG", self.kubeconfig())
+            .output()
+            .unwrap()
+    }
+}
+
+fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
+    let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("apiserver.log")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"))
+        .arg(format!("--etcd-servers={}", member.url))
+        .arg(format!("--secure-port={port}"))
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    Process(child)
+}
+
+/// A program from the project's venv (~/.cache/rtcd/venv, or $RTCD_VENV).
+pub fn venv_bin(name: &str) -> PathBuf {
+    let venv = std::env::var_os("RTCD_VENV").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/rtcd/venv")
+    });
+    venv.join("bin").join(name)
+}
+
+impl ApiServer {
+    /// kubectl with `stdin` that must succeed; its stdout.
+    pub fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
+        let out = self.kubectl_with(args, Some(stdin), &[]);
+        assert!(out.status.success(), "kubectl {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}

@@ -1,0 +1,10 @@
+//! rtcd-apiserver's integration tests: real etcd members (rtcd and etcd),
+//! the real rtcd-apiserver binary, real kubectl and the official Python
+//! client.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod clients;
+mod common;
+mod fanout;
+mod storage;
