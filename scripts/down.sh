@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Stops exactly the members scripts/up.sh started (by their pid files under
+# Stops exactly the API server and members scripts/up.sh started (by their pid files under
 # ./data), gracefully first. Data is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for pidfile in data/m1.pid data/m2.pid data/m3.pid; do
+# The API server first: it is a client of the members.
+for pidfile in data/apiserver.pid data/m1.pid data/m2.pid data/m3.pid; do
   [ -f "$pidfile" ] || continue
   pid="$(cat "$pidfile")"
   # Only signal the process if it still is the rtcd up.sh started.

@@ -4,8 +4,10 @@
 #   m2  client 127.0.0.1:22379  peer 127.0.0.1:22380
 #   m3  client 127.0.0.1:32379  peer 127.0.0.1:32380
 # Data and logs go under ./data/ (data/m1, data/m1.log, data/m1.pid, ...).
+# On top, rtcd-apiserver (Kubernetes-style API, plain HTTP on loopback) on
+# 127.0.0.1:6443, with a kubeconfig for kubectl in ./data/kubeconfig.
 # Installs what is missing and builds first. Stop it with scripts/down.sh.
-# RTCD_BUILD_PROFILE=dev skips the optimised build (faster to build).
+# RTCD_BUILD_PROFILE=test skips the optimised build (the one scripts/test.sh makes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +16,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
 profile="${RTCD_BUILD_PROFILE:-release}"
 # Same target selection as scripts/test.sh, so the RocksDB build is shared.
 cargo build --workspace --all-targets --locked --profile "$profile"
-case "$profile" in dev) bin_dir=debug ;; *) bin_dir="$profile" ;; esac
+case "$profile" in dev | test) bin_dir=debug ;; *) bin_dir="$profile" ;; esac
 rtcd="$CARGO_TARGET_DIR/$bin_dir/rtcd"
+apiserver="$CARGO_TARGET_DIR/$bin_dir/rtcd-apiserver"
+api_port="${RTCD_APISERVER_PORT:-6443}"
 
 mkdir -p data
 clients=(2379 22379 32379)
@@ -39,11 +43,52 @@ for i in 0 1 2; do
 done
 
 endpoints="127.0.0.1:2379,127.0.0.1:22379,127.0.0.1:32379"
+healthy=""
 for _ in $(seq 1 60); do
   if ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1; then
+    healthy=1
+    break
+  fi
+  sleep 0.5
+done
+if [ -z "$healthy" ]; then
+  echo "up: the cluster did not become healthy in 30 s; see data/m*.log" >&2
+  exit 1
+fi
+
+# The API server, on all three members.
+if [ -f data/apiserver.pid ] && kill -0 "$(cat data/apiserver.pid)" 2>/dev/null; then
+  echo "up: rtcd-apiserver already running (pid $(cat data/apiserver.pid))"
+else
+  nohup "$apiserver" --etcd-servers "http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379" \
+    --bind-address 127.0.0.1 --secure-port "$api_port" >data/apiserver.log 2>&1 &
+  echo $! >data/apiserver.pid
+  echo "up: started rtcd-apiserver (pid $!), log data/apiserver.log"
+fi
+cat >data/kubeconfig <<KUBECONFIG
+apiVersion: v1
+kind: Config
+clusters:
+- name: rtcd
+  cluster:
+    server: http://127.0.0.1:$api_port
+users:
+- name: admin
+  user: {}
+contexts:
+- name: rtcd
+  context:
+    cluster: rtcd
+    user: admin
+    namespace: default
+current-context: rtcd
+KUBECONFIG
+kubectl_bin="${RTCD_VENV:-$HOME/.cache/rtcd/venv}/bin/kubectl"
+for _ in $(seq 1 60); do
+  if "$kubectl_bin" --kubeconfig data/kubeconfig get namespace default -o name >/dev/null 2>&1; then
     cat <<MSG
 
-rtcd is up: three members, one cluster.
+rtcd is up: three members, one cluster, and rtcd-apiserver on top.
 
   export ETCDCTL_API=3 ENDPOINTS=$endpoints
   etcdctl --endpoints \$ENDPOINTS member list -w table
@@ -51,13 +96,20 @@ rtcd is up: three members, one cluster.
   etcdctl --endpoints 127.0.0.1:22379 put greeting hello
   etcdctl --endpoints 127.0.0.1:32379 get greeting
 
-Any member takes reads and writes. The Kubernetes-style API server
-(rtcd-apiserver, for kubectl) is not built yet.
+  export PATH="$(dirname "$kubectl_bin"):\$PATH" KUBECONFIG="$PWD/data/kubeconfig"
+  kubectl version
+  kubectl create namespace demo
+  kubectl create deployment web --image=nginx -n demo
+  kubectl get all -n demo -o wide
+  kubectl get configmaps -A -w
+
+Any member takes reads and writes; the API server keeps its objects under
+/registry in the same cluster (etcdctl get /registry --prefix --keys-only).
 Stop everything with scripts/down.sh; data stays in ./data until you remove it.
 MSG
     exit 0
   fi
   sleep 0.5
 done
-echo "up: the cluster did not become healthy in 30 s; see data/m*.log" >&2
+echo "up: rtcd-apiserver did not become ready in 30 s; see data/apiserver.log" >&2
 exit 1

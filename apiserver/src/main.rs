@@ -6,8 +6,8 @@ use rtcd_apiserver::config::Config;
 fn init_logging(verbosity: u8) {
     let default = match verbosity {
         0 | 1 => "info",
-        2..=4 => "debug",
-        _ => "trace",
+        2..=4 => "info,rtcd_apiserver=debug",
+        _ => "debug,rtcd_apiserver=trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
