@@ -5,8 +5,9 @@ set -euo pipefail
 
 # Debian packages: libclang for RocksDB's bindings, real etcd (server and
 # etcdctl) as the reference implementation in tests, protoc for the etcd-client
-# crate (an independent client the tests also drive).
-APT_PACKAGES=(libclang-dev etcd-server etcd-client protobuf-compiler)
+# crate (an independent client the tests also drive), openssl for the API
+# server's HTTPS test certificates.
+APT_PACKAGES=(libclang-dev etcd-server etcd-client protobuf-compiler openssl)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -28,3 +28,4 @@ pub mod selector;
 pub mod server;
 pub mod storage;
 pub mod table;
+pub mod tls;

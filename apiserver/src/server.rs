@@ -20,8 +20,8 @@ pub enum StartError {
         "--bind-address {0} is not a loopback address: plain HTTP is served on loopback only (give --tls-cert-file and --tls-private-key-file to serve HTTPS)"
     )]
     PlainHttpNotLoopback(std::net::IpAddr),
-    #[error("HTTPS serving (--tls-cert-file) is not built yet; serve plain HTTP on loopback")]
-    TlsNotBuilt,
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
     #[error("cannot listen on {addr}: {why}")]
     Bind { addr: SocketAddr, why: String },
     #[error("serving failed: {0}")]
@@ -44,12 +44,13 @@ pub fn etcd_channel(servers: &[String]) -> Result<Channel, StartError> {
 }
 
 pub async fn run(config: Config) -> Result<(), StartError> {
-    if config.tls_cert_file.is_some() {
-        return Err(StartError::TlsNotBuilt);
-    }
-    if !config.bind_address.is_loopback() {
-        return Err(StartError::PlainHttpNotLoopback(config.bind_address));
-    }
+    let tls = match (&config.tls_cert_file, &config.tls_private_key_file) {
+        (Some(cert), Some(key)) => Some(crate::tls::acceptor(cert, key)?),
+        _ if !config.bind_address.is_loopback() => {
+            return Err(StartError::PlainHttpNotLoopback(config.bind_address));
+        }
+        _ => None,
+    };
     let channel = etcd_channel(&config.etcd_servers)?;
     let registry = Registry::new(channel.clone(), &config.etcd_prefix, CacheConfig::default());
     tokio::spawn(start_up(registry.clone()));
@@ -61,11 +62,18 @@ pub async fn run(config: Config) -> Result<(), StartError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| StartError::Bind { addr, why: e.to_string() })?;
-    tracing::info!(%addr, etcd = ?config.etcd_servers, "serving");
-    axum::serve(listener, http::router(app))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| StartError::Serve(e.to_string()))
+    tracing::info!(%addr, https = tls.is_some(), etcd = ?config.etcd_servers, "serving");
+    let router = http::router(app);
+    match tls {
+        Some(acceptor) => {
+            crate::tls::serve(listener, acceptor, router, shutdown_signal()).await;
+            Ok(())
+        }
+        None => axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .map_err(|e| StartError::Serve(e.to_string())),
+    }
 }
 
 /// Creates the built-in namespaces and resumes unfinished namespace

@@ -108,11 +108,21 @@ pub struct ApiServer {
 
 impl ApiServer {
     pub async fn start(backend: Backend) -> ApiServer {
+        Self::start_with(backend, false).await
+    }
+
+    /// With `tls`, HTTPS with a fresh self-signed certificate for
+    /// 127.0.0.1 (made with openssl), which the kubeconfig trusts.
+    pub async fn start_with(backend: Backend, tls: bool) -> ApiServer {
         let member = Member::start(backend).await;
         let port = free_port();
         let dir = tempfile::tempdir().unwrap();
+        if tls {
+            make_certificate(dir.path());
+        }
         let process = spawn_apiserver(&member, port, dir.path());
-        let url = format!("http://127.0.0.1:{port}");
+        let scheme = if tls { "https" } else { "http" };
+        let url = format!("{scheme}://127.0.0.1:{port}");
         let server = ApiServer { member, process: Some(process), url, dir };
         server.write_kubeconfig();
         server.wait_ready().await;
@@ -130,10 +140,20 @@ impl ApiServer {
 
     fn write_kubeconfig(&self) {
         let config = format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: rtcd\n  cluster:\n    server: {}\nusers:\n- name: admin\n  user: {{}}\ncontexts:\n- name: rtcd\n  context:\n    cluster: rtcd\n    user: admin\n    namespace: default\ncurrent-context: rtcd\n",
-            self.url
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: rtcd\n  cluster:\n    server: {}\n{}users:\n- name: admin\n  user: {}\ncontexts:\n- name: rtcd\n  context:\n    cluster: rtcd\n    user: admin\n    namespace: default\ncurrent-context: rtcd\n",
+            self.url,
+            self.ca().map(|ca| format!("    certificate-authority: {}\n", ca.display())).unwrap_or_default(),
+            // kubectl prompts for a password when it has no credentials for
+            // an HTTPS server; a token stops that (authentication is not
+            // built yet, so the server does not check it).
+            if self.ca().is_some() { "{token: not-checked-yet}" } else { "{}" },
         );
         std::fs::write(self.kubeconfig(), config).unwrap();
+    }
+
+    /// The certificate the server serves, when it serves HTTPS.
+    pub fn ca(&self) -> Option<PathBuf> {
+        Some(self.dir.path().join("tls.crt")).filter(|p| p.exists())
     }
 
     pub fn kubeconfig(&self) -> PathBuf {
@@ -207,14 +227,40 @@ impl ApiServer {
 
 fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
     let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("apiserver.log")).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"))
-        .arg(format!("--etcd-servers={}", member.url))
-        .arg(format!("--secure-port={port}"))
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"));
+    command.arg(format!("--etcd-servers={}", member.url)).arg(format!("--secure-port={port}"));
+    if dir.join("tls.crt").exists() {
+        command.arg(format!("--tls-cert-file={}", dir.join("tls.crt").display()));
+        command.arg(format!("--tls-private-key-file={}", dir.join("tls.key").display()));
+    }
+    let child = command.stdout(Stdio::null()).stderr(log).spawn().unwrap();
     Process(child)
+}
+
+/// A self-signed certificate for 127.0.0.1 in `dir` (tls.crt, tls.key).
+fn make_certificate(dir: &Path) {
+    let status = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+        ])
+        .args(["-subj", "/CN=rtcd-apiserver", "-addext", "subjectAltName=IP:127.0.0.1"])
+        .arg("-keyout")
+        .arg(dir.join("tls.key"))
+        .arg("-out")
+        .arg(dir.join("tls.crt"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("openssl (scripts/install-deps.sh installs it)");
+    assert!(status.success(), "openssl could not make a certificate");
 }
 
 /// A program from the project's venv (~/.cache/rtcd/venv, or $RTCD_VENV).

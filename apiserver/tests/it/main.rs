@@ -7,4 +7,5 @@
 mod clients;
 mod common;
 mod fanout;
+mod https;
 mod storage;
