@@ -165,3 +165,105 @@ pub(super) fn delivery_for(filter: &Filter, event: &Event) -> Option<Delivery> {
     };
     Some(Delivery::Event { kind, object })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(n: i64, labels: serde_json::Value, prev_labels: Option<serde_json::Value>) -> Event {
+        let object = |labels: serde_json::Value| {
+            Arc::new(CachedObject::new(
+                "/registry/configmaps/default/a".into(),
+                json!({"metadata": {"name": "a", "namespace": "default", "labels": labels}}),
+                n,
+            ))
+        };
+        let kind = if prev_labels.is_some() { EventType::Modified } else { EventType::Added };
+        Event { kind, object: object(labels), prev: prev_labels.map(object), resource_version: n }
+    }
+
+    fn filter(selector: &str) -> Filter {
+        Filter {
+            group: "",
+            plural: "configmaps",
+            labels: Some(crate::selector::LabelSelector::parse(selector).unwrap()),
+            ..Filter::default()
+        }
+    }
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(3600)
+    }
+
+    #[test]
+    fn a_watcher_that_cannot_keep_up_is_closed_and_the_others_get_everything() {
+        let mut watchers = Watchers::default();
+        let (slow_tx, slow_rx) = mpsc::channel(WATCHER_BUFFER);
+        let (fast_tx, mut fast_rx) = mpsc::channel(WATCHER_BUFFER);
+        watchers.add(Filter::default(), slow_tx, None, far());
+        watchers.add(Filter::default(), fast_tx, None, far());
+        let total = WATCHER_BUFFER as i64 + 10;
+        let mut received = Vec::new();
+        for n in 1..=total {
+            watchers.dispatch(&event(n, json!({}), None));
+            while let Ok(Delivery::Event { object, .. }) = fast_rx.try_recv() {
+                received.push(object.resource_version);
+            }
+        }
+        assert_eq!(watchers.len(), 1, "the slow watcher is dropped, the fast one kept");
+        assert_eq!(received, (1..=total).collect::<Vec<_>>());
+        // The slow watcher's stream ends after what it had queued.
+        drop(watchers);
+        let mut slow_rx = slow_rx;
+        let mut queued = 0;
+        while slow_rx.try_recv().is_ok() {
+            queued += 1;
+        }
+        assert_eq!(queued, WATCHER_BUFFER);
+    }
+
+    #[test]
+    fn objects_entering_and_leaving_a_selector_are_added_and_deleted() {
+        let mut watchers = Watchers::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        watchers.add(filter("app=web"), tx, None, far());
+        watchers.dispatch(&event(1, json!({"app": "db"}), None));
+        watchers.dispatch(&event(2, json!({"app": "web"}), Some(json!({"app": "db"}))));
+        watchers.dispatch(&event(3, json!({"app": "web", "x": "y"}), Some(json!({"app": "web"}))));
+        watchers.dispatch(&event(4, json!({"app": "db"}), Some(json!({"app": "web", "x": "y"}))));
+        let mut seen = Vec::new();
+        while let Ok(Delivery::Event { kind, object }) = rx.try_recv() {
+            seen.push((kind, object.resource_version, object.value["metadata"]["labels"]["app"].clone()));
+        }
+        assert_eq!(
+            seen,
+            vec![
+                (EventType::Added, 2, json!("web")),
+                (EventType::Modified, 3, json!("web")),
+                // Leaving: the last state it matched in, at the new revision.
+                (EventType::Deleted, 4, json!("web")),
+            ]
+        );
+    }
+
+    #[test]
+    fn bookmarks_come_when_due_and_just_before_the_deadline() {
+        let mut watchers = Watchers::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        let now = Instant::now();
+        let every = Duration::from_secs(60);
+        watchers.add(Filter::default(), tx, Some(every), now + Duration::from_secs(150));
+        watchers.bookmarks(now + Duration::from_secs(30), 5, every);
+        assert!(rx.try_recv().is_err(), "not due yet");
+        watchers.bookmarks(now + Duration::from_secs(61), 7, every);
+        assert!(matches!(
+            rx.try_recv(),
+            Ok(Delivery::Bookmark { resource_version: 7, initial_events_end: false })
+        ));
+        watchers.bookmarks(now + Duration::from_secs(149), 9, every);
+        assert!(matches!(rx.try_recv(), Ok(Delivery::Bookmark { resource_version: 9, .. })));
+        watchers.bookmarks(now + Duration::from_secs(300), 11, every);
+        assert!(rx.try_recv().is_err(), "none after the last one");
+    }
+}

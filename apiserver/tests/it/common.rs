@@ -279,3 +279,58 @@ impl ApiServer {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 }
+
+/// Opens a watch over plain HTTP/1.0 (the body is then the raw event
+/// stream, one JSON event per line) and returns its line reader once the
+/// server has answered with 200.
+pub async fn open_watch(addr: &str, path: &str) -> tokio::io::BufReader<tokio::net::TcpStream> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nAccept: application/json\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reader = tokio::io::BufReader::new(stream);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).await.unwrap();
+        if line == "\r\n" || line.is_empty() {
+            break;
+        }
+        if line.starts_with("HTTP/") {
+            assert!(line.contains(" 200 "), "{path}: {line}");
+        }
+    }
+    reader
+}
+
+/// The next event of a watch opened with [`open_watch`].
+pub async fn next_event(reader: &mut tokio::io::BufReader<tokio::net::TcpStream>) -> serde_json::Value {
+    use tokio::io::AsyncBufReadExt;
+    let mut line = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), reader.read_line(&mut line)).await;
+    assert!(matches!(read, Ok(Ok(n)) if n > 0), "the watch ended or stalled");
+    serde_json::from_str(&line).unwrap()
+}
+
+/// One HTTP/1.0 request; the status code and the JSON body.
+pub async fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: &str,
+) -> (u16, serde_json::Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (code, serde_json::from_str(body).unwrap_or(serde_json::Value::Null))
+}

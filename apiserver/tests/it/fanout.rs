@@ -4,36 +4,13 @@
 
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::common::{ApiServer, Backend};
+use crate::common::{ApiServer, Backend, open_watch};
 
 const WATCHERS: usize = 1000;
 const UPDATES: usize = 30;
-
-/// Opens a watch over plain HTTP/1.0 (the body is then the raw event
-/// stream, one JSON event per line) and returns its line reader once the
-/// server has answered the request.
-async fn open_watch(addr: &str, path: &str) -> BufReader<TcpStream> {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nAccept: application/json\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    // Status line and headers.
-    loop {
-        line.clear();
-        reader.read_line(&mut line).await.unwrap();
-        if line == "\r\n" || line.is_empty() {
-            break;
-        }
-        if line.starts_with("HTTP/") {
-            assert!(line.contains(" 200 "), "{line}");
-        }
-    }
-    reader
-}
 
 /// The `data.n` values of the MODIFIED events on `fanout`, until `want`
 /// have arrived.

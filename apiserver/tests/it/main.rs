@@ -8,4 +8,5 @@ mod clients;
 mod common;
 mod fanout;
 mod https;
+mod semantics;
 mod storage;
