@@ -9,6 +9,8 @@
 //! * `resources`: the kinds served, in one table.
 //! * `object`: decoding with field validation; server-owned metadata.
 //! * `patch`: JSON, merge and strategic merge patches.
+//! * `protobuf`: request bodies in Kubernetes' protobuf encoding (client-go's
+//!   typed clients send them), decoded into JSON.
 //! * `selector`: label and field selectors.
 //! * `table`: `kubectl get` columns per kind.
 //! * `openapi`: the OpenAPI v3 documents kubectl validates and explains with.
@@ -22,6 +24,7 @@ pub mod namespaces;
 pub mod object;
 pub mod openapi;
 pub mod patch;
+pub mod protobuf;
 pub mod registry;
 pub mod resources;
 pub mod selector;

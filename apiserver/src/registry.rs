@@ -157,7 +157,12 @@ impl Registry {
         Ok(ListResult { items, resource_version, continue_token: None, remaining_item_count: None })
     }
 
-    async fn list_from_etcd(&self, resource: &Resource, opts: &ListOptions) -> Result<ListResult, ApiError> {
+    /// A list read from etcd itself, never from the cache.
+    pub async fn list_from_etcd(
+        &self,
+        resource: &Resource,
+        opts: &ListOptions,
+    ) -> Result<ListResult, ApiError> {
         let prefix = self.collection(resource, opts.filter.namespace.as_deref());
         let rv = opts.at.resource_version.unwrap_or(0);
         let page = self
@@ -346,7 +351,7 @@ impl Registry {
         }
         let stored = stored.map_err(|e| storage(e, resource, name))?;
         let value = to_value(&key, &stored)?;
-        if is_being_deleted(&value) && finalizers(&value).is_empty() {
+        if deletion_finished(&value) {
             let must_be = Preconditions { resource_version: Some(stored.resource_version), uid: None };
             match self.store.delete(&key, &must_be).await {
                 Ok(_) | Err(StorageError::NotFound { .. }) => {}
@@ -401,29 +406,39 @@ impl Registry {
     /// Removes a namespace once its contents are gone: what kube's
     /// namespace controller does after a delete marks it Terminating.
     pub async fn finalize_namespace(&self, name: &str) -> Result<bool, ApiError> {
+        // Read from etcd, not the caches: the namespace must not go while
+        // anything in it is left, however far behind a cache might be.
         for resource in RESOURCES.iter().filter(|r| r.namespaced) {
             let opts = ListOptions {
                 filter: Filter { namespace: Some(name.to_string()), ..Filter::default() },
                 ..ListOptions::default()
             };
-            for item in self.list(resource, &opts).await?.items {
+            for item in self.list_from_etcd(resource, &opts).await?.items {
                 let item_name = object::name_of(&item).to_string();
                 match self.delete(resource, Some(name), &item_name, &DeleteOptions::default(), false).await {
                     Ok(_) | Err(ApiError::NotFound { .. }) => {}
                     Err(e) => return Err(e),
                 }
             }
-            let left = self.list(resource, &opts).await?.items.len();
-            if left > 0 {
+            if !self.list_from_etcd(resource, &opts).await?.items.is_empty() {
                 return Ok(false);
             }
         }
+        // Its contents are gone: clear spec.finalizers; the namespace goes
+        // now, or when its metadata.finalizers are cleared.
         let namespaces = crate::resources::find("", "v1", "namespaces")
             .ok_or_else(|| ApiError::Internal("namespaces are not served".into()))?;
-        let key = self.key(namespaces, None, name);
-        match self.store.delete(&key, &Preconditions::default()).await {
-            Ok(_) | Err(StorageError::NotFound { .. }) => Ok(true),
-            Err(e) => Err(storage(e, namespaces, name)),
+        let cleared = self
+            .update_with(namespaces, None, name, false, |old| {
+                let mut new = old.clone();
+                new["spec"]["finalizers"] = json!([]);
+                object::metadata_mut(&mut new).remove("resourceVersion");
+                Ok(new)
+            })
+            .await;
+        match cleared {
+            Ok(_) | Err(ApiError::NotFound { .. }) => Ok(true),
+            Err(e) => Err(e),
         }
     }
 
@@ -505,6 +520,14 @@ fn check_body_name(
         ));
     }
     Ok(())
+}
+
+/// An object being deleted goes once nothing holds it: no finalizers left
+/// (and for a namespace, none in `spec.finalizers` either: those are its
+/// contents, cleared by `finalize_namespace`).
+fn deletion_finished(object: &Value) -> bool {
+    let spec_finalizers = object["spec"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
+    is_being_deleted(object) && finalizers(object).is_empty() && !spec_finalizers
 }
 
 fn is_being_deleted(object: &Value) -> bool {

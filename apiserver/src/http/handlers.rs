@@ -13,6 +13,7 @@ use super::watch;
 use crate::errors::ApiError;
 use crate::object;
 use crate::patch::PatchType;
+use crate::protobuf::{self, ProtobufError};
 use crate::registry::{DeleteOptions, Deleted, ReadAt};
 use crate::resources::{self, Resource};
 
@@ -49,8 +50,8 @@ pub async fn serve(
         ("update", sub) => request.update(sub, headers, body).await,
         ("patch", Some("scale")) => request.patch_scale(headers, body).await,
         ("patch", sub) => request.patch(sub, headers, body).await,
-        ("delete", None) => request.delete(body).await,
-        ("deletecollection", None) => request.delete_collection(body).await,
+        ("delete", None) => request.delete(headers, body).await,
+        ("deletecollection", None) => request.delete_collection(headers, body).await,
         _ => Err(ApiError::MethodNotAllowed(
             "the server does not allow this method on the requested resource".to_string(),
         )),
@@ -102,10 +103,7 @@ impl Request<'_> {
 
     /// Decodes a JSON request body as an object of this resource.
     fn decode(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
-        check_json_body(headers)?;
-        let value: Value = serde_json::from_slice(body)
-            .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}")))?;
-        object::decode(self.resource, value, self.params.field_validation()?)
+        object::decode(self.resource, body_json(headers, body)?, self.params.field_validation()?)
     }
 
     async fn create(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
@@ -140,9 +138,10 @@ impl Request<'_> {
         Ok(respond::with_warnings(self.ok(StatusCode::OK, patched), &warnings))
     }
 
-    async fn delete(&self, body: &[u8]) -> Result<Response, ApiError> {
+    async fn delete(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
         let dry_run = self.params.dry_run()?;
-        let opts = DeleteOptions { preconditions: query::delete_preconditions(body)? };
+        let opts =
+            DeleteOptions { preconditions: query::delete_preconditions(&delete_options(headers, body)?)? };
         match self.app.registry.delete(self.resource, self.namespace, self.name, &opts, dry_run).await? {
             Deleted::Gone(object) => {
                 Ok(respond::json_response(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
@@ -160,9 +159,10 @@ impl Request<'_> {
     }
 
     /// Deletes every object the selectors match; the list of them.
-    async fn delete_collection(&self, body: &[u8]) -> Result<Response, ApiError> {
+    async fn delete_collection(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
         let dry_run = self.params.dry_run()?;
-        let opts = DeleteOptions { preconditions: query::delete_preconditions(body)? };
+        let opts =
+            DeleteOptions { preconditions: query::delete_preconditions(&delete_options(headers, body)?)? };
         let list_opts = self.params.list_options(self.resource, self.namespace)?;
         let mut list = self.app.registry.list(self.resource, &list_opts).await?;
         let mut deleted = Vec::with_capacity(list.items.len());
@@ -188,9 +188,7 @@ impl Request<'_> {
     }
 
     async fn update_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        check_json_body(headers)?;
-        let scale: Value = serde_json::from_slice(body)
-            .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}")))?;
+        let scale = body_json(headers, body)?;
         self.set_replicas(|_| Ok(scale.clone())).await
     }
 
@@ -240,16 +238,31 @@ impl Request<'_> {
     }
 }
 
-/// Create and update bodies are JSON (kubectl and client-go send JSON).
-fn check_json_body(headers: &HeaderMap) -> Result<(), ApiError> {
+/// A request body as JSON: JSON as sent, or protobuf (what client-go's
+/// typed clients send for built-in kinds) decoded into the same JSON.
+fn body_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, ApiError> {
     let content_type = header_str(headers, header::CONTENT_TYPE);
     let media = content_type.split(';').next().unwrap_or_default().trim();
-    if media.is_empty() || media == "application/json" || media == "*/*" {
-        return Ok(());
+    match media {
+        "" | "application/json" | "*/*" => serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}"))),
+        protobuf::PROTOBUF => protobuf::decode(body).map_err(|e| match e {
+            ProtobufError::UnsupportedKind { .. } => ApiError::UnsupportedMediaType(e.to_string()),
+            _ => ApiError::BadRequest(e.to_string()),
+        }),
+        other => Err(ApiError::UnsupportedMediaType(format!(
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf; got {other:?}"
+        ))),
     }
-    Err(ApiError::UnsupportedMediaType(format!(
-        "the body of the request was in an unknown format - accepted media types include: application/json; got {media:?}"
-    )))
+}
+
+/// A DELETE's body (DeleteOptions) as JSON bytes; empty when none was sent.
+fn delete_options(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Vec::new());
+    }
+    let value = body_json(headers, body)?;
+    serde_json::to_vec(&value).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// The autoscaling/v1 Scale of a Deployment, ReplicaSet or StatefulSet.

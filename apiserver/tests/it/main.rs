@@ -8,5 +8,6 @@ mod clients;
 mod common;
 mod fanout;
 mod https;
+mod kubectl;
 mod semantics;
 mod storage;
