@@ -10,6 +10,9 @@
 //! * List: `Range[prefix + start, prefix end)` with a limit, every page at
 //!   the first page's revision.
 
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
 use bytes::Bytes;
 use rtcd_proto::etcdserverpb::compare::{CompareResult, CompareTarget, TargetUnion};
 use rtcd_proto::etcdserverpb::kv_client::KvClient;
@@ -22,6 +25,7 @@ use rtcd_proto::etcdserverpb::{
 };
 use tonic::transport::Channel;
 
+use super::leases::LeaseReuse;
 use super::{ContinueToken, ListPage, Object, Preconditions, StorageError};
 
 /// etcd's answer to a read below the compacted revision.
@@ -31,6 +35,7 @@ const COMPACTED: &str = "etcdserver: mvcc: required revision has been compacted"
 pub struct Etcd3Store {
     kv: KvClient<Channel>,
     leases: LeaseClient<Channel>,
+    reuse: Arc<LeaseReuse>,
 }
 
 /// What a conditional write found: done at a revision, or the key's current
@@ -42,7 +47,11 @@ enum Outcome {
 
 impl Etcd3Store {
     pub fn new(channel: Channel) -> Self {
-        Self { kv: KvClient::new(channel.clone()), leases: LeaseClient::new(channel) }
+        Self {
+            kv: KvClient::new(channel.clone()),
+            leases: LeaseClient::new(channel),
+            reuse: Arc::new(LeaseReuse::default()),
+        }
     }
 
     /// Writes `value` under `key` if no object is there; its revision.
@@ -51,19 +60,32 @@ impl Etcd3Store {
     }
 
     /// As [`Self::create`], for an object that etcd removes after
-    /// `ttl_seconds` (Events): it is written under a lease of that TTL.
+    /// `ttl_seconds` (Events): it is written under a lease of that TTL,
+    /// shared with the other objects created within a short window.
     pub async fn create_with_ttl(
         &self,
         key: &str,
         value: Bytes,
         ttl_seconds: i64,
     ) -> Result<i64, StorageError> {
-        let grant = LeaseGrantRequest { ttl: ttl_seconds, id: 0 };
+        let lease = self.lease_for(Duration::from_secs(ttl_seconds.max(1).unsigned_abs())).await?;
+        self.create_leased(key, value, lease).await
+    }
+
+    /// A lease that outlives `ttl`: a reused one, or a new one.
+    async fn lease_for(&self, ttl: Duration) -> Result<i64, StorageError> {
+        let now = Instant::now();
+        if let Some(id) = self.reuse.reusable(ttl, now) {
+            return Ok(id);
+        }
+        let granted = LeaseReuse::grant_ttl(ttl);
+        let grant = LeaseGrantRequest { ttl: i64::try_from(granted.as_secs()).unwrap_or(i64::MAX), id: 0 };
         let lease = self.leases.clone().lease_grant(grant).await.map_err(etcd_error)?.into_inner();
         if !lease.error.is_empty() {
             return Err(StorageError::Etcd(lease.error));
         }
-        self.create_leased(key, value, lease.id).await
+        self.reuse.granted(lease.id, granted, now);
+        Ok(lease.id)
     }
 
     async fn create_leased(&self, key: &str, value: Bytes, lease: i64) -> Result<i64, StorageError> {

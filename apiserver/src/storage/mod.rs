@@ -5,6 +5,7 @@
 mod compactor;
 mod continue_token;
 mod etcd3;
+mod leases;
 
 pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;

@@ -151,7 +151,7 @@ async fn compaction_rounds(channel: Channel) {
 
 /// Objects created with a TTL (Events) disappear when it runs out.
 async fn ttl_objects(channel: Channel) {
-    let store = Etcd3Store::new(channel);
+    let store = Etcd3Store::new(channel.clone());
     let key = "/registry/events/default/e1";
     store.create_with_ttl(key, object("e1", 0), 2).await.unwrap();
     assert!(store.get(key).await.unwrap().is_some());
@@ -159,6 +159,17 @@ async fn ttl_objects(channel: Channel) {
         store.create_with_ttl(key, object("e1", 0), 2).await,
         Err(StorageError::AlreadyExists { key: key.into() })
     );
+    // Objects created together share a lease (kube's lease reuse).
+    let mut kv = KvClient::new(channel.clone());
+    let mut leases = Vec::new();
+    for name in ["e2", "e3"] {
+        let key = format!("/registry/events/default/{name}");
+        store.create_with_ttl(&key, object(name, 0), 600).await.unwrap();
+        let range =
+            rtcd_proto::etcdserverpb::RangeRequest { key: key.into_bytes().into(), ..Default::default() };
+        leases.push(kv.range(range).await.unwrap().into_inner().kvs[0].lease);
+    }
+    assert!(leases[0] != 0 && leases[0] == leases[1], "{leases:?}");
     let deadline = Instant::now() + Duration::from_secs(15);
     while store.get(key).await.unwrap().is_some() {
         assert!(Instant::now() < deadline, "the object outlived its TTL");
