@@ -40,6 +40,9 @@ pub struct Config {
     /// How often to compact etcd (Go duration: 5m, 30s; 0 disables).
     #[arg(long, default_value = "5m", value_parser = parse_duration)]
     pub etcd_compaction_interval: Duration,
+    /// The IPv4 range Services' cluster IPs come from.
+    #[arg(long, default_value = "10.0.0.0/24", value_parser = crate::services::IpRange::parse)]
+    pub service_cluster_ip_range: crate::services::IpRange,
     /// Log verbosity as klog's -v: 0-1 info, 2-4 debug, 5 and up trace.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,

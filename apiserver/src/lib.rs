@@ -29,6 +29,7 @@ pub mod registry;
 pub mod resources;
 pub mod selector;
 pub mod server;
+pub mod services;
 pub mod storage;
 pub mod table;
 pub mod tls;

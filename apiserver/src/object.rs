@@ -268,6 +268,14 @@ pub fn prepare_update(resource: &Resource, old: &Value, new: &mut Value, subreso
     if resource.plural == "namespaces" {
         new["spec"] = old["spec"].clone();
     }
+    if resource.plural == "services" {
+        // A Service keeps the cluster IP it was given.
+        for field in ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"] {
+            if let Some(value) = old["spec"].get(field) {
+                new["spec"][field] = value.clone();
+            }
+        }
+    }
     let old_meta = &old["metadata"];
     let meta = metadata_mut(new);
     for owned in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"]

@@ -3,6 +3,7 @@
 //! storage layer for writes and the watch caches for reads.
 
 use std::collections::HashMap;
+use std::net::Ipv4Addr;
 
 use bytes::Bytes;
 use serde_json::{Value, json};
@@ -13,6 +14,7 @@ use crate::errors::{self, ApiError};
 use crate::object::{self, FieldValidation};
 use crate::patch::{self, PatchType};
 use crate::resources::{RESOURCES, Resource};
+use crate::services::{self, ClusterIp, IpRange};
 use crate::storage::{Etcd3Store, Object, Preconditions, StorageError};
 
 /// `?resourceVersion=` and `?resourceVersionMatch=` of a read.
@@ -58,12 +60,14 @@ pub struct Registry {
     store: Etcd3Store,
     etcd_prefix: String,
     caches: HashMap<(&'static str, &'static str), Cacher>,
+    /// Where Services' cluster IPs come from.
+    service_ips: IpRange,
 }
 
 impl Registry {
     /// Serves the resources under `etcd_prefix` (kube's `--etcd-prefix`,
     /// default `/registry`), one watch cache each.
-    pub fn new(channel: Channel, etcd_prefix: &str, cache: CacheConfig) -> Registry {
+    pub fn new(channel: Channel, etcd_prefix: &str, cache: CacheConfig, service_ips: IpRange) -> Registry {
         let etcd_prefix = format!("/{}", etcd_prefix.trim_matches('/'));
         let caches = RESOURCES
             .iter()
@@ -72,7 +76,7 @@ impl Registry {
                 ((r.group, r.plural), Cacher::start(channel.clone(), prefix, cache.clone()))
             })
             .collect();
-        Registry { store: Etcd3Store::new(channel), etcd_prefix, caches }
+        Registry { store: Etcd3Store::new(channel), etcd_prefix, caches, service_ips }
     }
 
     pub fn store(&self) -> &Etcd3Store {
@@ -218,19 +222,84 @@ impl Registry {
         }
         let name = object::prepare_create(resource, &mut object, namespace)?;
         let key = self.key(resource, namespace, &name);
+        let wants_address = match resource.plural {
+            "services" => services::prepare(resource, &mut object, &self.service_ips)?,
+            _ => ClusterIp::NoAddress,
+        };
         if dry_run {
             if self.store.get(&key).await.map_err(|e| storage(e, resource, &name))?.is_some() {
                 return Err(ApiError::AlreadyExists { qualified: resource.qualified_name(), name });
             }
             return Ok(object);
         }
+        let address = self.allocate(resource, &name, namespace.unwrap_or_default(), wants_address).await?;
+        if let Some(ip) = address {
+            services::assign(&mut object, ip);
+        }
         let value = encode(&object)?;
         let created = match resource.ttl_seconds {
             Some(ttl) => self.store.create_with_ttl(&key, value, ttl).await,
             None => self.store.create(&key, value).await,
         };
-        let rv = created.map_err(|e| storage(e, resource, &name))?;
+        let rv = match created {
+            Ok(rv) => rv,
+            Err(e) => {
+                self.release(address).await;
+                return Err(storage(e, resource, &name));
+            }
+        };
         Ok(CachedObject::new(key, object, rv).value)
+    }
+
+    /// Takes a cluster IP for a new Service: the one asked for, or the
+    /// first free one from a random point of the range.
+    async fn allocate(
+        &self,
+        resource: &Resource,
+        name: &str,
+        namespace: &str,
+        wants: ClusterIp,
+    ) -> Result<Option<Ipv4Addr>, ApiError> {
+        let candidates: Vec<Ipv4Addr> = match wants {
+            ClusterIp::NoAddress => return Ok(None),
+            ClusterIp::Exactly(ip) => vec![ip],
+            ClusterIp::Any => self.service_ips.candidates().collect(),
+        };
+        for ip in &candidates {
+            let record = encode(&services::address_object(*ip, namespace, name))?;
+            match self.store.create(&services::address_key(&self.etcd_prefix, *ip), record).await {
+                Ok(_) => return Ok(Some(*ip)),
+                Err(StorageError::AlreadyExists { .. }) => {}
+                Err(e) => return Err(storage(e, resource, name)),
+            }
+        }
+        let message = match wants {
+            ClusterIp::Exactly(ip) => {
+                format!(
+                    "Invalid value: [\"{ip}\"]: failed to allocate IP {ip}: provided IP is already allocated"
+                )
+            }
+            _ => "Internal error: failed to allocate a serviceIP: range is full".to_string(),
+        };
+        Err(object::invalid(resource, name, "FieldValueInvalid", "spec.clusterIPs", &message))
+    }
+
+    /// Frees a Service's cluster IP.
+    async fn release(&self, address: Option<Ipv4Addr>) {
+        let Some(ip) = address else { return };
+        let key = services::address_key(&self.etcd_prefix, ip);
+        if let Err(e) = self.store.delete(&key, &Preconditions::default()).await
+            && !matches!(e, StorageError::NotFound { .. })
+        {
+            tracing::warn!(%ip, error = %e, "could not free a service IP");
+        }
+    }
+
+    /// What goes with an object when it is removed (a Service's IP).
+    async fn removed(&self, resource: &Resource, object: &Value) {
+        if resource.plural == "services" {
+            self.release(services::held_address(object)).await;
+        }
     }
 
     /// New objects go only into namespaces that exist and are not being
@@ -354,7 +423,8 @@ impl Registry {
         if deletion_finished(&value) {
             let must_be = Preconditions { resource_version: Some(stored.resource_version), uid: None };
             match self.store.delete(&key, &must_be).await {
-                Ok(_) | Err(StorageError::NotFound { .. }) => {}
+                Ok(_) => self.removed(resource, &value).await,
+                Err(StorageError::NotFound { .. }) => {}
                 Err(e) => return Err(storage(e, resource, name)),
             }
         }
@@ -381,7 +451,9 @@ impl Registry {
             }
             let deleted =
                 self.store.delete(&key, &opts.preconditions).await.map_err(|e| storage(e, resource, name))?;
-            return Ok(Deleted::Gone(to_value(&key, &deleted)?));
+            let deleted = to_value(&key, &deleted)?;
+            self.removed(resource, &deleted).await;
+            return Ok(Deleted::Gone(deleted));
         }
         if is_being_deleted(&current) {
             return Ok(Deleted::Pending(current));
@@ -453,7 +525,30 @@ impl Registry {
                 Err(e) => return Err(e),
             }
         }
-        Ok(())
+        // The `default/kubernetes` Service, on the range's first address,
+        // as every cluster has it (clients and e2e suites look it up).
+        let services = crate::resources::find("", "v1", "services")
+            .ok_or_else(|| ApiError::Internal("services are not served".into()))?;
+        let kubernetes = json!({
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+            "spec": {
+                "clusterIP": self.service_ips.first().to_string(),
+                "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}],
+            },
+        });
+        // Its address is taken once it exists: look before creating.
+        match self.get(services, Some("default"), "kubernetes", &ReadAt::default()).await {
+            Err(ApiError::NotFound { .. }) => {
+                match self.create(services, Some("default"), kubernetes, false).await {
+                    Ok(_) | Err(ApiError::AlreadyExists { .. }) => Ok(()),
+                    Err(e) => Err(e),
+                }
+            }
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 }
 

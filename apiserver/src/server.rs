@@ -52,7 +52,12 @@ pub async fn run(config: Config) -> Result<(), StartError> {
         _ => None,
     };
     let channel = etcd_channel(&config.etcd_servers)?;
-    let registry = Registry::new(channel.clone(), &config.etcd_prefix, CacheConfig::default());
+    let registry = Registry::new(
+        channel.clone(),
+        &config.etcd_prefix,
+        CacheConfig::default(),
+        config.service_cluster_ip_range,
+    );
     tokio::spawn(start_up(registry.clone()));
     if !config.etcd_compaction_interval.is_zero() {
         tokio::spawn(compact_every(channel, config.etcd_compaction_interval));

@@ -140,6 +140,13 @@ async fn apply_get_and_change(api: &ApiServer) {
     assert!(wide.contains("CONTAINERS") && wide.contains("nginx:1.28,busybox:1.36"), "{wide}");
     let svc = api.ok(&["get", "svc", "web", "-n", "shop"]);
     assert!(svc.contains("80/TCP"), "{svc}");
+    // Services get a cluster IP of their own from the service range;
+    // default/kubernetes holds the first.
+    let ip = api.ok(&["get", "svc", "web", "-n", "shop", "-o", "jsonpath={.spec.clusterIP}"]);
+    assert!(ip.starts_with("10.0.0.") && ip != "10.0.0.1", "{ip}");
+    let kubernetes =
+        api.ok(&["get", "svc", "kubernetes", "-n", "default", "-o", "jsonpath={.spec.clusterIP}"]);
+    assert_eq!(kubernetes, "10.0.0.1");
 
     // Selectors.
     let by_label = api.ok(&["get", "cm,svc,deploy", "-n", "shop", "-l", "app=web", "-o", "name"]);

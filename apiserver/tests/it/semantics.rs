@@ -159,6 +159,27 @@ async fn a_watch_from_a_lists_revision_sees_what_follows(addr: &str) {
     );
 }
 
+async fn service_addresses(addr: &str) {
+    let svcs = "/api/v1/namespaces/default/services";
+    let svc = |name: &str, ip: &str| {
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+               "spec": {"clusterIP": ip, "ports": [{"port": 80}]}})
+        .to_string()
+    };
+    let (code, one) = request(addr, "POST", svcs, JSON, &svc("one", "10.0.0.77")).await;
+    assert_eq!((code, one["spec"]["clusterIP"].as_str()), (201, Some("10.0.0.77")), "{one}");
+    // Taken: refused, and nothing written.
+    let (code, status) = request(addr, "POST", svcs, JSON, &svc("two", "10.0.0.77")).await;
+    assert_eq!(code, 422, "{status}");
+    assert_eq!(request(addr, "GET", &format!("{svcs}/two"), JSON, "").await.0, 404);
+    // The kubernetes Service holds the first address.
+    assert_eq!(request(addr, "POST", svcs, JSON, &svc("three", "10.0.0.1")).await.0, 422);
+    // Freed with its Service.
+    assert_eq!(request(addr, "DELETE", &format!("{svcs}/one"), JSON, "").await.0, 200);
+    let (code, two) = request(addr, "POST", svcs, JSON, &svc("two", "10.0.0.77")).await;
+    assert_eq!((code, two["spec"]["clusterIP"].as_str()), (201, Some("10.0.0.77")), "{two}");
+}
+
 async fn semantics(backend: Backend) {
     let api = ApiServer::start(backend).await;
     let addr = api.url.trim_start_matches("http://").to_string();
@@ -166,6 +187,7 @@ async fn semantics(backend: Backend) {
     lists_read_their_writes(&addr).await;
     writes_and_their_errors(&addr).await;
     a_watch_from_a_lists_revision_sees_what_follows(&addr).await;
+    service_addresses(&addr).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
