@@ -1,8 +1,10 @@
 //! `rtcd-bench`: a load generator with the shape of etcd's `tools/benchmark`
 //! (same global flags, subcommands and summary), so the same command line
 //! measures rtcd and etcd side by side: `put`, `txn-put`, `range`, `watch`,
-//! `watch-latency`, `lease-keepalive` and `kube` (kube-apiserver's pattern).
+//! `watch-latency`, `lease-keepalive` and `kube` (kube-apiserver's pattern);
+//! and `apiserver`, which measures a Kubernetes-style API server over HTTP.
 
+mod apiserver;
 mod kube;
 mod lease;
 mod load;
@@ -79,6 +81,9 @@ enum Command {
     /// kube-apiserver's storage pattern: create-if-absent, GuaranteedUpdate,
     /// paged lists, watches with prev_kv and progress requests.
     Kube(kube::Args),
+    /// A Kubernetes-style API server over HTTP (`--server`): creates, lists
+    /// and watch fanout of ConfigMaps.
+    Apiserver(apiserver::Args),
 }
 
 /// The flags `put` and `txn-put` share (etcd's names and defaults).
@@ -177,6 +182,7 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
         Command::WatchLatency(args) => watch::latency(&target, args).await,
         Command::LeaseKeepalive(args) => lease::keepalive(&target, args).await,
         Command::Kube(args) => kube::run(&target, args).await,
+        Command::Apiserver(args) => apiserver::run(&target, args).await,
     }?;
     let summary = report::summarize(&outcome);
     if cli.json {

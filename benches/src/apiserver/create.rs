@@ -1,0 +1,69 @@
+//! `apiserver create`: POST throughput and latency.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::http::Api;
+use crate::Target;
+use crate::load::Outcome;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// ConfigMaps to create, over all clients.
+    #[arg(long, default_value_t = 10_000)]
+    total: u64,
+    /// The namespace to create them in (created if missing).
+    #[arg(long, default_value = "default")]
+    namespace: String,
+    /// Bytes of data per ConfigMap.
+    #[arg(long, default_value_t = 1024)]
+    val_size: usize,
+}
+
+pub async fn run(api: &Api, target: &Target, args: Args) -> Result<Outcome, String> {
+    super::ensure_namespace(api, &args.namespace).await?;
+    let outcome =
+        create_many(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet).await?;
+    super::say(
+        target.quiet,
+        &format!(
+            "Create: {} of {} ConfigMaps ({} B of data each) created in namespace {} by {}.",
+            outcome.latencies.len(),
+            args.total,
+            args.val_size,
+            args.namespace,
+            super::clients(target.clients),
+        ),
+    );
+    Ok(outcome)
+}
+
+/// POSTs `total` new ConfigMaps (names of this run's own) into `namespace`
+/// from `clients` concurrent clients; each must be answered 201 Created.
+pub async fn create_many(
+    api: &Api,
+    namespace: &str,
+    total: u64,
+    val_size: usize,
+    clients: usize,
+    quiet: bool,
+) -> Result<Outcome, String> {
+    let path: Arc<str> = super::configmaps(namespace).into();
+    let prefix: Arc<str> = super::run_id().into();
+    let api = api.clone();
+    super::concurrently(clients, total, quiet, move |n| {
+        let (api, path) = (api.clone(), path.clone());
+        let body = super::configmap(&format!("{prefix}-{n}"), val_size);
+        async move {
+            let began = Instant::now();
+            let reply = api.post(&path, &body).await?;
+            let latency = began.elapsed();
+            if reply.status.as_u16() == 201 {
+                Ok(latency)
+            } else {
+                Err(format!("create: {}", reply.describe()))
+            }
+        }
+    })
+    .await
+}
