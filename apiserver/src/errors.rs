@@ -38,8 +38,10 @@ pub enum ApiError {
     MethodNotAllowed(String),
     #[error("Too many requests, please try again later.")]
     TooManyRequests,
-    #[error("{0}")]
-    Timeout(String),
+    /// A read or watch at a revision the server has not seen yet: kube's
+    /// 504 whose cause tells client-go to relist from the latest.
+    #[error("Too large resource version: {requested}, current: {current}")]
+    TooLargeResourceVersion { requested: i64, current: i64 },
     #[error("Internal error occurred: {0}")]
     Internal(String),
     #[error("{0}")]
@@ -68,7 +70,7 @@ impl ApiError {
             ApiError::NotAcceptable(_) => 406,
             ApiError::MethodNotAllowed(_) => 405,
             ApiError::TooManyRequests => 429,
-            ApiError::Timeout(_) => 504,
+            ApiError::TooLargeResourceVersion { .. } => 504,
             ApiError::Internal(_) => 500,
             ApiError::ServiceUnavailable(_) => 503,
         }
@@ -87,7 +89,7 @@ impl ApiError {
             ApiError::NotAcceptable(_) => "NotAcceptable",
             ApiError::MethodNotAllowed(_) => "MethodNotAllowed",
             ApiError::TooManyRequests => "TooManyRequests",
-            ApiError::Timeout(_) => "Timeout",
+            ApiError::TooLargeResourceVersion { .. } => "Timeout",
             ApiError::Internal(_) => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
         }
@@ -128,8 +130,17 @@ impl ApiError {
                 "causes": causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect::<Vec<_>>(),
             })),
             ApiError::TooManyRequests => Some(json!({"retryAfterSeconds": 1})),
+            ApiError::TooLargeResourceVersion { .. } => Some(json!({
+                "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                "retryAfterSeconds": 1,
+            })),
             _ => None,
         }
+    }
+
+    /// Seconds a client should wait before trying again, if it should.
+    pub fn retry_after(&self) -> Option<u32> {
+        matches!(self, ApiError::TooManyRequests | ApiError::TooLargeResourceVersion { .. }).then_some(1)
     }
 
     /// Maps a storage error on object `name` of `qualified` (as kube names

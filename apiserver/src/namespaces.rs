@@ -12,12 +12,13 @@ use crate::resources;
 /// How long to wait between tries while objects with finalizers remain.
 const RETRY: Duration = Duration::from_secs(1);
 
-/// Deletes the contents of namespace `name`, then the namespace itself,
-/// retrying until nothing is left.
-pub fn finalize_in_background(registry: Registry, name: String) {
+/// Deletes the contents of namespace `name` (the one with `uid`), then the
+/// namespace itself, retrying until nothing is left; stops if that
+/// namespace is gone or is no longer being deleted.
+pub fn finalize_in_background(registry: Registry, name: String, uid: String) {
     tokio::spawn(async move {
         loop {
-            match registry.finalize_namespace(&name).await {
+            match registry.finalize_namespace(&name, &uid).await {
                 Ok(true) => return,
                 Ok(false) => {}
                 Err(ApiError::NotFound { .. }) => return,
@@ -36,7 +37,8 @@ pub async fn resume_terminating(registry: &Registry) -> Result<(), ApiError> {
     for ns in list.items {
         if ns["metadata"]["deletionTimestamp"].is_string() {
             let name = ns["metadata"]["name"].as_str().unwrap_or_default().to_string();
-            finalize_in_background(registry.clone(), name);
+            let uid = ns["metadata"]["uid"].as_str().unwrap_or_default().to_string();
+            finalize_in_background(registry.clone(), name, uid);
         }
     }
     Ok(())

@@ -278,8 +278,16 @@ pub fn prepare_update(resource: &Resource, old: &Value, new: &mut Value, subreso
     }
     let old_meta = &old["metadata"];
     let meta = metadata_mut(new);
-    for owned in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"]
-    {
+    // The namespace is the URL's, kept from the stored object whatever the
+    // body says (or leaves out); the uid was checked by the caller.
+    for owned in [
+        "namespace",
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+    ] {
         match old_meta.get(owned) {
             Some(v) => meta.insert(owned.into(), v.clone()),
             None => meta.remove(owned),

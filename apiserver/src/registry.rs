@@ -126,7 +126,11 @@ impl Registry {
             }
             Some(rv) => {
                 let cache = self.cache(resource)?;
-                self.wait_fresh(cache, rv).await?;
+                if !self.wait_fresh(cache, rv).await? {
+                    // "Any version" before the cache is loaded: etcd's.
+                    let object = self.store.get(&key).await.map_err(|e| storage(e, resource, name))?;
+                    return object.map(|o| to_value(&key, &o)).transpose()?.ok_or_else(not_found);
+                }
                 cache.get(&key).0.map(|o| o.value.clone()).ok_or_else(not_found)
             }
         }
@@ -141,10 +145,7 @@ impl Registry {
             return self.list_from_etcd(resource, opts).await;
         }
         let fresh = match opts.at.resource_version {
-            Some(rv) => {
-                self.wait_fresh(cache, rv).await?;
-                true
-            }
+            Some(rv) => self.wait_fresh(cache, rv).await?,
             None => {
                 let prefix = self.collection(resource, None);
                 let current =
@@ -190,16 +191,23 @@ impl Registry {
         })
     }
 
-    /// Waits until the cache has seen `rv`: kube's 504 "Too large resource
-    /// version" if it does not within a few seconds.
-    async fn wait_fresh(&self, cache: &Cacher, rv: i64) -> Result<(), ApiError> {
-        if rv == 0 || cache.wait_fresh(rv).await {
-            return Ok(());
+    /// Waits until the cache has seen `rv` (and has loaded at all): true
+    /// when it has; false for rv 0 ("any version") while the cache is still
+    /// loading, so the caller reads etcd; kube's 504 "Too large resource
+    /// version" if it does not catch up within a few seconds.
+    async fn wait_fresh(&self, cache: &Cacher, rv: i64) -> Result<bool, ApiError> {
+        if cache.wait_fresh(rv).await {
+            return Ok(true);
         }
-        Err(ApiError::Timeout(format!(
-            "Too large resource version: {rv}, current: {}",
-            cache.resource_version()
-        )))
+        if rv == 0 {
+            return Ok(false);
+        }
+        Err(ApiError::TooLargeResourceVersion { requested: rv, current: cache.resource_version() })
+    }
+
+    /// Whether every cache has loaded (readiness).
+    pub fn caches_ready(&self) -> bool {
+        self.caches.values().all(Cacher::is_ready)
     }
 
     pub fn watch(&self, resource: &Resource, spec: WatchSpec) -> Result<Watch, ApiError> {
@@ -335,12 +343,27 @@ impl Registry {
     ) -> Result<Value, ApiError> {
         check_body_name(resource, name, namespace, &object)?;
         let wanted_rv = object["metadata"]["resourceVersion"].as_str().map(str::to_string);
+        let wanted_uid = object["metadata"]["uid"].as_str().filter(|u| !u.is_empty()).map(str::to_string);
         self.update_with(resource, namespace, name, dry_run, |old| {
             if let Some(rv) = &wanted_rv
                 && !rv.is_empty()
                 && old["metadata"]["resourceVersion"].as_str() != Some(rv)
             {
                 return Err(errors::modified(&resource.qualified_name(), name));
+            }
+            // A uid in the body names the object meant: not one made anew.
+            if let Some(uid) = &wanted_uid
+                && old["metadata"]["uid"].as_str() != Some(uid)
+            {
+                let why = format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    old["metadata"]["uid"].as_str().unwrap_or_default()
+                );
+                return Err(ApiError::Conflict {
+                    qualified: resource.qualified_name(),
+                    name: name.to_string(),
+                    why,
+                });
             }
             let mut new = object.clone();
             object::prepare_update(resource, old, &mut new, subresource);
@@ -477,7 +500,18 @@ impl Registry {
 
     /// Removes a namespace once its contents are gone: what kube's
     /// namespace controller does after a delete marks it Terminating.
-    pub async fn finalize_namespace(&self, name: &str) -> Result<bool, ApiError> {
+    pub async fn finalize_namespace(&self, name: &str, uid: &str) -> Result<bool, ApiError> {
+        let namespaces = crate::resources::find("", "v1", "namespaces")
+            .ok_or_else(|| ApiError::Internal("namespaces are not served".into()))?;
+        // Only the namespace this deletion is for, while it is being
+        // deleted: never a namespace made anew under the same name.
+        let current = match self.get(namespaces, None, name, &ReadAt::default()).await {
+            Err(ApiError::NotFound { .. }) => return Ok(true),
+            other => other?,
+        };
+        if current["metadata"]["uid"].as_str() != Some(uid) || !is_being_deleted(&current) {
+            return Ok(true);
+        }
         // Read from etcd, not the caches: the namespace must not go while
         // anything in it is left, however far behind a cache might be.
         for resource in RESOURCES.iter().filter(|r| r.namespaced) {
@@ -498,10 +532,14 @@ impl Registry {
         }
         // Its contents are gone: clear spec.finalizers; the namespace goes
         // now, or when its metadata.finalizers are cleared.
-        let namespaces = crate::resources::find("", "v1", "namespaces")
-            .ok_or_else(|| ApiError::Internal("namespaces are not served".into()))?;
         let cleared = self
             .update_with(namespaces, None, name, false, |old| {
+                if old["metadata"]["uid"].as_str() != Some(uid) {
+                    return Err(ApiError::NotFound {
+                        qualified: "namespaces".into(),
+                        name: name.to_string(),
+                    });
+                }
                 let mut new = old.clone();
                 new["spec"]["finalizers"] = json!([]);
                 object::metadata_mut(&mut new).remove("resourceVersion");

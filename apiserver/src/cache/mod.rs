@@ -214,6 +214,11 @@ impl Cacher {
         self.shared.lock().resource_version
     }
 
+    /// Whether the first list is in (and the watch on etcd is up).
+    pub fn is_ready(&self) -> bool {
+        self.shared.lock().ready
+    }
+
     pub fn watcher_count(&self) -> usize {
         self.shared.lock().watchers.len()
     }
@@ -298,7 +303,13 @@ impl Cacher {
             }
         };
         let bookmark_every = spec.bookmarks.then_some(self.shared.config.bookmark_every);
-        let id = state.watchers.add(spec.filter, tx, bookmark_every, spec.deadline);
+        // What the client already has: up to its revision, or the state
+        // just sent.
+        let after = match spec.start {
+            WatchStart::After(rv) => rv,
+            WatchStart::CurrentState | WatchStart::Now => state.resource_version,
+        };
+        let id = state.watchers.add(spec.filter, after, tx, bookmark_every, spec.deadline);
         drop(state);
         Ok(Watch { initial, live, registration: Registration { cacher: self.shared.clone(), id } })
     }
@@ -325,22 +336,26 @@ impl Cacher {
         self.shared.fresh.send_replace(resource_version);
     }
 
-    /// Applies one change and fans it out.
-    fn apply(&self, event: Event) {
+    /// Applies the changes of one watch response and fans them out, under
+    /// one lock: the events of one revision (a transaction) are seen by
+    /// readers and new watchers all or not at all.
+    fn apply_all(&self, events: Vec<Event>) {
         let mut state = self.shared.lock();
-        match event.kind {
-            EventType::Deleted => state.objects.remove(&event.object.key),
-            _ => state.objects.insert(event.object.key.clone(), event.object.clone()),
-        };
-        state.watchers.dispatch(&event);
-        let rv = event.resource_version;
-        state.window.push_back(event);
-        while state.window.len() > self.shared.config.window {
-            if let Some(evicted) = state.window.pop_front() {
-                state.window_start = evicted.resource_version;
+        for event in events {
+            match event.kind {
+                EventType::Deleted => state.objects.remove(&event.object.key),
+                _ => state.objects.insert(event.object.key.clone(), event.object.clone()),
+            };
+            state.watchers.dispatch(&event);
+            let rv = event.resource_version;
+            state.window.push_back(event);
+            while state.window.len() > self.shared.config.window {
+                if let Some(evicted) = state.window.pop_front() {
+                    state.window_start = evicted.resource_version;
+                }
             }
+            state.resource_version = state.resource_version.max(rv);
         }
-        state.resource_version = state.resource_version.max(rv);
         let rv = state.resource_version;
         drop(state);
         self.shared.fresh.send_replace(rv);
@@ -357,6 +372,13 @@ impl Cacher {
 
     fn not_ready(&self) {
         self.shared.lock().ready = false;
+    }
+
+    /// The watch on etcd is (again) up.
+    fn ready_again(&self) {
+        self.shared.lock().ready = true;
+        let rv = self.resource_version();
+        self.shared.fresh.send_replace(rv);
     }
 }
 

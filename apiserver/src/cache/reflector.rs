@@ -142,18 +142,18 @@ fn handle(cacher: &Cacher, resp: WatchResponse) -> Option<Ended> {
     }
     let revision = resp.header.as_ref().map_or(0, |h| h.revision);
     if resp.events.is_empty() {
-        // The creation answer's revision says nothing of what is delivered;
-        // a progress notification says everything up to it is.
-        if !resp.created {
+        // The creation answer's revision says nothing of what is delivered
+        // (but the watch is up); a progress notification says everything
+        // up to it is.
+        if resp.created {
+            cacher.ready_again();
+        } else {
             cacher.progress(revision);
         }
         return None;
     }
-    for event in resp.events {
-        if let Some(event) = to_event(cacher, event) {
-            cacher.apply(event);
-        }
-    }
+    let events = resp.events.into_iter().filter_map(|event| to_event(cacher, event)).collect();
+    cacher.apply_all(events);
     None
 }
 

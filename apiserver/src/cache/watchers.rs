@@ -62,6 +62,9 @@ pub const WATCHER_BUFFER: usize = 1000;
 
 pub(super) struct Watcher {
     filter: Filter,
+    /// Events at or below this revision are already the client's (its
+    /// start): never sent again, nor bookmarks below it.
+    after: i64,
     tx: mpsc::Sender<Delivery>,
     /// When the next periodic bookmark is due; None without bookmarks.
     next_bookmark: Option<Instant>,
@@ -86,6 +89,7 @@ impl Watchers {
     pub(super) fn add(
         &mut self,
         filter: Filter,
+        after: i64,
         tx: mpsc::Sender<Delivery>,
         bookmark_every: Option<Duration>,
         deadline: Instant,
@@ -93,7 +97,7 @@ impl Watchers {
         let id = self.next_id;
         self.next_id += 1;
         let next_bookmark = bookmark_every.map(|every| Instant::now() + every);
-        self.by_id.insert(id, Watcher { filter, tx, next_bookmark, deadline });
+        self.by_id.insert(id, Watcher { filter, after, tx, next_bookmark, deadline });
         id
     }
 
@@ -112,9 +116,14 @@ impl Watchers {
 
     /// Hands `event` to every watcher it concerns; drops those that are full.
     pub(super) fn dispatch(&mut self, event: &Event) {
-        self.by_id.retain(|id, watcher| match delivery_for(&watcher.filter, event) {
-            None => true,
-            Some(delivery) => offer(*id, watcher, delivery),
+        self.by_id.retain(|id, watcher| {
+            if event.resource_version <= watcher.after {
+                return true;
+            }
+            match delivery_for(&watcher.filter, event) {
+                None => true,
+                Some(delivery) => offer(*id, watcher, delivery),
+            }
         });
     }
 
@@ -123,6 +132,9 @@ impl Watchers {
     pub(super) fn bookmarks(&mut self, now: Instant, resource_version: i64, every: Duration) {
         for watcher in self.by_id.values_mut() {
             let Some(due) = watcher.next_bookmark else { continue };
+            if resource_version < watcher.after {
+                continue;
+            }
             let before_deadline = watcher.deadline.saturating_duration_since(now) <= Duration::from_secs(2);
             if now < due && !before_deadline {
                 continue;
@@ -201,8 +213,8 @@ mod tests {
         let mut watchers = Watchers::default();
         let (slow_tx, slow_rx) = mpsc::channel(WATCHER_BUFFER);
         let (fast_tx, mut fast_rx) = mpsc::channel(WATCHER_BUFFER);
-        watchers.add(Filter::default(), slow_tx, None, far());
-        watchers.add(Filter::default(), fast_tx, None, far());
+        watchers.add(Filter::default(), 0, slow_tx, None, far());
+        watchers.add(Filter::default(), 0, fast_tx, None, far());
         let total = WATCHER_BUFFER as i64 + 10;
         let mut received = Vec::new();
         for n in 1..=total {
@@ -227,7 +239,7 @@ mod tests {
     fn objects_entering_and_leaving_a_selector_are_added_and_deleted() {
         let mut watchers = Watchers::default();
         let (tx, mut rx) = mpsc::channel(16);
-        watchers.add(filter("app=web"), tx, None, far());
+        watchers.add(filter("app=web"), 0, tx, None, far());
         watchers.dispatch(&event(1, json!({"app": "db"}), None));
         watchers.dispatch(&event(2, json!({"app": "web"}), Some(json!({"app": "db"}))));
         watchers.dispatch(&event(3, json!({"app": "web", "x": "y"}), Some(json!({"app": "web"}))));
@@ -248,12 +260,27 @@ mod tests {
     }
 
     #[test]
+    fn a_watch_from_a_future_revision_gets_nothing_at_or_below_it() {
+        let mut watchers = Watchers::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        watchers.add(Filter::default(), 5, tx, None, far());
+        for n in 3..=7 {
+            watchers.dispatch(&event(n, json!({}), None));
+        }
+        let mut seen = Vec::new();
+        while let Ok(Delivery::Event { object, .. }) = rx.try_recv() {
+            seen.push(object.resource_version);
+        }
+        assert_eq!(seen, vec![6, 7]);
+    }
+
+    #[test]
     fn bookmarks_come_when_due_and_just_before_the_deadline() {
         let mut watchers = Watchers::default();
         let (tx, mut rx) = mpsc::channel(16);
         let now = Instant::now();
         let every = Duration::from_secs(60);
-        watchers.add(Filter::default(), tx, Some(every), now + Duration::from_secs(150));
+        watchers.add(Filter::default(), 0, tx, Some(every), now + Duration::from_secs(150));
         watchers.bookmarks(now + Duration::from_secs(30), 5, every);
         assert!(rx.try_recv().is_err(), "not due yet");
         watchers.bookmarks(now + Duration::from_secs(61), 7, every);

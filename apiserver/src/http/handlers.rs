@@ -36,6 +36,15 @@ pub async fn serve(
     {
         return Err(ApiError::NoSuchPath);
     }
+    // A namespaced kind is only listed and watched across namespaces; and
+    // namespaces go one by one (their deletion is a process).
+    let cluster_wide_write =
+        resource.namespaced && namespace.is_none() && !matches!(info.verb, "list" | "watch");
+    if cluster_wide_write || (resource.plural == "namespaces" && info.verb == "deletecollection") {
+        return Err(ApiError::MethodNotAllowed(
+            "the server does not allow this method on the requested resource".to_string(),
+        ));
+    }
     let accept = header_str(headers, header::ACCEPT);
     let shape = Shape::negotiate(accept, params.get("includeObject"))?;
     let name = info.name.as_deref().unwrap_or_default();
@@ -139,9 +148,9 @@ impl Request<'_> {
     }
 
     async fn delete(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        let dry_run = self.params.dry_run()?;
-        let opts =
-            DeleteOptions { preconditions: query::delete_preconditions(&delete_options(headers, body)?)? };
+        let options = query::delete_body(&delete_options(headers, body)?)?;
+        let dry_run = self.params.dry_run()? || options.dry_run;
+        let opts = DeleteOptions { preconditions: options.preconditions };
         match self.app.registry.delete(self.resource, self.namespace, self.name, &opts, dry_run).await? {
             Deleted::Gone(object) => {
                 Ok(respond::json_response(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
@@ -151,6 +160,7 @@ impl Request<'_> {
                     crate::namespaces::finalize_in_background(
                         self.app.registry.clone(),
                         self.name.to_string(),
+                        object["metadata"]["uid"].as_str().unwrap_or_default().to_string(),
                     );
                 }
                 Ok(self.ok(StatusCode::OK, object))
@@ -160,9 +170,9 @@ impl Request<'_> {
 
     /// Deletes every object the selectors match; the list of them.
     async fn delete_collection(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        let dry_run = self.params.dry_run()?;
-        let opts =
-            DeleteOptions { preconditions: query::delete_preconditions(&delete_options(headers, body)?)? };
+        let options = query::delete_body(&delete_options(headers, body)?)?;
+        let dry_run = self.params.dry_run()? || options.dry_run;
+        let opts = DeleteOptions { preconditions: options.preconditions };
         let list_opts = self.params.list_options(self.resource, self.namespace)?;
         let mut list = self.app.registry.list(self.resource, &list_opts).await?;
         let mut deleted = Vec::with_capacity(list.items.len());

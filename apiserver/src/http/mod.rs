@@ -166,6 +166,9 @@ fn text(code: StatusCode, body: &str) -> Response {
 /// Ready when etcd answers (kube's `[+]etcd ok` check).
 async fn readyz(app: &App) -> Result<Response, ApiError> {
     match app.registry.store().current_revision("/").await {
+        Ok(_) if !app.registry.caches_ready() => {
+            Ok(text(StatusCode::INTERNAL_SERVER_ERROR, "[-]watch caches loading\nreadyz check failed"))
+        }
         Ok(_) => Ok(text(StatusCode::OK, "ok")),
         Err(e) => {
             Ok(text(StatusCode::INTERNAL_SERVER_ERROR, &format!("[-]etcd failed: {e}\nreadyz check failed")))

@@ -15,6 +15,8 @@ use crate::storage::Preconditions;
 /// How long a watch without `timeoutSeconds` lasts: kube picks between
 /// 30 and 60 minutes so that watches do not all end together.
 const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(1800);
+/// The longest watch a client may ask for.
+const MAX_WATCH_TIMEOUT_SECONDS: u64 = 24 * 3600;
 
 #[derive(Debug, Clone, Default)]
 pub struct Params(pub HashMap<String, String>);
@@ -174,15 +176,20 @@ impl Params {
             (Some(false), None | Some(0)) => WatchStart::Now,
             (_, Some(rv)) => WatchStart::After(rv),
         };
-        let timeout = match self.get("timeoutSeconds") {
-            Some(text) if !text.is_empty() => Duration::from_secs(
-                text.parse::<u64>()
-                    .map_err(|_| ApiError::BadRequest(format!("invalid timeoutSeconds: {text}")))?,
-            ),
-            _ => {
+        // 0 or unset: kube's default, 30 to 60 minutes so that watches do
+        // not all end together; at most a day.
+        let asked = match self.get("timeoutSeconds") {
+            Some(text) if !text.is_empty() => text
+                .parse::<u64>()
+                .map_err(|_| ApiError::BadRequest(format!("invalid timeoutSeconds: {text}")))?,
+            _ => 0,
+        };
+        let timeout = match asked {
+            0 => {
                 MIN_WATCH_TIMEOUT
                     + Duration::from_millis(u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * 7_000)
             }
+            seconds => Duration::from_secs(seconds.min(MAX_WATCH_TIMEOUT_SECONDS)),
         };
         Ok(WatchSpec {
             filter: self.selectors(resource, namespace)?,
@@ -195,10 +202,18 @@ impl Params {
     }
 }
 
-/// `DeleteOptions` from a DELETE's body (may be empty) and query.
-pub fn delete_preconditions(body: &[u8]) -> Result<Preconditions, ApiError> {
+/// What a DELETE's body (`DeleteOptions`, may be empty) asks for.
+#[derive(Debug, Clone, Default)]
+pub struct DeleteBody {
+    pub preconditions: Preconditions,
+    /// `dryRun: ["All"]` in the body (client-go puts it there, not in the
+    /// query).
+    pub dry_run: bool,
+}
+
+pub fn delete_body(body: &[u8]) -> Result<DeleteBody, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Preconditions::default());
+        return Ok(DeleteBody::default());
     }
     let opts: serde_json::Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions: {e}")))?;
@@ -210,8 +225,25 @@ pub fn delete_preconditions(body: &[u8]) -> Result<Preconditions, ApiError> {
         ),
         _ => None,
     };
-    Ok(Preconditions {
-        uid: pre["uid"].as_str().filter(|u| !u.is_empty()).map(str::to_string),
-        resource_version,
+    let dry_run = match opts.get("dryRun") {
+        None | Some(serde_json::Value::Null) => false,
+        Some(serde_json::Value::Array(values)) => match values.as_slice() {
+            [] => false,
+            [all] if all == "All" => true,
+            _ => {
+                return Err(ApiError::BadRequest(format!(
+                    "Invalid dryRun value: dryRun: Unsupported value: {}: supported values: \"All\"",
+                    opts["dryRun"]
+                )));
+            }
+        },
+        Some(other) => return Err(ApiError::BadRequest(format!("invalid DeleteOptions: dryRun: {other}"))),
+    };
+    Ok(DeleteBody {
+        preconditions: Preconditions {
+            uid: pre["uid"].as_str().filter(|u| !u.is_empty()).map(str::to_string),
+            resource_version,
+        },
+        dry_run,
     })
 }

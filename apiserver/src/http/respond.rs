@@ -16,7 +16,12 @@ pub const JSON: &str = "application/json";
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        json_response(code, &self.status())
+        let mut response = json_response(code, &self.status());
+        // client-go backs off and retries only when this header is there.
+        if let Some(seconds) = self.retry_after() {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }
 

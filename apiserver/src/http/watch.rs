@@ -47,14 +47,14 @@ pub async fn serve(
         (WatchStart::After(rv), _) => Some(rv),
         _ => None,
     };
-    if let Some(rv) = must_see
-        && !cache.wait_fresh(rv).await
-        && spec.initial_events_end
-    {
-        return Err(ApiError::Timeout(format!(
-            "Too large resource version: {rv}, current: {}",
-            cache.resource_version()
-        )));
+    // Nothing is served from a cache before its first list is in.
+    let fresh = cache.wait_fresh(must_see.unwrap_or(0)).await;
+    if !fresh && !cache.is_ready() {
+        return Err(ApiError::TooManyRequests);
+    }
+    if !fresh && spec.initial_events_end {
+        let requested = must_see.unwrap_or(0);
+        return Err(ApiError::TooLargeResourceVersion { requested, current: cache.resource_version() });
     }
     let deadline = tokio::time::Instant::from_std(spec.deadline);
     let encoder = Encoder { resource, shape, headers_sent: false };

@@ -180,6 +180,44 @@ async fn service_addresses(addr: &str) {
     assert_eq!((code, two["spec"]["clusterIP"].as_str()), (201, Some("10.0.0.77")), "{two}");
 }
 
+/// What the review of the first version found, each checked.
+async fn writes_that_must_not_go_astray(addr: &str) {
+    request(addr, "POST", CMS, JSON, &cm("keep", json!({"set": "keep"}))).await;
+    // client-go sends dryRun in the DeleteOptions body: nothing is deleted.
+    let (code, _) = request(addr, "DELETE", &format!("{CMS}/keep"), JSON, r#"{"dryRun":["All"]}"#).await;
+    assert_eq!(code, 200);
+    let (code, _) =
+        request(addr, "DELETE", &format!("{CMS}?labelSelector=set%3Dkeep"), JSON, r#"{"dryRun":["All"]}"#)
+            .await;
+    assert_eq!(code, 200);
+    assert_eq!(request(addr, "GET", &format!("{CMS}/keep"), JSON, "").await.0, 200);
+    // A PUT that leaves the namespace out keeps the object in its namespace.
+    let (_, current) = request(addr, "GET", &format!("{CMS}/keep"), JSON, "").await;
+    let mut body = current.clone();
+    body["metadata"].as_object_mut().unwrap().remove("namespace");
+    body["data"] = json!({"k": "changed"});
+    assert_eq!(request(addr, "PUT", &format!("{CMS}/keep"), JSON, &body.to_string()).await.0, 200);
+    let (_, list) = request(addr, "GET", &format!("{CMS}?labelSelector=set%3Dkeep"), JSON, "").await;
+    assert_eq!(list["items"][0]["metadata"]["namespace"], "default", "{list}");
+    // A uid in the body that is not the object's: 409.
+    let mut other = list["items"][0].clone();
+    other["metadata"]["uid"] = json!("00000000-0000-0000-0000-000000000000");
+    other["metadata"].as_object_mut().unwrap().remove("resourceVersion");
+    let (code, status) = request(addr, "PUT", &format!("{CMS}/keep"), JSON, &other.to_string()).await;
+    assert_eq!((code, status["reason"].as_str()), (409, Some("Conflict")));
+    // Namespaced kinds are written only inside a namespace.
+    let (code, _) = request(addr, "POST", "/api/v1/configmaps", JSON, &cm("nowhere", json!({}))).await;
+    assert_eq!(code, 405);
+    assert_eq!(request(addr, "DELETE", "/api/v1/configmaps", JSON, "").await.0, 405);
+    assert_eq!(request(addr, "GET", &format!("{CMS}/keep"), JSON, "").await.0, 200);
+    // A watch of a revision far ahead: kube's 504 with the cause client-go
+    // relists on, as an error answer.
+    let (code, status) =
+        request(addr, "GET", &format!("{CMS}/keep?resourceVersion=999999999"), JSON, "").await;
+    assert_eq!(code, 504, "{status}");
+    assert_eq!(status["details"]["causes"][0]["reason"], "ResourceVersionTooLarge");
+}
+
 async fn semantics(backend: Backend) {
     let api = ApiServer::start(backend).await;
     let addr = api.url.trim_start_matches("http://").to_string();
@@ -188,6 +226,7 @@ async fn semantics(backend: Backend) {
     writes_and_their_errors(&addr).await;
     a_watch_from_a_lists_revision_sees_what_follows(&addr).await;
     service_addresses(&addr).await;
+    writes_that_must_not_go_astray(&addr).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
