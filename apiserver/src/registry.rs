@@ -138,8 +138,12 @@ impl Registry {
 
     pub async fn list(&self, resource: &Resource, opts: &ListOptions) -> Result<ListResult, ApiError> {
         let cache = self.cache(resource)?;
+        // Pages need etcd's revision-pinned ranges: a first page at the
+        // latest, a continuation, or an Exact revision (which a limit with a
+        // resourceVersion and no match means). NotOlderThan and "0" are the
+        // cache's, the limit ignored as kube's cache ignores it.
         let from_etcd = opts.continue_token.is_some()
-            || (opts.limit > 0 && opts.at.resource_version != Some(0))
+            || (opts.limit > 0 && opts.at.resource_version.is_none())
             || opts.at.exact;
         if from_etcd {
             return self.list_from_etcd(resource, opts).await;
@@ -187,7 +191,10 @@ impl Registry {
             items,
             resource_version: page.resource_version,
             continue_token: page.continue_token,
-            remaining_item_count: page.remaining_item_count,
+            // How many more match is unknown when a selector filters them.
+            remaining_item_count: page
+                .remaining_item_count
+                .filter(|_| opts.filter.labels.is_none() && opts.filter.fields.is_none()),
         })
     }
 
