@@ -567,32 +567,18 @@ fn time(data: Option<&[u8]>, micro: bool) -> Result<Value, String> {
     if seconds == -62_135_596_800 && micros == 0 {
         return Ok(Value::Null);
     }
-    let days = seconds.div_euclid(86_400);
-    let secs_of_day = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
-        return Err(format!("time {seconds}s since 1970 is outside years 0-9999"));
+    let out_of_range = || format!("time {seconds}s since 1970 is outside years 0-9999");
+    let seconds = i64::try_from(seconds).map_err(|_| out_of_range())?;
+    // A civil (UTC) date-time: jiff's Timestamp stops a day short of the
+    // end of year 9999, which Go still writes.
+    let epoch = jiff::civil::date(1970, 1, 1).at(0, 0, 0, 0);
+    let span = jiff::Span::new().try_seconds(seconds).map_err(|_| out_of_range())?;
+    let time = epoch.checked_add(span).map_err(|_| out_of_range())?;
+    if !(0..=9999).contains(&time.year()) {
+        return Err(out_of_range());
     }
-    let (h, m, s) = (secs_of_day / 3600, secs_of_day / 60 % 60, secs_of_day % 60);
-    Ok(Value::String(if micro {
-        format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{micros:06}Z")
-    } else {
-        format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
-    }))
-}
-
-/// The proleptic Gregorian (year, month, day) of a count of days since 1970-01-01.
-fn civil_from_days(days: i128) -> (i128, i128, i128) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i128::from(month <= 2);
-    (year, month, day)
+    let whole = time.strftime("%Y-%m-%dT%H:%M:%S");
+    Ok(Value::String(if micro { format!("{whole}.{micros:06}Z") } else { format!("{whole}Z") }))
 }
 
 /// util/intstr IntOrString {type = 1, intVal = 2, strVal = 3}: type 0 is the int, 1 the string.
