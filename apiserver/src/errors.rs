@@ -153,6 +153,8 @@ impl ApiError {
             StorageError::AlreadyExists { .. } => ApiError::AlreadyExists { qualified, name },
             StorageError::PreconditionFailed { why, .. } => ApiError::Conflict { qualified, name, why },
             StorageError::Expired => ApiError::Expired(err.to_string()),
+            // Callers that know the revisions say them (TooLargeResourceVersion).
+            StorageError::FutureRevision => ApiError::TooLargeResourceVersion { requested: 0, current: 0 },
             StorageError::InvalidContinue(_) => ApiError::BadRequest(err.to_string()),
             StorageError::Update(message) => ApiError::BadRequest(message),
             StorageError::Etcd(message) => ApiError::Internal(message),

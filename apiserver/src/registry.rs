@@ -174,11 +174,16 @@ impl Registry {
     ) -> Result<ListResult, ApiError> {
         let prefix = self.collection(resource, opts.filter.namespace.as_deref());
         let rv = opts.at.resource_version.unwrap_or(0);
-        let page = self
-            .store
-            .list(&prefix, opts.limit, rv, opts.continue_token.as_deref())
-            .await
-            .map_err(|e| storage(e, resource, ""))?;
+        let page =
+            self.store.list(&prefix, opts.limit, rv, opts.continue_token.as_deref()).await.map_err(|e| {
+                match e {
+                    StorageError::FutureRevision => ApiError::TooLargeResourceVersion {
+                        requested: rv,
+                        current: self.cache(resource).map_or(0, Cacher::resource_version),
+                    },
+                    e => storage(e, resource, ""),
+                }
+            })?;
         let mut items = Vec::with_capacity(page.items.len());
         for (key, object) in &page.items {
             let key = String::from_utf8_lossy(key).into_owned();

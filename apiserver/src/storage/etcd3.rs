@@ -30,6 +30,8 @@ use super::{ContinueToken, ListPage, Object, Preconditions, StorageError};
 
 /// etcd's answer to a read below the compacted revision.
 const COMPACTED: &str = "etcdserver: mvcc: required revision has been compacted";
+/// etcd's answer to a read above its current revision.
+const FUTURE: &str = "etcdserver: mvcc: required revision is a future revision";
 
 #[derive(Debug, Clone)]
 pub struct Etcd3Store {
@@ -271,6 +273,9 @@ pub(crate) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
 fn etcd_error(status: tonic::Status) -> StorageError {
     if status.message() == COMPACTED {
         return StorageError::Expired;
+    }
+    if status.message() == FUTURE {
+        return StorageError::FutureRevision;
     }
     StorageError::Etcd(status.message().to_string())
 }

@@ -85,6 +85,9 @@ pub enum StorageError {
     /// The revision asked for has been compacted (410 Expired).
     #[error("The provided continue parameter is too old to display a consistent list result.")]
     Expired,
+    /// The revision asked for is ahead of etcd's.
+    #[error("etcdserver: mvcc: required revision is a future revision")]
+    FutureRevision,
     /// A continue token that this server did not issue (400 BadRequest).
     #[error("continue key is not valid: {0}")]
     InvalidContinue(String),

@@ -216,6 +216,11 @@ async fn writes_that_must_not_go_astray(addr: &str) {
         request(addr, "GET", &format!("{CMS}/keep?resourceVersion=999999999"), JSON, "").await;
     assert_eq!(code, 504, "{status}");
     assert_eq!(status["details"]["causes"][0]["reason"], "ResourceVersionTooLarge");
+    // The same for an Exact list ahead of etcd (etcd's "future revision").
+    let path = format!("{CMS}?resourceVersion=999999999&resourceVersionMatch=Exact");
+    let (code, status) = request(addr, "GET", &path, JSON, "").await;
+    assert_eq!(code, 504, "{status}");
+    assert_eq!(status["details"]["causes"][0]["reason"], "ResourceVersionTooLarge");
 }
 
 async fn semantics(backend: Backend) {
