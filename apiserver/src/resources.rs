@@ -1,5 +1,6 @@
 //! The resources this server serves: one table, read by discovery, the
-//! request router, the storage keys and the object codec.
+//! request router, the storage keys, the object codec and the OpenAPI
+//! documents.
 
 use k8s_openapi::api::{
     apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
@@ -7,6 +8,8 @@ use k8s_openapi::api::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+use crate::openapi::OpenApiResource;
 
 /// One kind of object and everything the server needs to know to serve it.
 #[derive(Debug)]
@@ -17,7 +20,6 @@ pub struct Resource {
     pub kind: &'static str,
     /// The plural resource name in URLs (`configmaps`).
     pub plural: &'static str,
-    pub singular: &'static str,
     pub namespaced: bool,
     pub short_names: &'static [&'static str],
     /// Where objects live under the etcd prefix: kube-apiserver's own
@@ -27,6 +29,8 @@ pub struct Resource {
     pub has_scale: bool,
     /// Objects that etcd removes after this many seconds (Events).
     pub ttl_seconds: Option<i64>,
+    /// The kind's OpenAPI description, from its k8s-openapi type.
+    pub openapi: fn(&'static [&'static str]) -> OpenApiResource,
     /// Decodes JSON into the typed object and back: the typed object's JSON
     /// (unknown fields dropped) or the decoder's message.
     pub roundtrip: fn(Value) -> Result<Value, String>,
@@ -60,9 +64,23 @@ impl Resource {
         !matches!(self.plural, "configmaps" | "secrets" | "serviceaccounts" | "endpoints" | "events")
     }
 
+    /// `singularName` in discovery: the kind in lower case.
+    pub fn singular(&self) -> String {
+        self.kind.to_lowercase()
+    }
+
     /// Subresources served besides the object itself.
     pub fn subresources(&self) -> impl Iterator<Item = &'static str> {
-        [self.has_status.then_some("status"), self.has_scale.then_some("scale")].into_iter().flatten()
+        self.subresource_names().iter().copied()
+    }
+
+    pub fn subresource_names(&self) -> &'static [&'static str] {
+        match (self.has_status, self.has_scale) {
+            (true, true) => &["status", "scale"],
+            (true, false) => &["status"],
+            (false, true) => &["scale"],
+            (false, false) => &[],
+        }
     }
 }
 
@@ -93,39 +111,16 @@ macro_rules! resource {
             version: "v1",
             kind: stringify!($kind),
             plural: $plural,
-            singular: const_lower(stringify!($kind)),
             namespaced: $namespaced,
             short_names: $short,
             storage_prefix: $prefix,
             has_status: $status,
             has_scale: $scale,
             ttl_seconds: ttl!($($ttl)?),
+            openapi: OpenApiResource::of::<$ty>,
             roundtrip: roundtrip::<$ty>,
         }
     };
-}
-
-/// Lower-cases a kind name for `singularName` (kinds are ASCII).
-const fn const_lower(kind: &'static str) -> &'static str {
-    match kind.as_bytes() {
-        b"Namespace" => "namespace",
-        b"ConfigMap" => "configmap",
-        b"Secret" => "secret",
-        b"ServiceAccount" => "serviceaccount",
-        b"Service" => "service",
-        b"Endpoints" => "endpoints",
-        b"Pod" => "pod",
-        b"Event" => "event",
-        b"Node" => "node",
-        b"Deployment" => "deployment",
-        b"ReplicaSet" => "replicaset",
-        b"StatefulSet" => "statefulset",
-        b"DaemonSet" => "daemonset",
-        b"Job" => "job",
-        b"CronJob" => "cronjob",
-        b"Lease" => "lease",
-        _ => "",
-    }
 }
 
 /// Every resource served, in discovery order.
@@ -173,11 +168,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_resource_is_found_by_its_url_name_and_has_a_singular_name() {
+    fn every_resource_is_found_by_its_url_name() {
         for r in RESOURCES {
             assert!(std::ptr::eq(find(r.group, r.version, r.plural).unwrap(), r));
-            assert!(!r.singular.is_empty(), "{}", r.kind);
         }
+        assert_eq!(find("", "v1", "endpoints").unwrap().singular(), "endpoints");
         assert_eq!(groups(), vec!["apps", "batch", "coordination.k8s.io"]);
     }
 

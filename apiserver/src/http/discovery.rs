@@ -66,7 +66,7 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
     for r in served {
         list.push(json!({
             "name": r.plural,
-            "singularName": r.singular,
+            "singularName": r.singular(),
             "namespaced": r.namespaced,
             "kind": r.kind,
             "verbs": VERBS,
@@ -143,7 +143,7 @@ fn aggregated_resource(r: &Resource) -> Value {
         "resource": r.plural,
         "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
         "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
-        "singularResource": r.singular,
+        "singularResource": r.singular(),
         "verbs": VERBS,
         "shortNames": r.short_names,
         "categories": categories(r),

@@ -81,7 +81,11 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
             })
             .unwrap_or_default(),
     );
-    let info = RequestInfo::parse(&parts.method, parts.uri.path(), params.is_watch());
+    // The chain's request-info layer has read it already.
+    let info = match parts.extensions.get::<RequestInfo>() {
+        Some(info) => info.clone(),
+        None => RequestInfo::parse(&parts.method, parts.uri.path(), params.is_watch()),
+    };
     let body = match axum::body::to_bytes(body, MAX_BODY).await {
         Ok(body) => body,
         Err(_) => {

@@ -33,7 +33,6 @@ mod schemas;
 use std::any::TypeId;
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::{apps, batch, coordination, core};
 use k8s_openapi::schemars::generate::SchemaSettings;
 use k8s_openapi::schemars::{JsonSchema, Schema, SchemaGenerator};
 use k8s_openapi::{ListableResource, NamespaceResourceScope, Resource};
@@ -92,28 +91,9 @@ impl OpenApiResource {
     }
 }
 
-/// The resources this server serves, in one place.
+/// The OpenAPI descriptions of the served resources (`crate::resources`).
 pub fn resources() -> Vec<OpenApiResource> {
-    const STATUS: &[&str] = &["status"];
-    const STATUS_SCALE: &[&str] = &["status", "scale"];
-    vec![
-        OpenApiResource::of::<core::v1::Namespace>(STATUS),
-        OpenApiResource::of::<core::v1::ConfigMap>(&[]),
-        OpenApiResource::of::<core::v1::Secret>(&[]),
-        OpenApiResource::of::<core::v1::ServiceAccount>(&[]),
-        OpenApiResource::of::<core::v1::Service>(STATUS),
-        OpenApiResource::of::<core::v1::Endpoints>(&[]),
-        OpenApiResource::of::<core::v1::Pod>(STATUS),
-        OpenApiResource::of::<core::v1::Event>(&[]),
-        OpenApiResource::of::<core::v1::Node>(STATUS),
-        OpenApiResource::of::<apps::v1::Deployment>(STATUS_SCALE),
-        OpenApiResource::of::<apps::v1::ReplicaSet>(STATUS_SCALE),
-        OpenApiResource::of::<apps::v1::StatefulSet>(STATUS_SCALE),
-        OpenApiResource::of::<apps::v1::DaemonSet>(STATUS),
-        OpenApiResource::of::<batch::v1::Job>(STATUS),
-        OpenApiResource::of::<batch::v1::CronJob>(STATUS),
-        OpenApiResource::of::<coordination::v1::Lease>(&[]),
-    ]
+    crate::resources::RESOURCES.iter().map(|r| (r.openapi)(r.subresource_names())).collect()
 }
 
 /// `api/v1` for the core group, `apis/<group>/<version>` otherwise.
