@@ -1,35 +1,38 @@
 //! rtcd-apiserver: a Kubernetes-style REST API over any etcd v3 endpoint
-//! (rtcd or etcd).
+//! (rtcd or etcd), split the way k8s.io/apiserver is.
 //!
-//! Data flow: HTTP request → `http` (handler chain, request info, verbs) →
-//! `registry` (what each verb does to an object) → `storage` (kube's etcd3
-//! store: Txns on etcd's KV API) for writes, `cache` (one etcd watch per
-//! resource, fanned out to every watcher) for lists and watches.
+//! A request walks: `server` (TCP/TLS, the client's certificate) →
+//! `filters` (panic recovery, request info, metrics, authentication, max in
+//! flight) → `endpoints` (the verb's handler, discovery, OpenAPI) →
+//! `registry` (the resource's generic `Store` and its kind's `Strategy`,
+//! with `admission` on writes) → `storage` for writes and the latest reads,
+//! `cacher` (one watch cache per resource) for lists and watches.
 //!
-//! * `resources`: the kinds served, in one table.
-//! * `object`: decoding with field validation; server-owned metadata.
-//! * `patch`: JSON, merge and strategic merge patches.
-//! * `protobuf`: request bodies in Kubernetes' protobuf encoding (client-go's
-//!   typed clients send them), decoded into JSON.
-//! * `selector`: label and field selectors.
-//! * `table`: `kubectl get` columns per kind.
-//! * `openapi`: the OpenAPI v3 documents kubectl validates and explains with.
+//! * `options`: command-line flags, one group per concern.
+//! * `request`: what a request is about and who sent it.
+//! * `runtime`: objects as JSON: metadata access, decoding.
+//! * `controllers`: the namespace finalizer and bootstrap objects.
+//! * `patch`, `selector`, `table`, `protobuf`, `openapi`: JSON, merge and
+//!   strategic patches; label and field selectors; `kubectl get` columns;
+//!   protobuf request bodies; the OpenAPI documents.
 //! * `errors`: every client-visible error as a `metav1.Status`.
+//! * `metrics`: `/metrics`.
 
-pub mod cache;
-pub mod config;
+pub mod admission;
+pub mod cacher;
+pub mod controllers;
+pub mod endpoints;
 pub mod errors;
-pub mod http;
-pub mod namespaces;
-pub mod object;
+pub mod filters;
+pub mod metrics;
 pub mod openapi;
+pub mod options;
 pub mod patch;
 pub mod protobuf;
 pub mod registry;
-pub mod resources;
+pub mod request;
+pub mod runtime;
 pub mod selector;
 pub mod server;
-pub mod services;
 pub mod storage;
 pub mod table;
-pub mod tls;

@@ -1,7 +1,7 @@
 //! `rtcd-apiserver`: a Kubernetes-style API server over etcd v3.
 
 use clap::Parser;
-use rtcd_apiserver::config::Config;
+use rtcd_apiserver::options::Options;
 
 fn init_logging(verbosity: u8) {
     let default = match verbosity {
@@ -17,13 +17,13 @@ fn init_logging(verbosity: u8) {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let config = Config::parse();
-    init_logging(config.verbosity);
+    let options = Options::parse();
+    init_logging(options.verbosity);
     // Every watch holds a socket; the usual soft limit (1024) is too few.
     if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
         tracing::warn!(error = %e, "could not raise the open files limit");
     }
-    match rtcd_apiserver::server::run(config).await {
+    match rtcd_apiserver::server::run(options).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rtcd-apiserver: {e}");

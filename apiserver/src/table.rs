@@ -38,46 +38,56 @@ pub struct ColumnDefinition {
     pub priority: i32,
 }
 
-/// The column definitions for a resource (`group` "" is the core group;
-/// `resource` is the plural, e.g. "pods").
-pub fn columns(group: &str, resource: &str) -> Vec<ColumnDefinition> {
-    column_specs(kind_of(group, resource))
-        .iter()
-        .map(|c| ColumnDefinition {
-            name: c.name.to_string(),
-            type_: c.ty.to_string(),
-            format: c.format.to_string(),
-            description: c.desc.to_string(),
-            priority: c.priority,
-        })
-        .collect()
+/// How one kind prints in `kubectl get`: its columns and how each object
+/// fills them. Kind modules name theirs (`table::POD`), or build one from
+/// [`Col`]s and the helpers here.
+#[derive(Debug)]
+pub struct Printer {
+    pub columns: &'static [Col],
+    /// One cell per column (wide ones included), ages measured to `now`.
+    pub cells: fn(&Value, i64) -> Vec<Value>,
 }
 
-/// The cells of one object's row, one per column of [`columns`] (wide
-/// columns included). `now_unix_seconds` is the moment ages are measured to.
-pub fn cells(group: &str, resource: &str, object: &Value, now_unix_seconds: i64) -> Vec<Value> {
-    let now = now_unix_seconds;
-    let o = object;
-    match kind_of(group, resource) {
-        Kind::Namespace => namespace_cells(o, now),
-        Kind::ConfigMap => configmap_cells(o, now),
-        Kind::Secret => secret_cells(o, now),
-        Kind::ServiceAccount => serviceaccount_cells(o, now),
-        Kind::Service => service_cells(o, now),
-        Kind::Endpoints => endpoints_cells(o, now),
-        Kind::Pod => pod_cells(o, now),
-        Kind::Event => event_cells(o, now),
-        Kind::Node => node_cells(o, now),
-        Kind::Deployment => deployment_cells(o, now),
-        Kind::ReplicaSet => replicaset_cells(o, now),
-        Kind::StatefulSet => statefulset_cells(o, now),
-        Kind::DaemonSet => daemonset_cells(o, now),
-        Kind::Job => job_cells(o, now),
-        Kind::CronJob => cronjob_cells(o, now),
-        Kind::Lease => lease_cells(o, now),
-        Kind::Other => default_cells(o),
+impl Printer {
+    /// The column definitions, as a Table carries them.
+    pub fn columns(&self) -> Vec<ColumnDefinition> {
+        self.columns
+            .iter()
+            .map(|c| ColumnDefinition {
+                name: c.name.to_string(),
+                type_: c.ty.to_string(),
+                format: c.format.to_string(),
+                description: c.desc.to_string(),
+                priority: c.priority,
+            })
+            .collect()
+    }
+
+    /// The cells of one object's row, one per column (wide columns
+    /// included). `now_unix_seconds` is the moment ages are measured to.
+    pub fn cells(&self, object: &Value, now_unix_seconds: i64) -> Vec<Value> {
+        (self.cells)(object, now_unix_seconds)
     }
 }
+
+/// kube's default table, for kinds without a printer: Name and Created At.
+pub static DEFAULT: Printer = Printer { columns: DEFAULT_COLS, cells: |o, _| default_cells(o) };
+pub static NAMESPACE: Printer = Printer { columns: NAMESPACE_COLS, cells: namespace_cells };
+pub static CONFIGMAP: Printer = Printer { columns: CONFIGMAP_COLS, cells: configmap_cells };
+pub static SECRET: Printer = Printer { columns: SECRET_COLS, cells: secret_cells };
+pub static SERVICEACCOUNT: Printer = Printer { columns: SERVICEACCOUNT_COLS, cells: serviceaccount_cells };
+pub static SERVICE: Printer = Printer { columns: SERVICE_COLS, cells: service_cells };
+pub static ENDPOINTS: Printer = Printer { columns: ENDPOINTS_COLS, cells: endpoints_cells };
+pub static POD: Printer = Printer { columns: POD_COLS, cells: pod_cells };
+pub static EVENT: Printer = Printer { columns: EVENT_COLS, cells: event_cells };
+pub static NODE: Printer = Printer { columns: NODE_COLS, cells: node_cells };
+pub static DEPLOYMENT: Printer = Printer { columns: DEPLOYMENT_COLS, cells: deployment_cells };
+pub static REPLICASET: Printer = Printer { columns: REPLICASET_COLS, cells: replicaset_cells };
+pub static STATEFULSET: Printer = Printer { columns: STATEFULSET_COLS, cells: statefulset_cells };
+pub static DAEMONSET: Printer = Printer { columns: DAEMONSET_COLS, cells: daemonset_cells };
+pub static JOB: Printer = Printer { columns: JOB_COLS, cells: job_cells };
+pub static CRONJOB: Printer = Printer { columns: CRONJOB_COLS, cells: cronjob_cells };
+pub static LEASE: Printer = Printer { columns: LEASE_COLS, cells: lease_cells };
 
 /// kube's HumanDuration: a short, approximate rendering of a duration in
 /// seconds ("5s", "3m12s", "5h", "2d3h", "3y", ...). Up to one second in the
@@ -159,27 +169,27 @@ fn since(ts: Option<i64>, now: i64) -> String {
 
 /// The value at `path`, if every step is an object holding the next key and
 /// the value there is not null.
-fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+pub(crate) fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(v, |cur, key| cur.as_object()?.get(*key)).filter(|v| !v.is_null())
 }
 
-fn str_at<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+pub(crate) fn str_at<'a>(v: &'a Value, path: &[&str]) -> &'a str {
     at(v, path).and_then(Value::as_str).unwrap_or("")
 }
 
 /// A string field, or `default` when it is missing, empty or not a string.
-fn str_or<'a>(v: &'a Value, path: &[&str], default: &'a str) -> &'a str {
+pub(crate) fn str_or<'a>(v: &'a Value, path: &[&str], default: &'a str) -> &'a str {
     match str_at(v, path) {
         "" => default,
         s => s,
     }
 }
 
-fn int_at(v: &Value, path: &[&str]) -> i64 {
+pub(crate) fn int_at(v: &Value, path: &[&str]) -> i64 {
     at(v, path).and_then(as_int).unwrap_or(0)
 }
 
-fn opt_int_at(v: &Value, path: &[&str]) -> Option<i64> {
+pub(crate) fn opt_int_at(v: &Value, path: &[&str]) -> Option<i64> {
     at(v, path).and_then(as_int)
 }
 
@@ -195,7 +205,7 @@ fn arr_at<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
     at(v, path).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
-fn len_at(v: &Value, path: &[&str]) -> i64 {
+pub(crate) fn len_at(v: &Value, path: &[&str]) -> i64 {
     let n = match at(v, path) {
         Some(Value::Object(m)) => m.len(),
         Some(Value::Array(a)) => a.len(),
@@ -212,19 +222,19 @@ fn is_object_at(v: &Value, path: &[&str]) -> bool {
     at(v, path).is_some_and(Value::is_object)
 }
 
-fn name(o: &Value) -> Value {
+pub(crate) fn name(o: &Value) -> Value {
     s(str_at(o, &["metadata", "name"]))
 }
 
-fn age(o: &Value, now: i64) -> Value {
+pub(crate) fn age(o: &Value, now: i64) -> Value {
     s(since(ts_at(o, &["metadata", "creationTimestamp"]), now))
 }
 
-fn s(text: impl Into<String>) -> Value {
+pub(crate) fn s(text: impl Into<String>) -> Value {
     Value::String(text.into())
 }
 
-fn n(i: i64) -> Value {
+pub(crate) fn n(i: i64) -> Value {
     Value::from(i)
 }
 
@@ -300,7 +310,7 @@ fn selector_string(sel: Option<&Value>) -> Result<String, ()> {
 
 /// A selector as the workload printers show it: "<none>" when empty,
 /// "<error>" when invalid.
-fn format_selector(sel: Option<&Value>) -> String {
+pub(crate) fn format_selector(sel: Option<&Value>) -> String {
     match selector_string(sel) {
         Ok(text) if text.is_empty() => "<none>".to_string(),
         Ok(text) => text,
@@ -327,50 +337,10 @@ fn first_condition_true(conditions: &[Value], type_: &str) -> bool {
 // ---------------------------------------------------------------------------
 // Kinds and their columns
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Namespace,
-    ConfigMap,
-    Secret,
-    ServiceAccount,
-    Service,
-    Endpoints,
-    Pod,
-    Event,
-    Node,
-    Deployment,
-    ReplicaSet,
-    StatefulSet,
-    DaemonSet,
-    Job,
-    CronJob,
-    Lease,
-    Other,
-}
-
-fn kind_of(group: &str, resource: &str) -> Kind {
-    match (group, resource) {
-        ("", "namespaces") => Kind::Namespace,
-        ("", "configmaps") => Kind::ConfigMap,
-        ("", "secrets") => Kind::Secret,
-        ("", "serviceaccounts") => Kind::ServiceAccount,
-        ("", "services") => Kind::Service,
-        ("", "endpoints") => Kind::Endpoints,
-        ("", "pods") => Kind::Pod,
-        ("", "events") => Kind::Event,
-        ("", "nodes") => Kind::Node,
-        ("apps", "deployments") => Kind::Deployment,
-        ("apps", "replicasets") => Kind::ReplicaSet,
-        ("apps", "statefulsets") => Kind::StatefulSet,
-        ("apps", "daemonsets") => Kind::DaemonSet,
-        ("batch", "jobs") => Kind::Job,
-        ("batch", "cronjobs") => Kind::CronJob,
-        ("coordination.k8s.io", "leases") => Kind::Lease,
-        _ => Kind::Other,
-    }
-}
-
-struct Col {
+/// One column: its name, type, format, priority (1: `-o wide` only) and
+/// description, as kube's printers declare them.
+#[derive(Debug)]
+pub struct Col {
     name: &'static str,
     ty: &'static str,
     format: &'static str,
@@ -379,23 +349,23 @@ struct Col {
 }
 
 /// A column shown by plain `kubectl get`.
-const fn col(name: &'static str, ty: &'static str, desc: &'static str) -> Col {
+pub const fn col(name: &'static str, ty: &'static str, desc: &'static str) -> Col {
     Col { name, ty, format: "", priority: 0, desc }
 }
 
 /// A column shown only with `-o wide` (priority 1).
-const fn wide(name: &'static str, ty: &'static str, desc: &'static str) -> Col {
+pub const fn wide(name: &'static str, ty: &'static str, desc: &'static str) -> Col {
     Col { name, ty, format: "", priority: 1, desc }
 }
 
-const NAME: Col = Col {
+pub(crate) const NAME: Col = Col {
     name: "Name",
     ty: "string",
     format: "name",
     priority: 0,
     desc: "The object's name, unique among objects of its kind in its namespace (or in the cluster for cluster-scoped kinds).",
 };
-const AGE: Col =
+pub(crate) const AGE: Col =
     col("Age", "string", "How long ago the object was created (from metadata.creationTimestamp).");
 const CONTAINERS: Col = wide("Containers", "string", "The names of the containers in the pod template.");
 const IMAGES: Col = wide("Images", "string", "The images of the containers in the pod template.");
@@ -540,28 +510,6 @@ const DEFAULT_COLS: &[Col] = &[
         desc: "When the object was created (metadata.creationTimestamp).",
     },
 ];
-
-fn column_specs(kind: Kind) -> &'static [Col] {
-    match kind {
-        Kind::Namespace => NAMESPACE_COLS,
-        Kind::ConfigMap => CONFIGMAP_COLS,
-        Kind::Secret => SECRET_COLS,
-        Kind::ServiceAccount => SERVICEACCOUNT_COLS,
-        Kind::Service => SERVICE_COLS,
-        Kind::Endpoints => ENDPOINTS_COLS,
-        Kind::Pod => POD_COLS,
-        Kind::Event => EVENT_COLS,
-        Kind::Node => NODE_COLS,
-        Kind::Deployment => DEPLOYMENT_COLS,
-        Kind::ReplicaSet => REPLICASET_COLS,
-        Kind::StatefulSet => STATEFULSET_COLS,
-        Kind::DaemonSet => DAEMONSET_COLS,
-        Kind::Job => JOB_COLS,
-        Kind::CronJob => CRONJOB_COLS,
-        Kind::Lease => LEASE_COLS,
-        Kind::Other => DEFAULT_COLS,
-    }
-}
 
 // ---------------------------------------------------------------------------
 // Cells, per kind
@@ -1061,6 +1009,37 @@ mod tests {
     use serde_json::json;
 
     const NOW: i64 = 1_795_154_400; // 2026-11-20T06:00:00Z
+
+    /// The printer each served resource uses (what its kind module names).
+    fn printer(group: &str, resource: &str) -> &'static Printer {
+        match (group, resource) {
+            ("", "namespaces") => &NAMESPACE,
+            ("", "configmaps") => &CONFIGMAP,
+            ("", "secrets") => &SECRET,
+            ("", "serviceaccounts") => &SERVICEACCOUNT,
+            ("", "services") => &SERVICE,
+            ("", "endpoints") => &ENDPOINTS,
+            ("", "pods") => &POD,
+            ("", "events") => &EVENT,
+            ("", "nodes") => &NODE,
+            ("apps", "deployments") => &DEPLOYMENT,
+            ("apps", "replicasets") => &REPLICASET,
+            ("apps", "statefulsets") => &STATEFULSET,
+            ("apps", "daemonsets") => &DAEMONSET,
+            ("batch", "jobs") => &JOB,
+            ("batch", "cronjobs") => &CRONJOB,
+            ("coordination.k8s.io", "leases") => &LEASE,
+            _ => &DEFAULT,
+        }
+    }
+
+    fn columns(group: &str, resource: &str) -> Vec<ColumnDefinition> {
+        printer(group, resource).columns()
+    }
+
+    fn cells(group: &str, resource: &str, object: &Value, now: i64) -> Vec<Value> {
+        printer(group, resource).cells(object, now)
+    }
 
     fn names(group: &str, resource: &str) -> Vec<String> {
         columns(group, resource).into_iter().map(|c| c.name).collect()

@@ -91,11 +91,6 @@ impl OpenApiResource {
     }
 }
 
-/// The OpenAPI descriptions of the served resources (`crate::resources`).
-pub fn resources() -> Vec<OpenApiResource> {
-    crate::resources::RESOURCES.iter().map(|r| (r.openapi)(r.subresource_names())).collect()
-}
-
 /// `api/v1` for the core group, `apis/<group>/<version>` otherwise.
 pub fn group_version_path(group: &str, version: &str) -> String {
     if group.is_empty() { format!("api/{version}") } else { format!("apis/{group}/{version}") }

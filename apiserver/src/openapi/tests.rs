@@ -5,6 +5,32 @@ use serde_json::Value;
 use super::schemas::LIST_PATCH_METADATA;
 use super::*;
 
+/// The built-in kinds' descriptions, as their registry modules give them
+/// (kept here so that this module's tests need nothing above it).
+fn resources() -> Vec<OpenApiResource> {
+    use k8s_openapi::api::{
+        apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
+    };
+    vec![
+        OpenApiResource::of::<core::Namespace>(&["status"]),
+        OpenApiResource::of::<core::ConfigMap>(&[]),
+        OpenApiResource::of::<core::Secret>(&[]),
+        OpenApiResource::of::<core::ServiceAccount>(&[]),
+        OpenApiResource::of::<core::Service>(&["status"]),
+        OpenApiResource::of::<core::Endpoints>(&[]),
+        OpenApiResource::of::<core::Pod>(&["status"]),
+        OpenApiResource::of::<core::Event>(&[]),
+        OpenApiResource::of::<core::Node>(&["status"]),
+        OpenApiResource::of::<apps::Deployment>(&["status", "scale"]),
+        OpenApiResource::of::<apps::ReplicaSet>(&["status", "scale"]),
+        OpenApiResource::of::<apps::StatefulSet>(&["status", "scale"]),
+        OpenApiResource::of::<apps::DaemonSet>(&["status"]),
+        OpenApiResource::of::<batch::Job>(&["status"]),
+        OpenApiResource::of::<batch::CronJob>(&["status"]),
+        OpenApiResource::of::<coordination::Lease>(&[]),
+    ]
+}
+
 fn docs() -> OpenApiDocs {
     OpenApiDocs::build(&resources())
 }

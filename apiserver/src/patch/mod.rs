@@ -9,7 +9,7 @@ pub mod strategic_schema;
 use serde_json::Value;
 
 use crate::errors::ApiError;
-use crate::resources::Resource;
+use strategic_schema::TypeNode;
 
 /// kube's limit on the operations of one JSON patch.
 const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
@@ -36,10 +36,13 @@ impl PatchType {
     }
 }
 
-/// `original` with `patch` applied.
+/// `original` with `patch` applied. A strategic merge patch needs the
+/// kind's patch metadata (`schema`); without it (kinds that have none,
+/// custom resources) it is refused as kube refuses it, naming `qualified`.
 pub fn apply(
     kind: PatchType,
-    resource: &Resource,
+    schema: Option<&'static TypeNode>,
+    qualified: &str,
     original: &Value,
     patch: &[u8],
 ) -> Result<Value, ApiError> {
@@ -65,10 +68,9 @@ pub fn apply(
         }
         PatchType::Strategic => {
             let patch = parse_object(patch)?;
-            let schema = strategic_schema::for_kind(resource.group, resource.kind).ok_or_else(|| {
+            let schema = schema.ok_or_else(|| {
                 ApiError::UnsupportedMediaType(format!(
-                    "strategic merge patch is not supported for {}",
-                    resource.qualified_name()
+                    "strategic merge patch is not supported for {qualified}"
                 ))
             })?;
             strategic::apply(original, &patch, schema).map_err(|e| ApiError::BadRequest(e.to_string()))
@@ -87,7 +89,6 @@ fn parse_object(patch: &[u8]) -> Result<Value, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::find;
     use serde_json::json;
 
     #[test]
@@ -102,14 +103,15 @@ mod tests {
 
     #[test]
     fn json_and_merge_patches_apply() {
-        let cm = find("", "v1", "configmaps").unwrap();
+        let cm = None;
+        let apply = |kind, original: &Value, patch: &[u8]| apply(kind, cm, "configmaps", original, patch);
         let original = json!({"data": {"a": "1", "b": "2"}});
-        let merged = apply(PatchType::Merge, cm, &original, br#"{"data": {"a": null, "c": "3"}}"#).unwrap();
+        let merged = apply(PatchType::Merge, &original, br#"{"data": {"a": null, "c": "3"}}"#).unwrap();
         assert_eq!(merged, json!({"data": {"b": "2", "c": "3"}}));
         let ops = br#"[{"op": "replace", "path": "/data/a", "value": "9"}]"#;
-        assert_eq!(apply(PatchType::Json, cm, &original, ops).unwrap()["data"]["a"], "9");
+        assert_eq!(apply(PatchType::Json, &original, ops).unwrap()["data"]["a"], "9");
         let missing = br#"[{"op": "remove", "path": "/data/zzz"}]"#;
-        assert_eq!(apply(PatchType::Json, cm, &original, missing).unwrap_err().code(), 422);
-        assert_eq!(apply(PatchType::Merge, cm, &original, b"[1]").unwrap_err().code(), 400);
+        assert_eq!(apply(PatchType::Json, &original, missing).unwrap_err().code(), 422);
+        assert_eq!(apply(PatchType::Merge, &original, b"[1]").unwrap_err().code(), 400);
     }
 }

@@ -54,16 +54,16 @@ impl FieldSelector {
     /// else the 400 message kube gives (`field label not supported: spec.foo`,
     /// or for kinds without their own labels `"spec.foo" is not a known field
     /// selector: only "metadata.name", "metadata.namespace"`).
-    pub fn check_supported(&self, group: &str, resource: &str) -> Result<(), SelectorError> {
-        self.terms.iter().try_for_each(|t| convert(group, resource, &t.field).map(|_| ()))
+    pub fn check_supported(&self, labels: &FieldLabels) -> Result<(), SelectorError> {
+        self.terms.iter().try_for_each(|t| labels.convert(&t.field).map(|_| ()))
     }
 
     /// Whether `object` (its JSON as stored) satisfies every term. A label the
     /// resource does not support reads as "" (callers reject those first).
-    pub fn matches(&self, group: &str, resource: &str, object: &Value) -> bool {
+    pub fn matches(&self, labels: &FieldLabels, object: &Value) -> bool {
         self.terms.iter().all(|t| {
-            let field = convert(group, resource, &t.field).unwrap_or(&t.field);
-            let have = field_value(group, resource, object, field).unwrap_or_default();
+            let field = labels.convert(&t.field).unwrap_or(&t.field);
+            let have = labels.value(object, field).unwrap_or_default();
             (have == t.value) != t.negated
         })
     }
@@ -144,8 +144,8 @@ fn unescape(s: &str) -> Result<String, String> {
 
 /// How a kind refuses a label it does not support: each kube conversion func
 /// words it its own way.
-#[derive(Clone, Copy)]
-enum Refusal {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
     /// Kinds with their own conversion func (core kinds).
     NotSupported,
     /// batch/v1 Job's conversion func.
@@ -154,149 +154,108 @@ enum Refusal {
     MetadataOnly,
 }
 
-const METADATA_ONLY: &[&str] = &["metadata.name", "metadata.namespace"];
-const POD_LABELS: &[&str] = &[
-    "metadata.name",
-    "metadata.namespace",
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.podIPs",
-    "status.nominatedNodeName",
-];
-const EVENT_LABELS: &[&str] = &[
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-    "metadata.namespace",
-    "metadata.name",
-];
-
-/// The field labels a resource accepts (kube's conversion funcs for v1 of
-/// each group). Cluster-scoped nodes and namespaces do not accept
-/// `metadata.namespace`; apps/v1 kinds, including ReplicaSet's
-/// `status.replicas`, fall back to the metadata-only default as in kube.
-fn accepted(group: &str, resource: &str) -> (&'static [&'static str], Refusal) {
-    match (group, resource) {
-        ("", "pods") => (POD_LABELS, Refusal::NotSupported),
-        ("", "nodes") => (&["metadata.name", "spec.unschedulable"], Refusal::NotSupported),
-        ("", "namespaces") => (&["status.phase", "metadata.name"], Refusal::NotSupported),
-        ("", "secrets") => (&["type", "metadata.namespace", "metadata.name"], Refusal::NotSupported),
-        ("", "services") => {
-            (&["metadata.namespace", "metadata.name", "spec.clusterIP", "spec.type"], Refusal::NotSupported)
-        }
-        ("", "events") => (EVENT_LABELS, Refusal::NotSupported),
-        ("batch", "jobs") => (&["metadata.name", "metadata.namespace", "status.successful"], Refusal::Job),
-        _ => (METADATA_ONLY, Refusal::MetadataOnly),
-    }
+/// What one kind lets clients select on: kube's field-label conversion func
+/// (which labels, how others are refused, old names) and `GetAttrs` (the
+/// value of each field). Each kind module declares its own.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldLabels {
+    pub accepted: &'static [&'static str],
+    pub refusal: Refusal,
+    /// Old labels kube still converts (`spec.host` for pods' `spec.nodeName`).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// Cluster-scoped kinds have no `metadata.namespace` attribute.
+    pub cluster_scoped: bool,
+    /// The value of a field other than `metadata.name`/`metadata.namespace`,
+    /// rendered as kube renders it; None when the kind has no such attribute.
+    pub value: fn(&Value, &str) -> Option<String>,
 }
 
-/// The label kube would select on for `label`, or its refusal.
-fn convert<'a>(group: &str, resource: &str, label: &'a str) -> Result<&'a str, SelectorError> {
-    // Old v1 clients ask for pods by `spec.host`.
-    if (group, resource, label) == ("", "pods", "spec.host") {
-        return Ok("spec.nodeName");
-    }
-    let (labels, refusal) = accepted(group, resource);
-    if labels.contains(&label) {
-        return Ok(label);
-    }
-    let message = match refusal {
-        Refusal::NotSupported => format!("field label not supported: {label}"),
-        Refusal::Job => format!("field label {} not supported for Job", go_quote(label)),
-        Refusal::MetadataOnly => format!(
-            "{} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
-            go_quote(label)
-        ),
+impl FieldLabels {
+    /// kube's default for kinds without a conversion func.
+    pub const METADATA_ONLY: FieldLabels = FieldLabels {
+        accepted: &["metadata.name", "metadata.namespace"],
+        refusal: Refusal::MetadataOnly,
+        aliases: &[],
+        cluster_scoped: false,
+        value: no_value,
     };
-    Err(SelectorError::UnsupportedField { label: label.to_string(), message })
+
+    /// The label kube would select on for `label`, or its refusal.
+    fn convert<'a>(&self, label: &'a str) -> Result<&'a str, SelectorError> {
+        if let Some((_, to)) = self.aliases.iter().find(|(from, _)| *from == label) {
+            return Ok(to);
+        }
+        if self.accepted.contains(&label) {
+            return Ok(label);
+        }
+        let message = match self.refusal {
+            Refusal::NotSupported => format!("field label not supported: {label}"),
+            Refusal::Job => format!("field label {} not supported for Job", go_quote(label)),
+            Refusal::MetadataOnly => format!(
+                "{} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+                go_quote(label)
+            ),
+        };
+        Err(SelectorError::UnsupportedField { label: label.to_string(), message })
+    }
+
+    /// The value kube's `GetAttrs` gives `field` for this object, rendered as
+    /// kube renders it: strings as they are ("" when absent), booleans
+    /// `true`/`false` and integers in decimal (their Go zero value when
+    /// absent). `None` when the kind has no such selectable field (kube
+    /// compares those as "").
+    pub fn value(&self, object: &Value, field: &str) -> Option<String> {
+        match field {
+            "metadata.name" => Some(text(object, &["metadata", "name"])),
+            "metadata.namespace" if !self.cluster_scoped => Some(text(object, &["metadata", "namespace"])),
+            _ => (self.value)(object, field),
+        }
+    }
 }
 
-/// The value kube's `GetAttrs` gives `field` for this object, rendered as kube
-/// renders it: strings as they are ("" when absent), booleans `true`/`false`
-/// and integers in decimal (their Go zero value when absent). `None` when the
-/// resource has no such selectable field (kube compares those as "").
-pub fn field_value(group: &str, resource: &str, object: &Value, field: &str) -> Option<String> {
-    let text = |path: &[&str]| Some(string_at(object, path));
-    let cluster_scoped = matches!((group, resource), ("", "nodes") | ("", "namespaces"));
-    match field {
-        "metadata.name" => return text(&["metadata", "name"]),
-        "metadata.namespace" if !cluster_scoped => return text(&["metadata", "namespace"]),
-        _ => {}
-    }
-    match (group, resource, field) {
-        ("", "pods", "spec.nodeName" | "spec.host") => text(&["spec", "nodeName"]),
-        ("", "pods", "spec.restartPolicy") => text(&["spec", "restartPolicy"]),
-        ("", "pods", "spec.schedulerName") => text(&["spec", "schedulerName"]),
-        ("", "pods", "spec.serviceAccountName") => text(&["spec", "serviceAccountName"]),
-        ("", "pods", "spec.hostNetwork") => Some(bool_at(object, &["spec", "hostNetwork"])),
-        ("", "pods", "status.phase") => text(&["status", "phase"]),
-        ("", "pods", "status.podIP") => Some(pod_ip(object)),
-        ("", "pods", "status.nominatedNodeName") => text(&["status", "nominatedNodeName"]),
-        ("", "nodes", "spec.unschedulable") => Some(bool_at(object, &["spec", "unschedulable"])),
-        ("", "namespaces", "status.phase") => text(&["status", "phase"]),
-        ("", "secrets", "type") => text(&["type"]),
-        ("", "services", "spec.clusterIP") => text(&["spec", "clusterIP"]),
-        ("", "services", "spec.type") => text(&["spec", "type"]),
-        ("", "events", "source") => {
-            // kube falls back to the reporting controller for newer events.
-            let component = string_at(object, &["source", "component"]);
-            if component.is_empty() { text(&["reportingComponent"]) } else { Some(component) }
-        }
-        ("", "events", "reason" | "reportingComponent" | "type") => text(&[field]),
-        ("", "events", _) => {
-            let sub = field.strip_prefix("involvedObject.")?;
-            EVENT_LABELS.contains(&field).then(|| string_at(object, &["involvedObject", sub]))
-        }
-        ("batch", "jobs", "status.successful") => Some(int_at(object, &["status", "succeeded"])),
-        // In kube's attributes, though apps/v1 does not accept the label.
-        ("apps", "replicasets", "status.replicas") => Some(int_at(object, &["status", "replicas"])),
-        _ => None,
-    }
+fn no_value(_: &Value, _: &str) -> Option<String> {
+    None
 }
 
 fn at<'v>(object: &'v Value, path: &[&str]) -> Option<&'v Value> {
     path.iter().try_fold(object, |v, k| v.get(*k))
 }
 
-fn string_at(object: &Value, path: &[&str]) -> String {
+/// A string attribute: "" when absent.
+pub fn text(object: &Value, path: &[&str]) -> String {
     at(object, path).and_then(Value::as_str).unwrap_or_default().to_string()
 }
 
-fn bool_at(object: &Value, path: &[&str]) -> String {
+/// A boolean attribute: `false` when absent.
+pub fn boolean(object: &Value, path: &[&str]) -> String {
     at(object, path).and_then(Value::as_bool).unwrap_or(false).to_string()
 }
 
-fn int_at(object: &Value, path: &[&str]) -> String {
+/// An integer attribute: `0` when absent.
+pub fn integer(object: &Value, path: &[&str]) -> String {
     at(object, path).and_then(Value::as_i64).unwrap_or(0).to_string()
-}
-
-/// kube reads the primary IP from `status.podIPs[0]`; v1 objects written
-/// with only `status.podIP` convert to that same list.
-fn pod_ip(object: &Value) -> String {
-    at(object, &["status", "podIPs"])
-        .and_then(|ips| ips.get(0))
-        .and_then(|ip| ip.get("ip"))
-        .and_then(Value::as_str)
-        .map_or_else(|| string_at(object, &["status", "podIP"]), str::to_string)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::kinds;
     use serde_json::json;
+
+    /// The field labels of each kind, as its module declares them.
+    fn labels(group: &str, resource: &str) -> &'static FieldLabels {
+        match (group, resource) {
+            ("", "pods") => &kinds::pod::FIELDS,
+            ("", "nodes") => &kinds::node::FIELDS,
+            ("", "namespaces") => &kinds::namespace::FIELDS,
+            ("", "secrets") => &kinds::secret::FIELDS,
+            ("", "services") => &kinds::service::FIELDS,
+            ("", "events") => &kinds::event::FIELDS,
+            ("batch", "jobs") => &kinds::job::FIELDS,
+            ("apps", "replicasets") => &kinds::replicaset::FIELDS,
+            _ => &FieldLabels::METADATA_ONLY,
+        }
+    }
 
     fn sel(s: &str) -> FieldSelector {
         FieldSelector::parse(s).unwrap()
@@ -307,7 +266,7 @@ mod tests {
     }
 
     fn unsupported(s: &str, group: &str, resource: &str) -> String {
-        sel(s).check_supported(group, resource).expect_err(s).to_string()
+        sel(s).check_supported(labels(group, resource)).expect_err(s).to_string()
     }
 
     #[test]
@@ -315,7 +274,7 @@ mod tests {
         for s in ["", ",", ",,"] {
             let f = sel(s);
             assert!(f.is_empty());
-            assert!(f.matches("", "configmaps", &json!({})));
+            assert!(f.matches(labels("", "configmaps"), &json!({})));
             assert_eq!(f.exact_name(), None);
         }
     }
@@ -327,23 +286,27 @@ mod tests {
         assert_eq!(sel("metadata.name!=foo").exact_name(), None);
         assert_eq!(sel("metadata.namespace=ns,metadata.name=foo").exact_name(), Some("foo"));
         let cm = json!({"metadata": {"name": "foo", "namespace": "ns"}});
-        assert!(sel("metadata.name=foo").matches("", "configmaps", &cm));
-        assert!(sel("metadata.name==foo,metadata.namespace=ns").matches("", "configmaps", &cm));
-        assert!(!sel("metadata.name!=foo").matches("", "configmaps", &cm));
-        assert!(sel("metadata.name!=bar").matches("", "configmaps", &cm));
-        assert!(!sel("metadata.namespace=other").matches("", "configmaps", &cm));
+        assert!(sel("metadata.name=foo").matches(labels("", "configmaps"), &cm));
+        assert!(sel("metadata.name==foo,metadata.namespace=ns").matches(labels("", "configmaps"), &cm));
+        assert!(!sel("metadata.name!=foo").matches(labels("", "configmaps"), &cm));
+        assert!(sel("metadata.name!=bar").matches(labels("", "configmaps"), &cm));
+        assert!(!sel("metadata.namespace=other").matches(labels("", "configmaps"), &cm));
         // An empty value selects objects whose field is empty or absent.
-        assert!(sel("metadata.namespace=").matches("", "configmaps", &json!({"metadata": {"name": "x"}})));
+        assert!(
+            sel("metadata.namespace=").matches(labels("", "configmaps"), &json!({"metadata": {"name": "x"}}))
+        );
     }
 
     #[test]
     fn escapes() {
         let f = sel(r"metadata.name=a\,b\=c\\d");
         assert_eq!(f.exact_name(), Some(r"a,b=c\d"));
-        assert!(f.matches("", "configmaps", &json!({"metadata": {"name": r"a,b=c\d"}})));
+        assert!(f.matches(labels("", "configmaps"), &json!({"metadata": {"name": r"a,b=c\d"}})));
         // The escaped comma does not split the selector.
         let two = sel(r"metadata.name=x\,y,metadata.namespace=n");
-        assert!(two.matches("", "configmaps", &json!({"metadata": {"name": "x,y", "namespace": "n"}})));
+        assert!(
+            two.matches(labels("", "configmaps"), &json!({"metadata": {"name": "x,y", "namespace": "n"}}))
+        );
         assert_eq!(err(r"a=b\q"), r"invalid field selector: invalid escape sequence: \q");
         assert_eq!(err(r"a=b\"), r"invalid field selector: invalid escape sequence: \");
         assert_eq!(err("a=b=c"), "invalid field selector: unescaped character in value: 61");
@@ -387,7 +350,7 @@ mod tests {
         // No trimming: a space belongs to the label.
         assert_eq!(unsupported("metadata.name =x", "", "pods"), "field label not supported: metadata.name ");
         assert!(matches!(
-            sel("x=1").check_supported("", "pods"),
+            sel("x=1").check_supported(labels("", "pods")),
             Err(SelectorError::UnsupportedField { label, .. }) if label == "x"
         ));
 
@@ -405,72 +368,33 @@ mod tests {
             ("involvedObject.fieldPath=x,reportingComponent=y,involvedObject.uid=u", "", "events"),
             ("status.successful=1", "batch", "jobs"),
         ] {
-            assert_eq!(sel(s).check_supported(group, resource), Ok(()), "{s} on {resource}");
+            assert_eq!(sel(s).check_supported(labels(group, resource)), Ok(()), "{s} on {resource}");
         }
-    }
-
-    #[test]
-    fn pod_fields() {
-        let running = json!({
-            "metadata": {"name": "p1", "namespace": "default"},
-            "spec": {"nodeName": "node-a", "restartPolicy": "Always", "hostNetwork": true},
-            "status": {"phase": "Running", "podIP": "10.0.0.1", "podIPs": [{"ip": "10.0.0.1"}, {"ip": "fd00::1"}]}
-        });
-        let pending =
-            json!({"metadata": {"name": "p2", "namespace": "default"}, "status": {"phase": "Pending"}});
-        let f = sel("status.phase=Running");
-        assert!(f.matches("", "pods", &running));
-        assert!(!f.matches("", "pods", &pending));
-        assert!(sel("status.phase!=Running").matches("", "pods", &pending));
-        assert!(sel("status.phase!=Succeeded,status.phase!=Failed").matches("", "pods", &running));
-        assert!(sel("spec.nodeName=node-a").matches("", "pods", &running));
-        assert!(sel("spec.host=node-a").matches("", "pods", &running));
-        assert!(sel("spec.nodeName=").matches("", "pods", &pending));
-        assert!(sel("spec.hostNetwork=true").matches("", "pods", &running));
-        assert!(sel("spec.hostNetwork=false").matches("", "pods", &pending));
-        assert!(sel("status.podIP=10.0.0.1").matches("", "pods", &running));
-        // Accepted, but kube has no such attribute: it reads as "".
-        assert!(!sel("status.podIPs=10.0.0.1").matches("", "pods", &running));
-        assert!(sel("status.podIPs=").matches("", "pods", &running));
-        assert_eq!(field_value("", "pods", &running, "status.podIPs"), None);
-        let legacy = json!({"status": {"podIP": "10.0.0.9"}});
-        assert_eq!(field_value("", "pods", &legacy, "status.podIP").as_deref(), Some("10.0.0.9"));
     }
 
     #[test]
     fn other_resource_fields() {
         let node = json!({"metadata": {"name": "n1"}, "spec": {"unschedulable": true}});
-        assert!(sel("spec.unschedulable=true").matches("", "nodes", &node));
-        assert!(sel("spec.unschedulable=false").matches("", "nodes", &json!({"metadata": {"name": "n2"}})));
+        assert!(sel("spec.unschedulable=true").matches(labels("", "nodes"), &node));
+        assert!(
+            sel("spec.unschedulable=false")
+                .matches(labels("", "nodes"), &json!({"metadata": {"name": "n2"}}))
+        );
 
         let job = json!({"metadata": {"name": "j"}, "status": {"succeeded": 3}});
-        assert_eq!(field_value("batch", "jobs", &job, "status.successful").as_deref(), Some("3"));
-        assert!(sel("status.successful=0").matches("batch", "jobs", &json!({"metadata": {"name": "j"}})));
+        assert_eq!(labels("batch", "jobs").value(&job, "status.successful").as_deref(), Some("3"));
+        assert!(
+            sel("status.successful=0").matches(labels("batch", "jobs"), &json!({"metadata": {"name": "j"}}))
+        );
 
         let secret = json!({"metadata": {"name": "s"}, "type": "kubernetes.io/tls"});
-        assert!(sel("type=kubernetes.io/tls").matches("", "secrets", &secret));
-        assert!(!sel("type=Opaque").matches("", "secrets", &secret));
+        assert!(sel("type=kubernetes.io/tls").matches(labels("", "secrets"), &secret));
+        assert!(!sel("type=Opaque").matches(labels("", "secrets"), &secret));
 
         let ns = json!({"metadata": {"name": "kube-system"}, "status": {"phase": "Active"}});
-        assert!(sel("status.phase=Active,metadata.name=kube-system").matches("", "namespaces", &ns));
+        assert!(sel("status.phase=Active,metadata.name=kube-system").matches(labels("", "namespaces"), &ns));
 
         let svc = json!({"metadata": {"name": "s"}, "spec": {"type": "NodePort", "clusterIP": "10.96.0.10"}});
-        assert!(sel("spec.type=NodePort,spec.clusterIP=10.96.0.10").matches("", "services", &svc));
-
-        let event = json!({
-            "metadata": {"name": "e", "namespace": "default"},
-            "involvedObject": {"kind": "Pod", "name": "p1", "uid": "u-1"},
-            "reason": "Scheduled", "type": "Normal", "reportingComponent": "default-scheduler"
-        });
-        assert!(
-            sel("involvedObject.kind=Pod,involvedObject.name=p1,involvedObject.uid=u-1")
-                .matches("", "events", &event)
-        );
-        assert!(sel("involvedObject.namespace=").matches("", "events", &event));
-        // `source` falls back to reportingComponent when source.component is empty.
-        assert!(sel("source=default-scheduler").matches("", "events", &event));
-        let kubelet = json!({"source": {"component": "kubelet"}, "reportingComponent": "x"});
-        assert_eq!(field_value("", "events", &kubelet, "source").as_deref(), Some("kubelet"));
-        assert_eq!(field_value("", "events", &event, "involvedObject.bogus"), None);
+        assert!(sel("spec.type=NodePort,spec.clusterIP=10.96.0.10").matches(labels("", "services"), &svc));
     }
 }

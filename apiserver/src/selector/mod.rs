@@ -8,7 +8,12 @@
 mod fields;
 mod labels;
 
-pub use fields::{FieldSelector, field_value};
+pub use fields::{FieldLabels, FieldSelector, Refusal};
+
+/// Helpers for kinds' field values, rendered as kube renders them.
+pub mod attrs {
+    pub use super::fields::{boolean, integer, text};
+}
 pub use labels::LabelSelector;
 
 /// Why a selector was refused; every variant is a 400 Bad Request whose

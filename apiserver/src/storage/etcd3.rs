@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use bytes::Bytes;
 use rtcd_proto::etcdserverpb::compare::{CompareResult, CompareTarget, TargetUnion};
 use rtcd_proto::etcdserverpb::kv_client::KvClient;
@@ -25,6 +26,7 @@ use rtcd_proto::etcdserverpb::{
 };
 use tonic::transport::Channel;
 
+use super::interface::{Storage, StorageWatch, Swap};
 use super::leases::LeaseReuse;
 use super::{ContinueToken, ListPage, Object, Preconditions, StorageError};
 
@@ -32,9 +34,12 @@ use super::{ContinueToken, ListPage, Object, Preconditions, StorageError};
 const COMPACTED: &str = "etcdserver: mvcc: required revision has been compacted";
 /// etcd's answer to a read above its current revision.
 const FUTURE: &str = "etcdserver: mvcc: required revision is a future revision";
+/// Lists of many large objects come back in one gRPC message per page.
+pub(super) const MAX_MESSAGE: usize = 256 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Etcd3Store {
+    channel: Channel,
     kv: KvClient<Channel>,
     leases: LeaseClient<Channel>,
     reuse: Arc<LeaseReuse>,
@@ -50,8 +55,9 @@ enum Outcome {
 impl Etcd3Store {
     pub fn new(channel: Channel) -> Self {
         Self {
-            kv: KvClient::new(channel.clone()),
-            leases: LeaseClient::new(channel),
+            kv: KvClient::new(channel.clone()).max_decoding_message_size(MAX_MESSAGE),
+            leases: LeaseClient::new(channel.clone()),
+            channel,
             reuse: Arc::new(LeaseReuse::default()),
         }
     }
@@ -242,6 +248,50 @@ impl Etcd3Store {
     }
 }
 
+#[async_trait]
+impl Storage for Etcd3Store {
+    async fn create(&self, key: &str, value: Bytes, ttl_seconds: Option<i64>) -> Result<i64, StorageError> {
+        match ttl_seconds {
+            Some(ttl) => Etcd3Store::create_with_ttl(self, key, value, ttl).await,
+            None => Etcd3Store::create(self, key, value).await,
+        }
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<Object>, StorageError> {
+        Etcd3Store::get(self, key).await
+    }
+
+    async fn current_revision(&self, prefix: &str) -> Result<i64, StorageError> {
+        Etcd3Store::current_revision(self, prefix).await
+    }
+
+    async fn put_if(&self, key: &str, value: Bytes, expected: i64) -> Result<Swap, StorageError> {
+        Ok(match Etcd3Store::put_if(self, key, value, expected).await? {
+            Outcome::Done(revision) => Swap::Done(revision),
+            Outcome::Changed(current) => Swap::Changed(current),
+        })
+    }
+
+    async fn delete(&self, key: &str, preconditions: &Preconditions) -> Result<Object, StorageError> {
+        Etcd3Store::delete(self, key, preconditions).await
+    }
+
+    async fn list(
+        &self,
+        prefix: &str,
+        limit: i64,
+        resource_version: i64,
+        token: Option<&str>,
+    ) -> Result<ListPage, StorageError> {
+        Etcd3Store::list(self, prefix, limit, resource_version, token).await
+    }
+
+    async fn watch(&self, prefix: &str, start: i64) -> Result<Box<dyn StorageWatch>, StorageError> {
+        let watch = super::etcd3_watch::Etcd3Watch::start(self.channel.clone(), prefix, start).await?;
+        Ok(Box::new(watch))
+    }
+}
+
 fn key_bytes(key: &str) -> Bytes {
     Bytes::copy_from_slice(key.as_bytes())
 }
@@ -270,7 +320,7 @@ pub(crate) fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     vec![0]
 }
 
-fn etcd_error(status: tonic::Status) -> StorageError {
+pub(super) fn etcd_error(status: tonic::Status) -> StorageError {
     if status.message() == COMPACTED {
         return StorageError::Expired;
     }

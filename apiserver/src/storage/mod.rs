@@ -1,16 +1,25 @@
-//! kube-apiserver's storage layer (`storage.Interface`, etcd3 store) over
-//! etcd's KV API. Objects are opaque bytes here (JSON above this layer); the
-//! resourceVersion of an object is the `mod_revision` of its key.
+//! kube-apiserver's storage layer: the [`Storage`] seam, and its etcd3
+//! implementation over etcd's KV and Watch APIs. Objects are opaque bytes
+//! here (JSON above this layer); the resourceVersion of an object is the
+//! `mod_revision` of its key.
+//!
+//! * `interface`: the `Storage` and `StorageWatch` traits.
+//! * `etcd3`, `etcd3_watch`: kube's etcd3 store (the Txns of each call).
+//! * `leases`: lease reuse for objects with a TTL.
+//! * `continue_token`: kube's list continue tokens.
+//! * `compactor`: kube-apiserver's compaction rounds.
 
 mod compactor;
 mod continue_token;
 mod etcd3;
+mod etcd3_watch;
+mod interface;
 mod leases;
 
 pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;
 pub use etcd3::Etcd3Store;
-pub(crate) use etcd3::prefix_end;
+pub use interface::{Change, Storage, StorageWatch, Swap, WatchEnd, WatchUpdate};
 
 use bytes::Bytes;
 
@@ -30,7 +39,7 @@ pub struct Preconditions {
 
 impl Preconditions {
     /// Checks `object` (JSON with `metadata.uid`) against these conditions.
-    fn check(&self, key: &str, object: &Object) -> Result<(), StorageError> {
+    pub fn check(&self, key: &str, object: &Object) -> Result<(), StorageError> {
         if let Some(want) = &self.uid {
             let meta: serde_json::Value = serde_json::from_slice(&object.value).unwrap_or_default();
             let uid = meta["metadata"]["uid"].as_str().unwrap_or_default();

@@ -1,0 +1,180 @@
+//! Which reads the watch cache serves and which go to storage (kube's
+//! `CacheDelegator`): the latest object and paged or exact lists are
+//! storage's; "any" or "not older than" reads, consistent lists and watches
+//! are the cache's once it has caught up.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{CachedObject, Cacher, Filter, Watch, WatchSpec};
+use crate::errors::ApiError;
+use crate::storage::{Storage, StorageError};
+
+/// `?resourceVersion=` and `?resourceVersionMatch=` of a read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadAt {
+    /// None: the latest (a consistent read).
+    pub resource_version: Option<i64>,
+    pub exact: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListOptions {
+    pub at: ReadAt,
+    pub limit: i64,
+    pub continue_token: Option<String>,
+    pub filter: Filter,
+}
+
+#[derive(Debug, Clone)]
+pub struct ListResult {
+    pub items: Vec<Value>,
+    pub resource_version: i64,
+    pub continue_token: Option<String>,
+    pub remaining_item_count: Option<i64>,
+}
+
+/// The reads of one resource.
+#[derive(Debug, Clone)]
+pub struct ReadDelegator {
+    storage: Arc<dyn Storage>,
+    cacher: Cacher,
+    /// How errors name the resource (`deployments.apps`).
+    qualified: String,
+}
+
+impl ReadDelegator {
+    pub fn new(storage: Arc<dyn Storage>, cacher: Cacher, qualified: String) -> Self {
+        ReadDelegator { storage, cacher, qualified }
+    }
+
+    pub fn cacher(&self) -> &Cacher {
+        &self.cacher
+    }
+
+    /// The object under `key`: the latest from storage, as kube reads it, or
+    /// the cache's when any version at least `at` will do.
+    pub async fn get(&self, key: &str, name: &str, at: &ReadAt) -> Result<Value, ApiError> {
+        let not_found = || ApiError::NotFound { qualified: self.qualified.clone(), name: name.to_string() };
+        if let Some(rv) = at.resource_version
+            && self.wait_fresh(rv).await?
+        {
+            return self.cacher.get(key).0.map(|o| o.value.clone()).ok_or_else(not_found);
+        }
+        // The latest, or "any version" before the cache is loaded.
+        self.get_from_storage(key, name).await?.ok_or_else(not_found)
+    }
+
+    /// The latest object under `key`, from storage.
+    pub async fn get_from_storage(&self, key: &str, name: &str) -> Result<Option<Value>, ApiError> {
+        let object = self.storage.get(key).await.map_err(|e| self.error(e, name))?;
+        object.map(|o| to_value(key, &o.value, o.resource_version)).transpose()
+    }
+
+    /// The objects under `prefix` (the collection's) that `opts` select.
+    pub async fn list(&self, prefix: &str, opts: &ListOptions) -> Result<ListResult, ApiError> {
+        // Pages need storage's revision-pinned ranges: a first page at the
+        // latest, a continuation, or an Exact revision (which a limit with a
+        // resourceVersion and no match means). NotOlderThan and "0" are the
+        // cache's, the limit ignored as kube's cache ignores it.
+        let from_storage = opts.continue_token.is_some()
+            || (opts.limit > 0 && opts.at.resource_version.is_none())
+            || opts.at.exact;
+        if from_storage {
+            return self.list_from_storage(prefix, opts).await;
+        }
+        let fresh = match opts.at.resource_version {
+            Some(rv) => self.wait_fresh(rv).await?,
+            None => {
+                let current = self.current_revision(prefix).await?;
+                self.cacher.wait_fresh(current).await
+            }
+        };
+        if !fresh {
+            // The cache did not catch up in time: read storage instead.
+            return self.list_from_storage(prefix, opts).await;
+        }
+        let (items, resource_version) = self.cacher.list(&opts.filter);
+        let items = items.iter().map(|o| o.value.clone()).collect();
+        Ok(ListResult { items, resource_version, continue_token: None, remaining_item_count: None })
+    }
+
+    /// A list read from storage itself, never from the cache: of `prefix`,
+    /// narrowed to the filter's namespace.
+    pub async fn list_from_storage(&self, prefix: &str, opts: &ListOptions) -> Result<ListResult, ApiError> {
+        let prefix = match &opts.filter.namespace {
+            Some(ns) => format!("{prefix}{ns}/"),
+            None => prefix.to_string(),
+        };
+        let rv = opts.at.resource_version.unwrap_or(0);
+        let page = self.storage.list(&prefix, opts.limit, rv, opts.continue_token.as_deref()).await.map_err(
+            |e| match e {
+                StorageError::FutureRevision => ApiError::TooLargeResourceVersion {
+                    requested: rv,
+                    current: self.cacher.resource_version(),
+                },
+                e => self.error(e, ""),
+            },
+        )?;
+        let mut items = Vec::with_capacity(page.items.len());
+        for (key, object) in &page.items {
+            let key = String::from_utf8_lossy(key).into_owned();
+            let cached = CachedObject::new(key.clone(), parse(&key, &object.value)?, object.resource_version);
+            if opts.filter.matches(&cached) {
+                items.push(cached.value);
+            }
+        }
+        Ok(ListResult {
+            items,
+            resource_version: page.resource_version,
+            continue_token: page.continue_token,
+            // How many more match is unknown when a selector filters them.
+            remaining_item_count: page
+                .remaining_item_count
+                .filter(|_| opts.filter.labels.is_none() && opts.filter.fields.is_none()),
+        })
+    }
+
+    /// Storage's current revision.
+    pub async fn current_revision(&self, prefix: &str) -> Result<i64, ApiError> {
+        self.storage.current_revision(prefix).await.map_err(|e| self.error(e, ""))
+    }
+
+    /// Registers a watch on the cache.
+    pub fn watch(&self, spec: WatchSpec) -> Result<Watch, ApiError> {
+        self.cacher.watch(spec)
+    }
+
+    /// Waits until the cache has seen `rv` (and has loaded at all): true
+    /// when it has; false for rv 0 ("any version") while the cache is still
+    /// loading, so the caller reads storage; kube's 504 "Too large resource
+    /// version" if it does not catch up within a few seconds.
+    async fn wait_fresh(&self, rv: i64) -> Result<bool, ApiError> {
+        if self.cacher.wait_fresh(rv).await {
+            return Ok(true);
+        }
+        if rv == 0 {
+            return Ok(false);
+        }
+        Err(ApiError::TooLargeResourceVersion { requested: rv, current: self.cacher.resource_version() })
+    }
+
+    fn error(&self, err: StorageError, name: &str) -> ApiError {
+        ApiError::from_storage(err, &self.qualified, name)
+    }
+}
+
+/// A stored object as JSON with its resourceVersion.
+pub fn to_value(key: &str, value: &[u8], resource_version: i64) -> Result<Value, ApiError> {
+    Ok(CachedObject::new(key.to_string(), parse(key, value)?, resource_version).value)
+}
+
+/// An object just written at `resource_version`, as reads would return it.
+pub fn to_value_at(key: &str, value: Value, resource_version: i64) -> Value {
+    CachedObject::new(key.to_string(), value, resource_version).value
+}
+
+fn parse(key: &str, value: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(value).map_err(|e| ApiError::Internal(format!("object at {key} is not JSON: {e}")))
+}

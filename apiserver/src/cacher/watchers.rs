@@ -1,0 +1,297 @@
+//! The watchers of one resource's cache: what each asked for, and the
+//! fanout that hands every event to all of them without ever waiting on one.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::{CachedObject, Event, EventType};
+use crate::selector::{FieldLabels, FieldSelector, LabelSelector};
+
+/// Which objects a list or watch wants.
+#[derive(Debug, Clone)]
+pub struct Filter {
+    pub namespace: Option<String>,
+    pub labels: Option<LabelSelector>,
+    pub fields: Option<FieldSelector>,
+    /// What the kind's field labels mean.
+    pub field_labels: FieldLabels,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Filter { namespace: None, labels: None, fields: None, field_labels: FieldLabels::METADATA_ONLY }
+    }
+}
+
+impl Filter {
+    pub fn matches(&self, object: &CachedObject) -> bool {
+        let meta = &object.value["metadata"];
+        if let Some(ns) = &self.namespace
+            && meta["namespace"].as_str() != Some(ns)
+        {
+            return false;
+        }
+        if let Some(labels) = &self.labels
+            && !labels.matches(meta["labels"].as_object())
+        {
+            return false;
+        }
+        match &self.fields {
+            Some(fields) => fields.matches(&self.field_labels, &object.value),
+            None => true,
+        }
+    }
+}
+
+/// What a watcher is sent, in order.
+#[derive(Debug, Clone)]
+pub enum Delivery {
+    Event {
+        kind: EventType,
+        object: Arc<CachedObject>,
+    },
+    /// The cache has seen everything up to `resource_version`;
+    /// `initial_events_end` marks the end of a WatchList's initial state.
+    Bookmark {
+        resource_version: i64,
+        initial_events_end: bool,
+    },
+}
+
+/// How many deliveries a watcher may have queued before it is closed: a
+/// watcher that falls this far behind is cut off (its client re-watches
+/// from its last resourceVersion) rather than slowing the others.
+pub const WATCHER_BUFFER: usize = 1000;
+
+pub(super) struct Watcher {
+    filter: Filter,
+    /// Events at or below this revision are already the client's (its
+    /// start): never sent again, nor bookmarks below it.
+    after: i64,
+    tx: mpsc::Sender<Delivery>,
+    /// When the next periodic bookmark is due; None without bookmarks.
+    next_bookmark: Option<Instant>,
+    /// The watch's end; a bookmark goes out shortly before it.
+    deadline: Instant,
+}
+
+/// All watchers of one cache.
+#[derive(Default)]
+pub(super) struct Watchers {
+    by_id: HashMap<u64, Watcher>,
+    next_id: u64,
+}
+
+impl std::fmt::Debug for Watchers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watchers").field("count", &self.by_id.len()).finish()
+    }
+}
+
+impl Watchers {
+    pub(super) fn add(
+        &mut self,
+        filter: Filter,
+        after: i64,
+        tx: mpsc::Sender<Delivery>,
+        bookmark_every: Option<Duration>,
+        deadline: Instant,
+    ) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let next_bookmark = bookmark_every.map(|every| Instant::now() + every);
+        self.by_id.insert(id, Watcher { filter, after, tx, next_bookmark, deadline });
+        id
+    }
+
+    pub(super) fn remove(&mut self, id: u64) {
+        self.by_id.remove(&id);
+    }
+
+    /// Ends every watch (their streams close); used when the cache relists.
+    pub(super) fn clear(&mut self) {
+        self.by_id.clear();
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Hands `event` to every watcher it concerns; drops those that are full.
+    pub(super) fn dispatch(&mut self, event: &Event) {
+        self.by_id.retain(|id, watcher| {
+            if event.resource_version <= watcher.after {
+                return true;
+            }
+            match delivery_for(&watcher.filter, event) {
+                None => true,
+                Some(delivery) => offer(*id, watcher, delivery),
+            }
+        });
+    }
+
+    /// Sends the bookmarks that are due at `now`: the periodic ones, and one
+    /// just before each watch's deadline. Never waits for a full watcher.
+    pub(super) fn bookmarks(&mut self, now: Instant, resource_version: i64, every: Duration) {
+        for watcher in self.by_id.values_mut() {
+            let Some(due) = watcher.next_bookmark else { continue };
+            if resource_version < watcher.after {
+                continue;
+            }
+            let before_deadline = watcher.deadline.saturating_duration_since(now) <= Duration::from_secs(2);
+            if now < due && !before_deadline {
+                continue;
+            }
+            // A full watcher simply misses a bookmark.
+            let _ = watcher.tx.try_send(Delivery::Bookmark { resource_version, initial_events_end: false });
+            // The one before the deadline is the last.
+            watcher.next_bookmark = (!before_deadline).then(|| now + every);
+        }
+    }
+}
+
+/// Queues `delivery` for a watcher; false (drop it) when it cannot keep up
+/// or is gone.
+fn offer(id: u64, watcher: &Watcher, delivery: Delivery) -> bool {
+    match watcher.tx.try_send(delivery) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            tracing::warn!(watcher = id, "closing a watcher that fell {WATCHER_BUFFER} events behind");
+            false
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
+
+/// What a watcher with `filter` sees of `event`, by its filter before and
+/// after the change: an object that starts matching is ADDED, one that
+/// stops is DELETED (as its previous state, at the new resourceVersion).
+pub(super) fn delivery_for(filter: &Filter, event: &Event) -> Option<Delivery> {
+    let now = event.kind != EventType::Deleted && filter.matches(&event.object);
+    let before = event.prev.as_ref().is_some_and(|prev| filter.matches(prev));
+    let (kind, object) = match (before, now) {
+        (false, false) => return None,
+        (true, true) => (EventType::Modified, event.object.clone()),
+        (false, true) => (EventType::Added, event.object.clone()),
+        (true, false) => {
+            let prev = event.prev.as_ref()?;
+            (EventType::Deleted, Arc::new(prev.at_revision(event.resource_version)))
+        }
+    };
+    Some(Delivery::Event { kind, object })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(n: i64, labels: serde_json::Value, prev_labels: Option<serde_json::Value>) -> Event {
+        let object = |labels: serde_json::Value| {
+            Arc::new(CachedObject::new(
+                "/registry/configmaps/default/a".into(),
+                json!({"metadata": {"name": "a", "namespace": "default", "labels": labels}}),
+                n,
+            ))
+        };
+        let kind = if prev_labels.is_some() { EventType::Modified } else { EventType::Added };
+        Event { kind, object: object(labels), prev: prev_labels.map(object), resource_version: n }
+    }
+
+    fn filter(selector: &str) -> Filter {
+        Filter { labels: Some(crate::selector::LabelSelector::parse(selector).unwrap()), ..Filter::default() }
+    }
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(3600)
+    }
+
+    #[test]
+    fn a_watcher_that_cannot_keep_up_is_closed_and_the_others_get_everything() {
+        let mut watchers = Watchers::default();
+        let (slow_tx, slow_rx) = mpsc::channel(WATCHER_BUFFER);
+        let (fast_tx, mut fast_rx) = mpsc::channel(WATCHER_BUFFER);
+        watchers.add(Filter::default(), 0, slow_tx, None, far());
+        watchers.add(Filter::default(), 0, fast_tx, None, far());
+        let total = WATCHER_BUFFER as i64 + 10;
+        let mut received = Vec::new();
+        for n in 1..=total {
+            watchers.dispatch(&event(n, json!({}), None));
+            while let Ok(Delivery::Event { object, .. }) = fast_rx.try_recv() {
+                received.push(object.resource_version);
+            }
+        }
+        assert_eq!(watchers.len(), 1, "the slow watcher is dropped, the fast one kept");
+        assert_eq!(received, (1..=total).collect::<Vec<_>>());
+        // The slow watcher's stream ends after what it had queued.
+        drop(watchers);
+        let mut slow_rx = slow_rx;
+        let mut queued = 0;
+        while slow_rx.try_recv().is_ok() {
+            queued += 1;
+        }
+        assert_eq!(queued, WATCHER_BUFFER);
+    }
+
+    #[test]
+    fn objects_entering_and_leaving_a_selector_are_added_and_deleted() {
+        let mut watchers = Watchers::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        watchers.add(filter("app=web"), 0, tx, None, far());
+        watchers.dispatch(&event(1, json!({"app": "db"}), None));
+        watchers.dispatch(&event(2, json!({"app": "web"}), Some(json!({"app": "db"}))));
+        watchers.dispatch(&event(3, json!({"app": "web", "x": "y"}), Some(json!({"app": "web"}))));
+        watchers.dispatch(&event(4, json!({"app": "db"}), Some(json!({"app": "web", "x": "y"}))));
+        let mut seen = Vec::new();
+        while let Ok(Delivery::Event { kind, object }) = rx.try_recv() {
+            seen.push((kind, object.resource_version, object.value["metadata"]["labels"]["app"].clone()));
+        }
+        assert_eq!(
+            seen,
+            vec![
+                (EventType::Added, 2, json!("web")),
+                (EventType::Modified, 3, json!("web")),
+                // Leaving: the last state it matched in, at the new revision.
+                (EventType::Deleted, 4, json!("web")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_watch_from_a_future_revision_gets_nothing_at_or_below_it() {
+        let mut watchers = Watchers::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        watchers.add(Filter::default(), 5, tx, None, far());
+        for n in 3..=7 {
+            watchers.dispatch(&event(n, json!({}), None));
+        }
+        let mut seen = Vec::new();
+        while let Ok(Delivery::Event { object, .. }) = rx.try_recv() {
+            seen.push(object.resource_version);
+        }
+        assert_eq!(seen, vec![6, 7]);
+    }
+
+    #[test]
+    fn bookmarks_come_when_due_and_just_before_the_deadline() {
+        let mut watchers = Watchers::default();
+        let (tx, mut rx) = mpsc::channel(16);
+        let now = Instant::now();
+        let every = Duration::from_secs(60);
+        watchers.add(Filter::default(), 0, tx, Some(every), now + Duration::from_secs(150));
+        watchers.bookmarks(now + Duration::from_secs(30), 5, every);
+        assert!(rx.try_recv().is_err(), "not due yet");
+        watchers.bookmarks(now + Duration::from_secs(61), 7, every);
+        assert!(matches!(
+            rx.try_recv(),
+            Ok(Delivery::Bookmark { resource_version: 7, initial_events_end: false })
+        ));
+        watchers.bookmarks(now + Duration::from_secs(149), 9, every);
+        assert!(matches!(rx.try_recv(), Ok(Delivery::Bookmark { resource_version: 9, .. })));
+        watchers.bookmarks(now + Duration::from_secs(300), 11, every);
+        assert!(rx.try_recv().is_err(), "none after the last one");
+    }
+}

@@ -1,0 +1,57 @@
+//! What every cluster has from its first start: the `default`,
+//! `kube-system`, `kube-public` and `kube-node-lease` namespaces and the
+//! `default/kubernetes` Service on the range's first address (clients and
+//! e2e suites look it up).
+
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::cacher::ReadAt;
+use crate::errors::ApiError;
+use crate::registry::{Resources, WriteContext};
+
+/// Creates what is missing, retrying while storage is unreachable.
+pub async fn run(resources: Resources, service_ip: Ipv4Addr) {
+    loop {
+        match create_missing(&resources, service_ip).await {
+            Ok(()) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "creating the built-in namespaces; retrying");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
+
+async fn create_missing(resources: &Resources, service_ip: Ipv4Addr) -> Result<(), ApiError> {
+    let ctx = WriteContext::server();
+    let namespaces = resources.store("", "namespaces")?;
+    for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        match namespaces.create(&ctx, None, ns).await {
+            Ok(_) | Err(ApiError::AlreadyExists { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let services = resources.store("", "services")?;
+    let kubernetes = json!({
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {
+            "clusterIP": service_ip.to_string(),
+            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}],
+        },
+    });
+    // Its address is taken once it exists: look before creating.
+    match services.get(Some("default"), "kubernetes", &ReadAt::default()).await {
+        Err(ApiError::NotFound { .. }) => match services.create(&ctx, Some("default"), kubernetes).await {
+            Ok(_) | Err(ApiError::AlreadyExists { .. }) => Ok(()),
+            Err(e) => Err(e),
+        },
+        Ok(_) => Ok(()),
+        Err(e) => Err(e),
+    }
+}

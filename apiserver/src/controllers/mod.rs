@@ -1,0 +1,10 @@
+//! Controllers the API server runs itself, each driven by a watch on the
+//! watch cache, never spawned from request handlers:
+//!
+//! * `namespace`: deletes the contents of a Terminating namespace, then the
+//!   namespace (kube's namespace controller);
+//! * `bootstrap`: the namespaces and the `kubernetes` Service every cluster
+//!   has.
+
+pub mod bootstrap;
+pub mod namespace;

@@ -1,0 +1,190 @@
+//! Discovery: the legacy documents (`/api`, `/apis`, `/api/v1`,
+//! `/apis/<g>/<v>`) and aggregated discovery (apidiscovery.k8s.io/v2),
+//! chosen by the Accept header as kube does; clients tell the two apart by
+//! the response's Content-Type.
+
+use serde_json::{Value, json};
+
+use crate::registry::{Resource, Resources};
+
+/// The Content-Type of an aggregated discovery document.
+pub const AGGREGATED_CONTENT_TYPE: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+const VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
+
+/// Whether the client asked for aggregated discovery (v2).
+pub fn wants_aggregated(accept: &str) -> bool {
+    accept.split(',').any(|media| {
+        let params: Vec<&str> = media.split(';').map(str::trim).collect();
+        params.contains(&"g=apidiscovery.k8s.io")
+            && params.contains(&"v=v2")
+            && params.contains(&"as=APIGroupDiscoveryList")
+    })
+}
+
+/// `/api`: the core group's versions.
+pub fn api_versions() -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}],
+    })
+}
+
+/// `/apis`: every named group.
+pub fn api_group_list(resources: &Resources) -> Value {
+    let groups: Vec<Value> = resources.groups().iter().map(|g| api_group(g)).collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `/apis/<group>`.
+pub fn api_group(group: &str) -> Value {
+    let gv = json!({"groupVersion": format!("{group}/v1"), "version": "v1"});
+    json!({"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": [gv.clone()], "preferredVersion": gv})
+}
+
+/// `/api/v1` or `/apis/<group>/<version>`; None when not served.
+pub fn api_resource_list(resources: &Resources, group: &str, version: &str) -> Option<Value> {
+    let served = resources.all();
+    let served: Vec<&Resource> = served
+        .iter()
+        .map(|s| s.store.resource())
+        .filter(|r| r.group == group && r.version == version)
+        .collect();
+    if served.is_empty() {
+        return None;
+    }
+    let mut list = Vec::new();
+    for r in served {
+        list.push(json!({
+            "name": r.plural,
+            "singularName": r.singular(),
+            "namespaced": r.namespaced,
+            "kind": r.kind,
+            "verbs": VERBS,
+            "shortNames": r.short_names,
+            "categories": r.categories,
+        }));
+        for sub in r.subresources() {
+            let (kind, group_version) = subresource_kind(r, sub);
+            let mut entry = json!({
+                "name": format!("{}/{sub}", r.plural),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": kind,
+                "verbs": SUBRESOURCE_VERBS,
+            });
+            if let Some((group, version)) = group_version {
+                entry["group"] = json!(group);
+                entry["version"] = json!(version);
+            }
+            list.push(entry);
+        }
+    }
+    let group_version = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    Some(
+        json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": list}),
+    )
+}
+
+/// The kind a subresource answers with (scale is autoscaling/v1 Scale).
+fn subresource_kind<'a>(
+    resource: &'a Resource,
+    sub: &str,
+) -> (&'a str, Option<(&'static str, &'static str)>) {
+    match sub {
+        "scale" => ("Scale", Some(("autoscaling", "v1"))),
+        _ => (&resource.kind, None),
+    }
+}
+
+/// The aggregated document for `/api` (core only) or `/apis` (the rest).
+pub fn aggregated(served: &Resources, core: bool) -> Value {
+    let groups: Vec<String> = if core { vec![String::new()] } else { served.groups() };
+    let all = served.all();
+    let items: Vec<Value> = groups
+        .into_iter()
+        .map(|group| {
+            let resources: Vec<Value> = all
+                .iter()
+                .map(|s| s.store.resource())
+                .filter(|r| r.group == group)
+                .map(aggregated_resource)
+                .collect();
+            json!({
+                "metadata": {"name": group, "creationTimestamp": null},
+                "versions": [{"version": "v1", "resources": resources, "freshness": "Current"}],
+            })
+        })
+        .collect();
+    json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items,
+    })
+}
+
+fn aggregated_resource(r: &Resource) -> Value {
+    let subresources: Vec<Value> = r
+        .subresources()
+        .map(|sub| {
+            let (kind, group_version) = subresource_kind(r, sub);
+            let (group, version) = group_version.unwrap_or((&r.group, &r.version));
+            json!({
+                "subresource": sub,
+                "responseKind": {"group": group, "version": version, "kind": kind},
+                "verbs": SUBRESOURCE_VERBS,
+            })
+        })
+        .collect();
+    let mut entry = json!({
+        "resource": r.plural,
+        "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
+        "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": r.singular(),
+        "verbs": VERBS,
+        "shortNames": r.short_names,
+        "categories": r.categories,
+    });
+    if !subresources.is_empty() {
+        entry["subresources"] = json!(subresources);
+    }
+    entry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregated_is_chosen_by_the_client_go_accept_header() {
+        let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        assert!(wants_aggregated(accept));
+        assert!(!wants_aggregated("application/json, */*"));
+    }
+
+    #[tokio::test]
+    async fn resource_lists_carry_subresources_and_scale_kind() {
+        let resources = crate::registry::kinds::tests::builtin_resources();
+        let apps = api_resource_list(&resources, "apps", "v1").unwrap();
+        let names: Vec<&str> =
+            apps["resources"].as_array().unwrap().iter().filter_map(|r| r["name"].as_str()).collect();
+        assert!(names.contains(&"deployments") && names.contains(&"deployments/scale"));
+        let scale =
+            apps["resources"].as_array().unwrap().iter().find(|r| r["name"] == "deployments/scale").unwrap();
+        assert_eq!((scale["kind"].as_str(), scale["group"].as_str()), (Some("Scale"), Some("autoscaling")));
+        assert!(api_resource_list(&resources, "apps", "v2").is_none());
+        let core = aggregated(&resources, true);
+        assert_eq!(core["items"][0]["metadata"]["name"], "");
+        let pods = core["items"][0]["versions"][0]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["resource"] == "pods")
+            .unwrap();
+        assert_eq!(pods["scope"], "Namespaced");
+    }
+}

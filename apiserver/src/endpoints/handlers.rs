@@ -1,0 +1,303 @@
+//! Resource requests: one function per verb, each turning the request
+//! into a registry call and its result into kube's response.
+
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use super::App;
+use super::query::{self, Params};
+use super::respond::{self, Shape};
+use super::watch;
+use crate::cacher::ReadAt;
+use crate::errors::ApiError;
+use crate::patch::PatchType;
+use crate::protobuf::{self, ProtobufError};
+use crate::registry::metadata::{self, prepare_update};
+use crate::registry::{DeleteOptions, Deleted, Resource, Store, WriteContext};
+use crate::request::{ResourceRequest, UserInfo};
+use crate::runtime::meta;
+
+/// A resource request, already parsed; the whole body read.
+pub async fn serve(
+    app: &App,
+    info: &ResourceRequest,
+    user: &UserInfo,
+    params: &Params,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let served = app.resources.get(&info.group, &info.version, &info.resource).ok_or(ApiError::NoSuchPath)?;
+    let store = &served.store;
+    let resource = store.resource();
+    let namespace = match (resource.namespaced, info.namespace.as_deref()) {
+        (true, ns) => ns,
+        // `/api/v1/namespaces/<name>` names a namespace, not a scope.
+        (false, Some(_)) if !resource.is("", "namespaces") => return Err(ApiError::NoSuchPath),
+        (false, _) => None,
+    };
+    if let Some(sub) = info.subresource.as_deref()
+        && !resource.subresources().any(|s| s == sub)
+    {
+        return Err(ApiError::NoSuchPath);
+    }
+    // A namespaced kind is only listed and watched across namespaces; and
+    // namespaces go one by one (their deletion is a process).
+    let cluster_wide_write =
+        resource.namespaced && namespace.is_none() && !matches!(info.verb, "list" | "watch");
+    if cluster_wide_write || (resource.is("", "namespaces") && info.verb == "deletecollection") {
+        return Err(ApiError::MethodNotAllowed(
+            "the server does not allow this method on the requested resource".to_string(),
+        ));
+    }
+    let accept = header_str(headers, header::ACCEPT);
+    let shape = Shape::negotiate(accept, params.get("includeObject"))?;
+    let name = info.name.as_deref().unwrap_or_default();
+    let request = Request { store, resource, namespace, name, params, shape, user };
+    match (info.verb, info.subresource.as_deref()) {
+        ("get", Some("scale")) => request.get_scale().await,
+        ("get", _) => request.get().await,
+        ("list", _) => request.list().await,
+        ("watch", _) => watch::serve(store, namespace, params, shape).await,
+        ("create", None) => request.create(headers, body).await,
+        ("update", Some("scale")) => request.update_scale(headers, body).await,
+        ("update", sub) => request.update(sub, headers, body).await,
+        ("patch", Some("scale")) => request.patch_scale(headers, body).await,
+        ("patch", sub) => request.patch(sub, headers, body).await,
+        ("delete", None) => request.delete(headers, body).await,
+        ("deletecollection", None) => request.delete_collection(headers, body).await,
+        _ => Err(ApiError::MethodNotAllowed(
+            "the server does not allow this method on the requested resource".to_string(),
+        )),
+    }
+}
+
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> &str {
+    headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
+}
+
+/// One resource request's scope (kube's `RequestScope`): what every verb's
+/// handler needs.
+struct Request<'a> {
+    store: &'a Store,
+    resource: &'a Resource,
+    namespace: Option<&'a str>,
+    name: &'a str,
+    params: &'a Params,
+    shape: Shape,
+    user: &'a UserInfo,
+}
+
+impl Request<'_> {
+    fn ok(&self, code: StatusCode, object: Value) -> Response {
+        respond::json_response(code, &respond::object_body(self.store, object, self.shape))
+    }
+
+    fn write_context(&self, dry_run: bool) -> WriteContext {
+        WriteContext::new(self.user.clone(), dry_run)
+    }
+
+    async fn get(&self) -> Result<Response, ApiError> {
+        let at = ReadAt { resource_version: self.params.resource_version()?, exact: false };
+        let object = self.store.get(self.namespace, self.name, &at).await?;
+        Ok(self.ok(StatusCode::OK, object))
+    }
+
+    async fn list(&self) -> Result<Response, ApiError> {
+        let opts = self.params.list_options(self.store, self.namespace)?;
+        let list = self.store.list(&opts).await?;
+        let body = match self.shape {
+            Shape::Object => respond::list_body(self.resource, list),
+            Shape::Table(include) => {
+                let mut meta = json!({"resourceVersion": list.resource_version.to_string()});
+                if let Some(token) = &list.continue_token {
+                    meta["continue"] = json!(token);
+                }
+                if let Some(remaining) = list.remaining_item_count {
+                    meta["remainingItemCount"] = json!(remaining);
+                }
+                respond::table_body(self.store, &list.items, meta, include, true)
+            }
+        };
+        Ok(respond::json_response(StatusCode::OK, &body))
+    }
+
+    /// Decodes a JSON request body as an object of this resource.
+    fn decode(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
+        self.store.decode(body_json(headers, body)?, self.params.field_validation()?)
+    }
+
+    async fn create(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let ctx = self.write_context(self.params.dry_run()?);
+        let (object, warnings) = self.decode(headers, body)?;
+        let created = self.store.create(&ctx, self.namespace, object).await?;
+        Ok(respond::with_warnings(self.ok(StatusCode::CREATED, created), &warnings))
+    }
+
+    async fn update(
+        &self,
+        sub: Option<&str>,
+        headers: &HeaderMap,
+        body: &[u8],
+    ) -> Result<Response, ApiError> {
+        let ctx = self.write_context(self.params.dry_run()?);
+        let (object, warnings) = self.decode(headers, body)?;
+        let updated = self.store.update(&ctx, self.namespace, self.name, sub, object).await?;
+        Ok(respond::with_warnings(self.ok(StatusCode::OK, updated), &warnings))
+    }
+
+    async fn patch(&self, sub: Option<&str>, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let ctx = self.write_context(self.params.dry_run()?);
+        let kind = PatchType::from_content_type(header_str(headers, header::CONTENT_TYPE))?;
+        let validation = self.params.field_validation()?;
+        let (patched, warnings) =
+            self.store.patch(&ctx, self.namespace, self.name, sub, kind, body, validation).await?;
+        Ok(respond::with_warnings(self.ok(StatusCode::OK, patched), &warnings))
+    }
+
+    async fn delete(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let options = query::delete_body(&delete_options(headers, body)?)?;
+        let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
+        let opts = DeleteOptions { preconditions: options.preconditions };
+        match self.store.delete(&ctx, self.namespace, self.name, &opts).await? {
+            Deleted::Gone(object) => {
+                Ok(respond::json_response(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
+            }
+            // The namespace controller takes a Terminating namespace from here.
+            Deleted::Pending(object) => Ok(self.ok(StatusCode::OK, object)),
+        }
+    }
+
+    /// Deletes every object the selectors match; the list of them.
+    async fn delete_collection(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let options = query::delete_body(&delete_options(headers, body)?)?;
+        let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
+        let opts = DeleteOptions { preconditions: options.preconditions };
+        let list_opts = self.params.list_options(self.store, self.namespace)?;
+        let mut list = self.store.list(&list_opts).await?;
+        let mut deleted = Vec::with_capacity(list.items.len());
+        for item in &list.items {
+            let name = meta::name_of(item).to_string();
+            let ns = item["metadata"]["namespace"].as_str();
+            match self.store.delete(&ctx, ns, &name, &opts).await {
+                Ok(Deleted::Gone(object) | Deleted::Pending(object)) => deleted.push(object),
+                Err(ApiError::NotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        list.items = deleted;
+        list.continue_token = None;
+        list.remaining_item_count = None;
+        Ok(respond::json_response(StatusCode::OK, &respond::list_body(self.resource, list)))
+    }
+
+    async fn get_scale(&self) -> Result<Response, ApiError> {
+        let at = ReadAt { resource_version: self.params.resource_version()?, exact: false };
+        let object = self.store.get(self.namespace, self.name, &at).await?;
+        Ok(respond::json_response(StatusCode::OK, &scale_of(&object)))
+    }
+
+    async fn update_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let scale = body_json(headers, body)?;
+        self.set_replicas(|_| Ok(scale.clone())).await
+    }
+
+    async fn patch_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        let kind = match PatchType::from_content_type(header_str(headers, header::CONTENT_TYPE))? {
+            // Scale has no patch strategies: a strategic patch merges plainly.
+            PatchType::Strategic => PatchType::Merge,
+            other => other,
+        };
+        let qualified = self.resource.qualified_name();
+        self.set_replicas(|current| crate::patch::apply(kind, None, &qualified, current, body)).await
+    }
+
+    /// Sets `spec.replicas` from the Scale that `make` builds from the
+    /// current one; answers with the new Scale.
+    async fn set_replicas<F>(&self, make: F) -> Result<Response, ApiError>
+    where
+        F: Fn(&Value) -> Result<Value, ApiError>,
+    {
+        let ctx = self.write_context(self.params.dry_run()?);
+        let name = self.name;
+        let updated = self
+            .store
+            .update_with(&ctx, self.namespace, name, Some("scale"), |old| {
+                let scale = make(&scale_of(old))?;
+                let replicas = scale["spec"]["replicas"].as_i64().filter(|r| *r >= 0).ok_or_else(|| {
+                    metadata::invalid(
+                        self.resource,
+                        name,
+                        "FieldValueInvalid",
+                        "spec.replicas",
+                        "Invalid value: must be greater than or equal to 0",
+                    )
+                })?;
+                let rv = scale["metadata"]["resourceVersion"].as_str().unwrap_or_default();
+                if !rv.is_empty() && old["metadata"]["resourceVersion"].as_str() != Some(rv) {
+                    return Err(crate::errors::modified(&self.resource.qualified_name(), name));
+                }
+                let mut new = old.clone();
+                new["spec"]["replicas"] = json!(replicas);
+                prepare_update(self.resource, self.store.strategy(), old, &mut new, None);
+                Ok(new)
+            })
+            .await?;
+        Ok(respond::json_response(StatusCode::OK, &scale_of(&updated)))
+    }
+}
+
+/// A request body as JSON: JSON as sent, or protobuf (what client-go's
+/// typed clients send for built-in kinds) decoded into the same JSON.
+fn body_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, ApiError> {
+    let content_type = header_str(headers, header::CONTENT_TYPE);
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    match media {
+        "" | "application/json" | "*/*" => serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}"))),
+        protobuf::PROTOBUF => protobuf::decode(body).map_err(|e| match e {
+            ProtobufError::UnsupportedKind { .. } => ApiError::UnsupportedMediaType(e.to_string()),
+            _ => ApiError::BadRequest(e.to_string()),
+        }),
+        other => Err(ApiError::UnsupportedMediaType(format!(
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf; got {other:?}"
+        ))),
+    }
+}
+
+/// A DELETE's body (DeleteOptions) as JSON bytes; empty when none was sent.
+fn delete_options(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Vec::new());
+    }
+    let value = body_json(headers, body)?;
+    serde_json::to_vec(&value).map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// The autoscaling/v1 Scale of a Deployment, ReplicaSet or StatefulSet.
+fn scale_of(object: &Value) -> Value {
+    let meta = &object["metadata"];
+    let selector = object["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .map(|labels| {
+            labels
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .unwrap_or_default();
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": meta["name"],
+            "namespace": meta["namespace"],
+            "uid": meta["uid"],
+            "resourceVersion": meta["resourceVersion"],
+            "creationTimestamp": meta["creationTimestamp"],
+        },
+        "spec": {"replicas": object["spec"]["replicas"].as_i64().unwrap_or(0)},
+        "status": {"replicas": object["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector},
+    })
+}

@@ -1,0 +1,200 @@
+//! The REST endpoints (k8s.io/apiserver `pkg/endpoints`): one dispatcher
+//! that sends resource requests to `handlers` and serves discovery,
+//! version, health, metrics and OpenAPI itself. The filters (`crate::filters`)
+//! wrap it.
+//!
+//! * `query`: query parameters checked as kube checks them.
+//! * `handlers` / `watch`: the verbs.
+//! * `respond`: response bodies, Status errors, Tables, warnings.
+//! * `discovery`: legacy and aggregated discovery documents.
+//! * `openapi_cache`: the OpenAPI documents, rebuilt when resources change.
+
+pub mod discovery;
+mod handlers;
+mod openapi_cache;
+mod query;
+mod respond;
+mod watch;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::errors::ApiError;
+use crate::metrics::Metrics;
+use crate::registry::Resources;
+use crate::request::{RequestInfo, UserInfo};
+use openapi_cache::OpenApiCache;
+use query::Params;
+
+/// kube-apiserver's limit on a request body (3 MiB).
+const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// The Kubernetes version this server reports (`/version`): the API it
+/// serves is Kubernetes 1.37's, as kubectl 1.37 expects.
+pub const KUBE_VERSION: (&str, &str) = ("1", "37");
+
+/// What every request handler shares.
+#[derive(Debug)]
+pub struct App {
+    pub resources: Resources,
+    pub metrics: Arc<Metrics>,
+    openapi: OpenApiCache,
+}
+
+pub type SharedApp = Arc<App>;
+
+impl App {
+    pub fn new(resources: Resources, metrics: Arc<Metrics>) -> SharedApp {
+        let openapi = OpenApiCache::new(resources.clone());
+        Arc::new(App { resources, metrics, openapi })
+    }
+}
+
+/// The endpoints, without the filters.
+pub fn router(app: SharedApp) -> Router {
+    Router::new().fallback(dispatch).with_state(app)
+}
+
+async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let params = Params(
+        parts
+            .uri
+            .query()
+            .map(|q| {
+                axum::extract::Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+                    .map(|p| p.0)
+                    .unwrap_or_else(|_| parse_lossy(q))
+            })
+            .unwrap_or_default(),
+    );
+    // The chain's request-info layer has read it already.
+    let info = match parts.extensions.get::<RequestInfo>() {
+        Some(info) => info.clone(),
+        None => RequestInfo::parse(&parts.method, parts.uri.path(), params.is_watch()),
+    };
+    let body = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(body) => body,
+        Err(_) => {
+            return ApiError::BadRequest("the request body is too large or could not be read".into())
+                .into_response();
+        }
+    };
+    // The authentication filter sets the user; a request that did not go
+    // through it (none in this server) would be anonymous.
+    let user = parts.extensions.get::<UserInfo>().cloned().unwrap_or_default();
+    let result = match &info {
+        RequestInfo::Resource(resource) => {
+            handlers::serve(&app, resource, &user, &params, &parts.headers, &body).await
+        }
+        RequestInfo::NonResource { .. } => {
+            non_resource(&app, &parts.method, parts.uri.path(), &parts.headers).await
+        }
+    };
+    result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// Query strings that are not valid form encoding, read as far as they go.
+fn parse_lossy(query: &str) -> HashMap<String, String> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+async fn non_resource(
+    app: &App,
+    method: &Method,
+    path: &str,
+    headers: &axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
+    if method != Method::GET && method != Method::HEAD {
+        return Err(ApiError::NoSuchPath);
+    }
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let path = path.trim_end_matches('/');
+    let ok = |body: serde_json::Value| respond::json_response(StatusCode::OK, &body);
+    match path.split('/').skip(1).collect::<Vec<_>>().as_slice() {
+        ["version"] => Ok(ok(version())),
+        ["healthz"] | ["livez"] => Ok(text(StatusCode::OK, "ok")),
+        ["readyz"] => readyz(app).await,
+        ["metrics"] => Ok(text(StatusCode::OK, &app.metrics.render())),
+        ["api"] if discovery::wants_aggregated(accept) => Ok(aggregated(&app.resources, true)),
+        ["apis"] if discovery::wants_aggregated(accept) => Ok(aggregated(&app.resources, false)),
+        ["api"] => Ok(ok(discovery::api_versions())),
+        ["apis"] => Ok(ok(discovery::api_group_list(&app.resources))),
+        ["apis", group] if app.resources.groups().iter().any(|g| g == group) => {
+            Ok(ok(discovery::api_group(group)))
+        }
+        ["api", version] => {
+            discovery::api_resource_list(&app.resources, "", version).map(ok).ok_or(ApiError::NoSuchPath)
+        }
+        ["apis", group, version] => {
+            discovery::api_resource_list(&app.resources, group, version).map(ok).ok_or(ApiError::NoSuchPath)
+        }
+        ["openapi", "v3"] => {
+            Ok(respond::json_bytes(StatusCode::OK, app.openapi.docs().root().to_vec(), respond::JSON))
+        }
+        ["openapi", "v3", rest @ ..] => app
+            .openapi
+            .docs()
+            .group_version(&rest.join("/"))
+            .map(|doc| respond::json_bytes(StatusCode::OK, doc.to_vec(), respond::JSON))
+            .ok_or(ApiError::NoSuchPath),
+        _ => Err(ApiError::NoSuchPath),
+    }
+}
+
+fn aggregated(resources: &Resources, core: bool) -> Response {
+    let body = serde_json::to_vec(&discovery::aggregated(resources, core)).unwrap_or_default();
+    let mut response = respond::json_bytes(StatusCode::OK, body, discovery::AGGREGATED_CONTENT_TYPE);
+    response.headers_mut().insert(header::VARY, header::HeaderValue::from_static("Accept"));
+    response
+}
+
+fn text(code: StatusCode, body: &str) -> Response {
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = code;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/plain; charset=utf-8"));
+    response
+}
+
+/// Ready when etcd answers (kube's `[+]etcd ok` check).
+async fn readyz(app: &App) -> Result<Response, ApiError> {
+    let namespaces = app.resources.store("", "namespaces")?;
+    match namespaces.reads().current_revision("/").await {
+        Ok(_) if !app.resources.caches_ready() => {
+            Ok(text(StatusCode::INTERNAL_SERVER_ERROR, "[-]watch caches loading\nreadyz check failed"))
+        }
+        Ok(_) => Ok(text(StatusCode::OK, "ok")),
+        Err(e) => {
+            Ok(text(StatusCode::INTERNAL_SERVER_ERROR, &format!("[-]etcd failed: {e}\nreadyz check failed")))
+        }
+    }
+}
+
+/// `version.Info`; gitVersion must be semver for kubectl.
+fn version() -> serde_json::Value {
+    let (major, minor) = KUBE_VERSION;
+    json!({
+        "major": major,
+        "minor": minor,
+        "gitVersion": format!("v{major}.{minor}.0+rtcd.{}", env!("CARGO_PKG_VERSION")),
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": "",
+        "goVersion": "",
+        "compiler": "rustc",
+        "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+    })
+}

@@ -1,0 +1,237 @@
+//! Query parameters of resource requests, checked the way kube checks
+//! them, turned into the registry's and the cache's options.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::cacher::{Filter, ListOptions, ReadAt, WatchSpec, WatchStart};
+use crate::errors::ApiError;
+use crate::registry::Store;
+use crate::runtime::FieldValidation;
+use crate::selector::{FieldSelector, LabelSelector};
+use crate::storage::Preconditions;
+
+/// How long a watch without `timeoutSeconds` lasts: kube picks between
+/// 30 and 60 minutes so that watches do not all end together.
+const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(1800);
+/// The longest watch a client may ask for.
+const MAX_WATCH_TIMEOUT_SECONDS: u64 = 24 * 3600;
+
+#[derive(Debug, Clone, Default)]
+pub struct Params(pub HashMap<String, String>);
+
+impl Params {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Some("true" | "1"))
+    }
+
+    pub fn is_watch(&self) -> bool {
+        self.flag("watch")
+    }
+
+    /// `dryRun=All` (the only value kube accepts).
+    pub fn dry_run(&self) -> Result<bool, ApiError> {
+        match self.get("dryRun") {
+            None | Some("") => Ok(false),
+            Some("All") => Ok(true),
+            Some(other) => Err(ApiError::BadRequest(format!(
+                "Invalid dryRun value: dryRun: Unsupported value: \"{other}\": supported values: \"All\""
+            ))),
+        }
+    }
+
+    pub fn field_validation(&self) -> Result<FieldValidation, ApiError> {
+        FieldValidation::parse(self.get("fieldValidation"))
+    }
+
+    /// `resourceVersion`: None when unset, 0 for "0" (any), else N.
+    pub fn resource_version(&self) -> Result<Option<i64>, ApiError> {
+        match self.get("resourceVersion") {
+            None | Some("") => Ok(None),
+            Some(text) => text
+                .parse::<i64>()
+                .ok()
+                .filter(|rv| *rv >= 0)
+                .map(Some)
+                .ok_or_else(|| ApiError::BadRequest(format!("invalid resource version: \"{text}\""))),
+        }
+    }
+
+    fn selectors(&self, store: &Store, namespace: Option<&str>) -> Result<Filter, ApiError> {
+        let field_labels = *store.strategy().field_labels();
+        let labels = match self.get("labelSelector") {
+            Some(text) if !text.is_empty() => {
+                Some(LabelSelector::parse(text).map_err(|e| ApiError::BadRequest(e.to_string()))?)
+            }
+            _ => None,
+        };
+        let fields = match self.get("fieldSelector") {
+            Some(text) if !text.is_empty() => {
+                let fields = FieldSelector::parse(text).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+                fields.check_supported(&field_labels).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+                Some(fields)
+            }
+            _ => None,
+        };
+        Ok(Filter { namespace: namespace.map(str::to_string), labels, fields, field_labels })
+    }
+
+    /// A list's options, with kube's rules on combining them.
+    pub fn list_options(&self, store: &Store, namespace: Option<&str>) -> Result<ListOptions, ApiError> {
+        if self.get("sendInitialEvents").is_some() {
+            return Err(ApiError::BadRequest("sendInitialEvents is forbidden for list".into()));
+        }
+        let continue_token = self.get("continue").filter(|c| !c.is_empty()).map(str::to_string);
+        let rv = self.resource_version()?;
+        let limit = match self.get("limit") {
+            None | Some("") => 0,
+            Some(text) => text
+                .parse::<i64>()
+                .map_err(|_| ApiError::BadRequest(format!("invalid limit: {text}")))?
+                .max(0),
+        };
+        let exact = match self.get("resourceVersionMatch") {
+            None | Some("") => rv.is_some_and(|rv| rv > 0) && limit > 0,
+            Some(_) if continue_token.is_some() => {
+                return Err(ApiError::BadRequest(
+                    "resourceVersionMatch is forbidden when continue is provided".into(),
+                ));
+            }
+            Some(_) if rv.is_none() => {
+                return Err(ApiError::BadRequest(
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided".into(),
+                ));
+            }
+            Some("NotOlderThan") => false,
+            Some("Exact") if rv == Some(0) => {
+                return Err(ApiError::BadRequest(
+                    "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"".into(),
+                ));
+            }
+            Some("Exact") => true,
+            Some(other) => {
+                return Err(ApiError::BadRequest(format!(
+                    "resourceVersionMatch: Unsupported value: \"{other}\": supported values: \"Exact\", \"NotOlderThan\""
+                )));
+            }
+        };
+        let at = ReadAt { resource_version: rv, exact };
+        Ok(ListOptions { at, limit, continue_token, filter: self.selectors(store, namespace)? })
+    }
+
+    /// A watch's options: where it starts, its filter, bookmarks, WatchList.
+    pub fn watch_spec(&self, store: &Store, namespace: Option<&str>) -> Result<WatchSpec, ApiError> {
+        let rv = self.resource_version()?;
+        let send_initial = match self.get("sendInitialEvents") {
+            None | Some("") => None,
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            Some(other) => return Err(ApiError::BadRequest(format!("invalid sendInitialEvents: {other}"))),
+        };
+        let rv_match = self.get("resourceVersionMatch").filter(|m| !m.is_empty());
+        let bookmarks = self.flag("allowWatchBookmarks");
+        match (send_initial, rv_match) {
+            (Some(_), Some("NotOlderThan")) => {}
+            (Some(_), _) => {
+                return Err(ApiError::Invalid {
+                    kind: "ListOptions".into(),
+                    name: String::new(),
+                    causes: vec![crate::errors::Cause {
+                        reason: "FieldValueRequired",
+                        field: "resourceVersionMatch".into(),
+                        message: "Required value: resourceVersionMatch is required when sendInitialEvents is provided".into(),
+                    }],
+                });
+            }
+            (None, Some(_)) => {
+                return Err(ApiError::BadRequest(
+                    "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided".into(),
+                ));
+            }
+            (None, None) => {}
+        }
+        if send_initial == Some(true) && !bookmarks {
+            return Err(ApiError::BadRequest(
+                "sendInitialEvents requires setting allowWatchBookmarks to true".into(),
+            ));
+        }
+        let start = match (send_initial, rv) {
+            (Some(true), _) | (None, None | Some(0)) => WatchStart::CurrentState,
+            (Some(false), None | Some(0)) => WatchStart::Now,
+            (_, Some(rv)) => WatchStart::After(rv),
+        };
+        // 0 or unset: kube's default, 30 to 60 minutes so that watches do
+        // not all end together; at most a day.
+        let asked = match self.get("timeoutSeconds") {
+            Some(text) if !text.is_empty() => text
+                .parse::<u64>()
+                .map_err(|_| ApiError::BadRequest(format!("invalid timeoutSeconds: {text}")))?,
+            _ => 0,
+        };
+        let timeout = match asked {
+            0 => {
+                MIN_WATCH_TIMEOUT
+                    + Duration::from_millis(u64::from(uuid::Uuid::new_v4().as_bytes()[0]) * 7_000)
+            }
+            seconds => Duration::from_secs(seconds.min(MAX_WATCH_TIMEOUT_SECONDS)),
+        };
+        Ok(WatchSpec {
+            filter: self.selectors(store, namespace)?,
+            start,
+            not_older_than: if send_initial == Some(true) { rv.unwrap_or(0) } else { 0 },
+            bookmarks,
+            initial_events_end: send_initial == Some(true),
+            deadline: Instant::now() + timeout,
+        })
+    }
+}
+
+/// What a DELETE's body (`DeleteOptions`, may be empty) asks for.
+#[derive(Debug, Clone, Default)]
+pub struct DeleteBody {
+    pub preconditions: Preconditions,
+    /// `dryRun: ["All"]` in the body (client-go puts it there, not in the
+    /// query).
+    pub dry_run: bool,
+}
+
+pub fn delete_body(body: &[u8]) -> Result<DeleteBody, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(DeleteBody::default());
+    }
+    let opts: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions: {e}")))?;
+    let pre = &opts["preconditions"];
+    let resource_version = match pre["resourceVersion"].as_str() {
+        Some(text) if !text.is_empty() => Some(
+            text.parse::<i64>()
+                .map_err(|_| ApiError::BadRequest(format!("invalid resource version: \"{text}\"")))?,
+        ),
+        _ => None,
+    };
+    let dry_run = match opts.get("dryRun") {
+        None | Some(serde_json::Value::Null) => false,
+        Some(serde_json::Value::Array(values)) => match values.as_slice() {
+            [] => false,
+            [all] if all == "All" => true,
+            _ => {
+                return Err(ApiError::BadRequest(format!(
+                    "Invalid dryRun value: dryRun: Unsupported value: {}: supported values: \"All\"",
+                    opts["dryRun"]
+                )));
+            }
+        },
+        Some(other) => return Err(ApiError::BadRequest(format!("invalid DeleteOptions: dryRun: {other}"))),
+    };
+    Ok(DeleteBody {
+        preconditions: Preconditions {
+            uid: pre["uid"].as_str().filter(|u| !u.is_empty()).map(str::to_string),
+            resource_version,
+        },
+        dry_run,
+    })
+}

@@ -1,0 +1,130 @@
+//! Watch responses: a chunked stream of `{"type", "object"}` JSON events,
+//! one per chunk, served from the resource's watch cache until the watch's
+//! deadline. A watch that cannot start (too old a resourceVersion) gets
+//! kube's answer: 200 with one ERROR event carrying the Status.
+
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::query::Params;
+use super::respond::{self, Shape};
+use crate::cacher::{Delivery, Watch, WatchStart};
+use crate::errors::ApiError;
+use crate::registry::Store;
+
+/// The annotation on the bookmark that ends a WatchList's initial events.
+const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+pub async fn serve(
+    store: &Store,
+    namespace: Option<&str>,
+    params: &Params,
+    shape: Shape,
+) -> Result<Response, ApiError> {
+    let spec = params.watch_spec(store, namespace)?;
+    let cache = store.reads().cacher();
+    // Initial state must be at least as new as asked for: the latest
+    // (consistent) when no revision is given.
+    let must_see = match (spec.start, spec.not_older_than) {
+        (_, rv) if rv > 0 => Some(rv),
+        (WatchStart::CurrentState, _) if params.resource_version()?.is_none() => {
+            Some(store.reads().current_revision(store.collection()).await?)
+        }
+        (WatchStart::After(rv), _) => Some(rv),
+        _ => None,
+    };
+    // Nothing is served from a cache before its first list is in.
+    let fresh = cache.wait_fresh(must_see.unwrap_or(0)).await;
+    if !fresh && !cache.is_ready() {
+        return Err(ApiError::TooManyRequests);
+    }
+    if !fresh && spec.initial_events_end {
+        let requested = must_see.unwrap_or(0);
+        return Err(ApiError::TooLargeResourceVersion { requested, current: cache.resource_version() });
+    }
+    let deadline = tokio::time::Instant::from_std(spec.deadline);
+    let encoder = Encoder { store: store.clone(), shape, headers_sent: false };
+    let body = match store.watch(spec) {
+        Ok(watch) => stream_body(watch, deadline, encoder),
+        Err(err) => Body::from(error_event(&err)),
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::OK;
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static(respond::JSON));
+    Ok(response)
+}
+
+/// `{"type":"ERROR","object":<Status>}`.
+fn error_event(err: &ApiError) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&json!({"type": "ERROR", "object": err.status()})).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encoder) -> Body {
+    let initial = std::mem::take(&mut watch.initial).into_iter();
+    let state = (initial, watch, encoder);
+    let stream =
+        futures_util::stream::unfold(state, move |(mut initial, mut watch, mut encoder)| async move {
+            let delivery = match initial.next() {
+                Some(delivery) => delivery,
+                None => match tokio::time::timeout_at(deadline, watch.live.recv()).await {
+                    Ok(Some(delivery)) => delivery,
+                    // Deadline, or the cache closed this watcher: the client
+                    // watches again from its last resourceVersion.
+                    _ => return None,
+                },
+            };
+            let bytes = encoder.encode(&delivery);
+            Some((Ok::<Bytes, Infallible>(bytes), (initial, watch, encoder)))
+        });
+    Body::from_stream(stream)
+}
+
+/// Turns deliveries into event lines in the shape the client asked for.
+struct Encoder {
+    store: Store,
+    shape: Shape,
+    /// Table watches carry column definitions on the first event only.
+    headers_sent: bool,
+}
+
+impl Encoder {
+    fn encode(&mut self, delivery: &Delivery) -> Bytes {
+        let event = match delivery {
+            Delivery::Event { kind, object } => {
+                json!({"type": kind.as_str(), "object": self.object(&object.value)})
+            }
+            Delivery::Bookmark { resource_version, initial_events_end } => {
+                let mut meta = json!({"resourceVersion": resource_version.to_string()});
+                if *initial_events_end {
+                    meta["annotations"] = json!({INITIAL_EVENTS_END: "true"});
+                }
+                let resource = self.store.resource();
+                let object =
+                    json!({"kind": resource.kind, "apiVersion": resource.api_version(), "metadata": meta});
+                json!({"type": "BOOKMARK", "object": object})
+            }
+        };
+        let mut line = serde_json::to_vec(&event).unwrap_or_default();
+        line.push(b'\n');
+        Bytes::from(line)
+    }
+
+    fn object(&mut self, object: &Value) -> Value {
+        match self.shape {
+            Shape::Object => object.clone(),
+            Shape::Table(include) => {
+                let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
+                let headers = !self.headers_sent;
+                self.headers_sent = true;
+                respond::table_body(&self.store, std::slice::from_ref(object), meta, include, headers)
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Command-line flags, with kube-apiserver's names and defaults where it
+//! has them.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser};
+
+use crate::registry::kinds::service::IpRange;
+
+/// The command line, one group of flags per concern, each parsed into its
+/// type as it is read (a bad value is refused before anything starts).
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "rtcd-apiserver",
+    version,
+    about = "A Kubernetes-style API server over etcd v3 (rtcd or etcd)"
+)]
+pub struct Options {
+    #[command(flatten)]
+    pub etcd: EtcdOptions,
+    #[command(flatten)]
+    pub serving: ServingOptions,
+    #[command(flatten)]
+    pub limits: LimitOptions,
+    /// The IPv4 range Services' cluster IPs come from.
+    #[arg(long, default_value = "10.0.0.0/24", value_parser = IpRange::parse)]
+    pub service_cluster_ip_range: IpRange,
+    /// Log verbosity as klog's -v: 0-1 info, 2-4 debug, 5 and up trace.
+    #[arg(short = 'v', long = "v", default_value_t = 0)]
+    pub verbosity: u8,
+}
+
+/// Where objects are stored.
+#[derive(Debug, Clone, Args)]
+pub struct EtcdOptions {
+    /// etcd client URLs, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "http://127.0.0.1:2379")]
+    pub etcd_servers: Vec<String>,
+    /// The prefix of every key this server writes.
+    #[arg(long, default_value = "/registry")]
+    pub etcd_prefix: String,
+    /// How often to compact etcd (Go duration: 5m, 30s; 0 disables).
+    #[arg(long, default_value = "5m", value_parser = parse_duration)]
+    pub etcd_compaction_interval: Duration,
+}
+
+/// Where and how clients are served.
+#[derive(Debug, Clone, Args)]
+pub struct ServingOptions {
+    /// The address to serve on. Without a certificate only loopback
+    /// addresses are allowed: plain HTTP is for local use.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind_address: IpAddr,
+    #[arg(long, default_value_t = 6443)]
+    pub secure_port: u16,
+    /// Serve HTTPS with this certificate (PEM, chain first).
+    #[arg(long, requires = "tls_private_key_file")]
+    pub tls_cert_file: Option<PathBuf>,
+    #[arg(long, requires = "tls_cert_file")]
+    pub tls_private_key_file: Option<PathBuf>,
+    /// Client certificates signed by these CAs (PEM) are verified and
+    /// passed on to authentication; clients without one are still served.
+    #[arg(long, requires = "tls_cert_file")]
+    pub client_ca_file: Option<PathBuf>,
+}
+
+/// How much is served at once.
+#[derive(Debug, Clone, Args)]
+pub struct LimitOptions {
+    /// Read-only requests served at once before answering 429.
+    #[arg(long, default_value_t = 400)]
+    pub max_requests_inflight: usize,
+    /// Mutating requests served at once before answering 429.
+    #[arg(long, default_value_t = 200)]
+    pub max_mutating_requests_inflight: usize,
+}
+
+/// Go's duration syntax, as far as these flags use it: `90s`, `5m`, `1h`,
+/// `1h30m`, `500ms`, `0`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    if text == "0" {
+        return Ok(Duration::ZERO);
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let value: u64 = rest[..digits].parse().map_err(|_| format!("invalid duration {text:?}"))?;
+        rest = &rest[digits..];
+        let unit = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+        let scale = match &rest[..unit] {
+            "ms" => Duration::from_millis(1),
+            "s" => Duration::from_secs(1),
+            "m" => Duration::from_secs(60),
+            "h" => Duration::from_secs(3600),
+            _ => return Err(format!("invalid duration {text:?}: use units ms, s, m or h")),
+        };
+        total += scale * u32::try_from(value).map_err(|_| format!("duration {text:?} is too long"))?;
+        rest = &rest[unit..];
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations_parse() {
+        assert_eq!(parse_duration("5m"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert!(parse_duration("5 minutes").is_err());
+        assert!(parse_duration("m").is_err());
+    }
+
+    #[test]
+    fn flags_have_kube_apiserver_names() {
+        let options = Options::try_parse_from([
+            "rtcd-apiserver",
+            "--etcd-servers=http://127.0.0.1:2379,http://127.0.0.1:22379",
+            "--secure-port=8080",
+            "--etcd-compaction-interval=0",
+        ])
+        .unwrap();
+        assert_eq!(options.etcd.etcd_servers.len(), 2);
+        assert_eq!(options.serving.secure_port, 8080);
+        assert_eq!(options.etcd.etcd_compaction_interval, Duration::ZERO);
+    }
+}

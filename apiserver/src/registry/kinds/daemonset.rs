@@ -1,0 +1,33 @@
+//! apps/v1 DaemonSets.
+
+use k8s_openapi::api::apps::v1 as apps;
+use serde_json::Value;
+
+use super::Kind;
+use crate::openapi::OpenApiResource;
+use crate::registry::{Resource, Strategy};
+use crate::table::{self, Printer};
+
+pub fn kind() -> Kind {
+    Kind::new(
+        Resource::new("apps", "DaemonSet", "daemonsets").short_names(&["ds"]).in_all().with_status(),
+        DaemonSetStrategy,
+    )
+}
+
+#[derive(Debug)]
+struct DaemonSetStrategy;
+
+impl Strategy for DaemonSetStrategy {
+    fn roundtrip(&self, object: Value) -> Result<Value, String> {
+        super::roundtrip::<apps::DaemonSet>(object)
+    }
+
+    fn openapi(&self) -> Option<OpenApiResource> {
+        Some(OpenApiResource::of::<apps::DaemonSet>(&["status"]))
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &table::DAEMONSET
+    }
+}

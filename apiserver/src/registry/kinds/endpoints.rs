@@ -1,0 +1,37 @@
+//! Endpoints, stored beside their Services as kube stores them.
+
+use k8s_openapi::api::core::v1 as core;
+use serde_json::Value;
+
+use super::Kind;
+use crate::openapi::OpenApiResource;
+use crate::registry::{Resource, Strategy};
+use crate::table::{self, Printer};
+
+pub fn kind() -> Kind {
+    Kind::new(
+        Resource::new("", "Endpoints", "endpoints").short_names(&["ep"]).stored_under("services/endpoints"),
+        EndpointsStrategy,
+    )
+}
+
+#[derive(Debug)]
+struct EndpointsStrategy;
+
+impl Strategy for EndpointsStrategy {
+    fn roundtrip(&self, object: Value) -> Result<Value, String> {
+        super::roundtrip::<core::Endpoints>(object)
+    }
+
+    fn openapi(&self) -> Option<OpenApiResource> {
+        Some(OpenApiResource::of::<core::Endpoints>(&[]))
+    }
+
+    fn tracks_generation(&self) -> bool {
+        false
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &table::ENDPOINTS
+    }
+}

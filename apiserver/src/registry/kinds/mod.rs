@@ -1,0 +1,156 @@
+//! The built-in kinds, one module each: its [`Resource`] description and its
+//! [`Strategy`] (and for Services, the cluster IP allocator's hooks). To add
+//! a kind: write its module and add one line to [`builtin`].
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{Resource, Strategy, WriteHooks};
+use crate::storage::Storage;
+
+pub mod configmap;
+pub mod cronjob;
+pub mod daemonset;
+pub mod deployment;
+pub mod endpoints;
+pub mod event;
+pub mod job;
+pub mod lease;
+pub mod namespace;
+pub mod node;
+pub mod pod;
+pub mod replicaset;
+pub mod secret;
+pub mod service;
+pub mod serviceaccount;
+pub mod statefulset;
+
+/// One kind, as registered with [`super::Resources`].
+#[derive(Debug, Clone)]
+pub struct Kind {
+    pub resource: Resource,
+    pub strategy: Arc<dyn Strategy>,
+    pub hooks: Option<Arc<dyn WriteHooks>>,
+}
+
+impl Kind {
+    pub fn new(resource: Resource, strategy: impl Strategy + 'static) -> Kind {
+        Kind { resource, strategy: Arc::new(strategy), hooks: None }
+    }
+
+    pub fn with_hooks(mut self, hooks: impl WriteHooks + 'static) -> Kind {
+        self.hooks = Some(Arc::new(hooks));
+        self
+    }
+}
+
+/// What kinds need from the server's configuration.
+#[derive(Debug, Clone)]
+pub struct KindContext {
+    pub storage: Arc<dyn Storage>,
+    /// `/registry`: where every key lives.
+    pub etcd_prefix: String,
+    pub service_ips: service::IpRange,
+}
+
+/// Every built-in kind, in discovery order.
+pub fn builtin(context: &KindContext) -> Vec<Kind> {
+    vec![
+        namespace::kind(),
+        configmap::kind(),
+        secret::kind(),
+        serviceaccount::kind(),
+        service::kind(context),
+        endpoints::kind(),
+        pod::kind(),
+        event::kind(),
+        node::kind(),
+        deployment::kind(),
+        replicaset::kind(),
+        statefulset::kind(),
+        daemonset::kind(),
+        job::kind(),
+        cronjob::kind(),
+        lease::kind(),
+    ]
+}
+
+/// The typed decode both ways through a k8s-openapi type: what kube's strict
+/// decoder and its re-encoding do to a body.
+pub fn roundtrip<T: DeserializeOwned + Serialize>(value: Value) -> Result<Value, String> {
+    let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    serde_json::to_value(typed).map_err(|e| e.to_string())
+}
+
+/// Workloads with replicas: `spec.replicas` defaults to 1.
+fn default_replicas(object: &mut Value) {
+    if object["spec"].is_object() && object["spec"]["replicas"].is_null() {
+        object["spec"]["replicas"] = serde_json::json!(1);
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::storage::Etcd3Store;
+
+    /// Every built-in kind served over a storage that is never reached
+    /// (for tests of what is derived from the served set).
+    pub(crate) fn builtin_resources() -> crate::registry::Resources {
+        let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+        let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel));
+        let resources = crate::registry::Resources::new(
+            storage.clone(),
+            Arc::default(),
+            crate::cacher::CacheConfig::default(),
+            "/registry",
+        );
+        let context = KindContext {
+            storage,
+            etcd_prefix: "/registry".into(),
+            service_ips: service::IpRange::parse("10.0.0.0/24").unwrap(),
+        };
+        for kind in builtin(&context) {
+            resources.add(kind).unwrap();
+        }
+        resources
+    }
+
+    #[test]
+    fn roundtrip_drops_unknown_fields_and_rejects_wrong_types() {
+        let cm = configmap::kind();
+        let out = cm
+            .strategy
+            .roundtrip(serde_json::json!({
+                "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}, "bogus": 1
+            }))
+            .unwrap();
+        assert_eq!(out["data"]["k"], "v");
+        assert!(out.get("bogus").is_none());
+        let err =
+            cm.strategy.roundtrip(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": 5}));
+        assert!(err.is_err());
+    }
+
+    #[tokio::test]
+    async fn builtin_kinds_have_distinct_names_and_openapi() {
+        let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
+        let context = KindContext {
+            storage: Arc::new(Etcd3Store::new(channel)),
+            etcd_prefix: "/registry".into(),
+            service_ips: service::IpRange::parse("10.0.0.0/24").unwrap(),
+        };
+        let kinds = builtin(&context);
+        for (i, a) in kinds.iter().enumerate() {
+            assert!(a.strategy.openapi().is_some(), "{}", a.resource.kind);
+            for b in &kinds[i + 1..] {
+                assert!(!a.resource.is(&b.resource.group, &b.resource.plural));
+            }
+        }
+        let endpoints = kinds.iter().find(|k| k.resource.plural == "endpoints").unwrap();
+        assert_eq!(endpoints.resource.singular(), "endpoints");
+    }
+}

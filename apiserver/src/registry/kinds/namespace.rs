@@ -1,0 +1,69 @@
+//! Namespaces: cluster-scoped; created Active with the `kubernetes`
+//! finalizer in `spec.finalizers` (cleared by the namespace controller once
+//! their contents are gone); deleting one always marks it Terminating first.
+
+use k8s_openapi::api::core::v1 as core;
+use serde_json::{Value, json};
+
+use super::Kind;
+use crate::openapi::OpenApiResource;
+use crate::registry::{NameRule, Resource, Strategy};
+use crate::selector::{FieldLabels, Refusal, attrs};
+use crate::table::{self, Printer};
+
+pub fn kind() -> Kind {
+    Kind::new(
+        Resource::new("", "Namespace", "namespaces").cluster_scoped().short_names(&["ns"]).with_status(),
+        NamespaceStrategy,
+    )
+}
+
+pub static FIELDS: FieldLabels = FieldLabels {
+    accepted: &["status.phase", "metadata.name"],
+    refusal: Refusal::NotSupported,
+    aliases: &[],
+    cluster_scoped: true,
+    value: |object, field| (field == "status.phase").then(|| attrs::text(object, &["status", "phase"])),
+};
+
+#[derive(Debug)]
+struct NamespaceStrategy;
+
+impl Strategy for NamespaceStrategy {
+    fn roundtrip(&self, object: Value) -> Result<Value, String> {
+        super::roundtrip::<core::Namespace>(object)
+    }
+
+    fn openapi(&self) -> Option<OpenApiResource> {
+        Some(OpenApiResource::of::<core::Namespace>(&["status"]))
+    }
+
+    fn name_rule(&self) -> NameRule {
+        NameRule::Label
+    }
+
+    fn prepare_for_create(&self, object: &mut Value) {
+        object["spec"] = json!({"finalizers": ["kubernetes"]});
+        object["status"] = json!({"phase": "Active"});
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        new["spec"] = old["spec"].clone();
+    }
+
+    fn delete_is_graceful(&self) -> bool {
+        true
+    }
+
+    fn prepare_for_delete(&self, object: &mut Value) {
+        object["status"] = json!({"phase": "Terminating"});
+    }
+
+    fn field_labels(&self) -> &'static FieldLabels {
+        &FIELDS
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &table::NAMESPACE
+    }
+}

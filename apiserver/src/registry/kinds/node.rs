@@ -1,0 +1,57 @@
+//! Nodes: cluster-scoped and stored under `minions` as kube stores them;
+//! their status is written with the object (kubelets do), not kept apart.
+
+use k8s_openapi::api::core::v1 as core;
+use serde_json::Value;
+
+use super::Kind;
+use crate::openapi::OpenApiResource;
+use crate::registry::{Resource, Strategy};
+use crate::selector::{FieldLabels, Refusal, attrs};
+use crate::table::{self, Printer};
+
+pub fn kind() -> Kind {
+    Kind::new(
+        Resource::new("", "Node", "nodes")
+            .cluster_scoped()
+            .short_names(&["no"])
+            .stored_under("minions")
+            .with_status(),
+        NodeStrategy,
+    )
+}
+
+pub static FIELDS: FieldLabels = FieldLabels {
+    accepted: &["metadata.name", "spec.unschedulable"],
+    refusal: Refusal::NotSupported,
+    aliases: &[],
+    cluster_scoped: true,
+    value: |object, field| {
+        (field == "spec.unschedulable").then(|| attrs::boolean(object, &["spec", "unschedulable"]))
+    },
+};
+
+#[derive(Debug)]
+struct NodeStrategy;
+
+impl Strategy for NodeStrategy {
+    fn roundtrip(&self, object: Value) -> Result<Value, String> {
+        super::roundtrip::<core::Node>(object)
+    }
+
+    fn openapi(&self) -> Option<OpenApiResource> {
+        Some(OpenApiResource::of::<core::Node>(&["status"]))
+    }
+
+    fn status_with_object(&self) -> bool {
+        true
+    }
+
+    fn field_labels(&self) -> &'static FieldLabels {
+        &FIELDS
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &table::NODE
+    }
+}

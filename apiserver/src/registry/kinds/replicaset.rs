@@ -1,0 +1,56 @@
+//! apps/v1 ReplicaSets: `spec.replicas` defaults to 1; scaled through their
+//! scale subresource.
+
+use k8s_openapi::api::apps::v1 as apps;
+use serde_json::Value;
+
+use super::Kind;
+use crate::openapi::OpenApiResource;
+use crate::registry::{Resource, Strategy};
+use crate::selector::{FieldLabels, attrs};
+use crate::table::{self, Printer};
+
+pub fn kind() -> Kind {
+    Kind::new(
+        Resource::new("apps", "ReplicaSet", "replicasets")
+            .short_names(&["rs"])
+            .in_all()
+            .with_status()
+            .with_scale(),
+        ReplicaSetStrategy,
+    )
+}
+
+/// apps/v1 does not accept `status.replicas` (kube's metadata-only
+/// default), though kube's attributes carry it.
+pub static FIELDS: FieldLabels = FieldLabels {
+    value: |object, field| {
+        (field == "status.replicas").then(|| attrs::integer(object, &["status", "replicas"]))
+    },
+    ..FieldLabels::METADATA_ONLY
+};
+
+#[derive(Debug)]
+struct ReplicaSetStrategy;
+
+impl Strategy for ReplicaSetStrategy {
+    fn roundtrip(&self, object: Value) -> Result<Value, String> {
+        super::roundtrip::<apps::ReplicaSet>(object)
+    }
+
+    fn openapi(&self) -> Option<OpenApiResource> {
+        Some(OpenApiResource::of::<apps::ReplicaSet>(&["status", "scale"]))
+    }
+
+    fn prepare_for_create(&self, object: &mut Value) {
+        super::default_replicas(object);
+    }
+
+    fn field_labels(&self) -> &'static FieldLabels {
+        &FIELDS
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &table::REPLICASET
+    }
+}

@@ -1,0 +1,43 @@
+//! apps/v1 StatefulSets: `spec.replicas` defaults to 1; scaled through their
+//! scale subresource.
+
+use k8s_openapi::api::apps::v1 as apps;
+use serde_json::Value;
+
+use super::Kind;
+use crate::openapi::OpenApiResource;
+use crate::registry::{Resource, Strategy};
+
+use crate::table::{self, Printer};
+
+pub fn kind() -> Kind {
+    Kind::new(
+        Resource::new("apps", "StatefulSet", "statefulsets")
+            .short_names(&["sts"])
+            .in_all()
+            .with_status()
+            .with_scale(),
+        StatefulSetStrategy,
+    )
+}
+
+#[derive(Debug)]
+struct StatefulSetStrategy;
+
+impl Strategy for StatefulSetStrategy {
+    fn roundtrip(&self, object: Value) -> Result<Value, String> {
+        super::roundtrip::<apps::StatefulSet>(object)
+    }
+
+    fn openapi(&self) -> Option<OpenApiResource> {
+        Some(OpenApiResource::of::<apps::StatefulSet>(&["status", "scale"]))
+    }
+
+    fn prepare_for_create(&self, object: &mut Value) {
+        super::default_replicas(object);
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &table::STATEFULSET
+    }
+}

@@ -1,0 +1,24 @@
+//! What each verb does to objects (k8s.io/apiserver `pkg/registry`): one
+//! generic [`Store`] per served resource, made for a kind from its
+//! [`Resource`] description and [`Strategy`]; the set of served resources
+//! ([`Resources`]) changes at runtime, built-in kinds registering at startup
+//! through the same call CustomResourceDefinitions will use.
+//!
+//! * `resource`: a kind's names, scope, subresources and storage prefix.
+//! * `strategy`: what a kind does differently (and its write hooks).
+//! * `metadata`: what the server owns on every object.
+//! * `store`: the generic store.
+//! * `resources`: the served set, with its watch caches.
+//! * `kinds`: the built-in kinds, one module each.
+
+pub mod kinds;
+pub mod metadata;
+mod resource;
+mod resources;
+mod store;
+mod strategy;
+
+pub use resource::Resource;
+pub use resources::{Resources, ServedResource};
+pub use store::{DeleteOptions, Deleted, Store, WriteContext};
+pub use strategy::{NameRule, Strategy, Undo, WriteHooks};

@@ -1,0 +1,112 @@
+//! What the server needs to know to serve one kind of object: its names,
+//! scope, subresources and where its objects live in storage. Built-in kinds
+//! describe themselves in `kinds/`; CustomResourceDefinitions will make the
+//! same description at runtime.
+
+/// One served resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// API group; "" for the core (legacy) group.
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    /// The plural resource name in URLs (`configmaps`).
+    pub plural: String,
+    pub namespaced: bool,
+    pub short_names: Vec<String>,
+    /// `kubectl get <category>` lists every resource in it (`all`).
+    pub categories: Vec<String>,
+    /// Where objects live under the etcd prefix: kube-apiserver's own
+    /// choices, so an etcd written by one reads the same in the other.
+    pub storage_prefix: String,
+    pub has_status: bool,
+    pub has_scale: bool,
+    /// Objects that storage removes after this many seconds (Events).
+    pub ttl_seconds: Option<i64>,
+}
+
+impl Resource {
+    /// A namespaced resource in `group`/`v1` stored under its plural, with no
+    /// short names, categories or subresources: adjust with the builders.
+    pub fn new(group: &str, kind: &str, plural: &str) -> Resource {
+        Resource {
+            group: group.to_string(),
+            version: "v1".to_string(),
+            kind: kind.to_string(),
+            plural: plural.to_string(),
+            namespaced: true,
+            short_names: Vec::new(),
+            categories: Vec::new(),
+            storage_prefix: plural.to_string(),
+            has_status: false,
+            has_scale: false,
+            ttl_seconds: None,
+        }
+    }
+
+    pub fn cluster_scoped(mut self) -> Self {
+        self.namespaced = false;
+        self
+    }
+
+    pub fn short_names(mut self, names: &[&str]) -> Self {
+        self.short_names = names.iter().map(|n| n.to_string()).collect();
+        self
+    }
+
+    /// In kubectl's `all` category.
+    pub fn in_all(mut self) -> Self {
+        self.categories = vec!["all".to_string()];
+        self
+    }
+
+    pub fn stored_under(mut self, prefix: &str) -> Self {
+        self.storage_prefix = prefix.to_string();
+        self
+    }
+
+    pub fn with_status(mut self) -> Self {
+        self.has_status = true;
+        self
+    }
+
+    pub fn with_scale(mut self) -> Self {
+        self.has_scale = true;
+        self
+    }
+
+    pub fn with_ttl(mut self, seconds: i64) -> Self {
+        self.ttl_seconds = Some(seconds);
+        self
+    }
+
+    /// `v1` or `apps/v1`, as in `apiVersion`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+    }
+
+    /// `configmaps` or `deployments.apps`, as kube names a resource in errors.
+    pub fn qualified_name(&self) -> String {
+        if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
+    }
+
+    pub fn list_kind(&self) -> String {
+        format!("{}List", self.kind)
+    }
+
+    /// `singularName` in discovery: the kind in lower case.
+    pub fn singular(&self) -> String {
+        self.kind.to_lowercase()
+    }
+
+    /// Subresources served besides the object itself.
+    pub fn subresources(&self) -> impl Iterator<Item = &'static str> {
+        let status = self.has_status.then_some("status");
+        let scale = self.has_scale.then_some("scale");
+        status.into_iter().chain(scale)
+    }
+
+    pub fn is(&self, group: &str, plural: &str) -> bool {
+        self.group == group && self.plural == plural
+    }
+}

@@ -1,0 +1,164 @@
+//! The resources served right now. Discovery, OpenAPI, the request router
+//! and the namespace controller read this set on every use, so a resource
+//! added or removed while the server runs (a CustomResourceDefinition) is
+//! served or gone at once; each has its own watch cache, started when it is
+//! added and stopped when it is removed.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::watch;
+
+use super::kinds::Kind;
+use super::store::Store;
+use crate::admission;
+use crate::cacher::{CacheConfig, Cacher, ReadDelegator};
+use crate::errors::ApiError;
+use crate::storage::Storage;
+
+/// A served resource and its store.
+#[derive(Debug)]
+pub struct ServedResource {
+    pub store: Store,
+    /// Registration order, which discovery keeps.
+    order: u64,
+}
+
+/// `(group, version, plural)`.
+type Key = (String, String, String);
+
+#[derive(Debug, Default)]
+struct Served {
+    by_name: BTreeMap<Key, Arc<ServedResource>>,
+    next_order: u64,
+}
+
+/// The served set, shared by everything that reads it.
+#[derive(Debug, Clone)]
+pub struct Resources {
+    served: Arc<RwLock<Served>>,
+    storage: Arc<dyn Storage>,
+    admission: Arc<admission::Chain>,
+    cache: CacheConfig,
+    /// `/registry`, normalized: one leading slash, none trailing.
+    etcd_prefix: String,
+    /// Bumped on every change, so that derived documents (OpenAPI) know when
+    /// to rebuild.
+    generation: watch::Sender<u64>,
+}
+
+impl Resources {
+    pub fn new(
+        storage: Arc<dyn Storage>,
+        admission: Arc<admission::Chain>,
+        cache: CacheConfig,
+        etcd_prefix: &str,
+    ) -> Resources {
+        Resources {
+            served: Arc::default(),
+            storage,
+            admission,
+            cache,
+            etcd_prefix: normalize_prefix(etcd_prefix),
+            generation: watch::channel(0).0,
+        }
+    }
+
+    /// `/registry`: where every key lives.
+    pub fn etcd_prefix(&self) -> &str {
+        &self.etcd_prefix
+    }
+
+    /// Serves a kind: its store and watch cache start now. A kind already
+    /// served under the same group, version and plural is refused.
+    pub fn add(&self, kind: Kind) -> Result<Arc<ServedResource>, ApiError> {
+        let resource = Arc::new(kind.resource);
+        let key = (resource.group.clone(), resource.version.clone(), resource.plural.clone());
+        let mut served = self.served.write().unwrap_or_else(|p| p.into_inner());
+        if served.by_name.contains_key(&key) {
+            return Err(ApiError::AlreadyExists {
+                qualified: "resources".into(),
+                name: resource.qualified_name(),
+            });
+        }
+        let collection = format!("{}/{}/", self.etcd_prefix, resource.storage_prefix);
+        let cacher = Cacher::start(self.storage.clone(), collection, self.cache.clone());
+        let reads = ReadDelegator::new(self.storage.clone(), cacher, resource.qualified_name());
+        let store = Store::new(
+            resource,
+            kind.strategy,
+            kind.hooks,
+            self.storage.clone(),
+            reads,
+            self.admission.clone(),
+            &self.etcd_prefix,
+        );
+        let order = served.next_order;
+        served.next_order += 1;
+        let entry = Arc::new(ServedResource { store, order });
+        served.by_name.insert(key, entry.clone());
+        drop(served);
+        self.generation.send_modify(|g| *g += 1);
+        Ok(entry)
+    }
+
+    /// Stops serving a resource: requests for it answer 404 from now on and
+    /// its watches end. Its objects stay in storage.
+    pub fn remove(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ServedResource>> {
+        let key = (group.to_string(), version.to_string(), plural.to_string());
+        let removed = self.served.write().unwrap_or_else(|p| p.into_inner()).by_name.remove(&key);
+        if let Some(entry) = &removed {
+            entry.store.reads().cacher().stop();
+            self.generation.send_modify(|g| *g += 1);
+        }
+        removed
+    }
+
+    /// The resource served at `group`/`version` under `plural`.
+    pub fn get(&self, group: &str, version: &str, plural: &str) -> Option<Arc<ServedResource>> {
+        let key = (group.to_string(), version.to_string(), plural.to_string());
+        self.served.read().unwrap_or_else(|p| p.into_inner()).by_name.get(&key).cloned()
+    }
+
+    /// The store of a resource that must be served (a built-in one).
+    pub fn store(&self, group: &str, plural: &str) -> Result<Store, ApiError> {
+        self.get(group, "v1", plural)
+            .map(|served| served.store.clone())
+            .ok_or_else(|| ApiError::Internal(format!("{plural} are not served")))
+    }
+
+    /// Every served resource, in registration order.
+    pub fn all(&self) -> Vec<Arc<ServedResource>> {
+        let mut all: Vec<_> =
+            self.served.read().unwrap_or_else(|p| p.into_inner()).by_name.values().cloned().collect();
+        all.sort_by_key(|served| served.order);
+        all
+    }
+
+    /// The named API groups served (besides core), in registration order.
+    pub fn groups(&self) -> Vec<String> {
+        let mut groups: Vec<String> = Vec::new();
+        for served in self.all() {
+            let group = &served.store.resource().group;
+            if !group.is_empty() && !groups.contains(group) {
+                groups.push(group.clone());
+            }
+        }
+        groups
+    }
+
+    /// Changes whenever a resource is added or removed.
+    pub fn generation(&self) -> watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+
+    /// Whether every watch cache has loaded (readiness).
+    pub fn caches_ready(&self) -> bool {
+        self.all().iter().all(|served| served.store.reads().cacher().is_ready())
+    }
+}
+
+/// `registry/` or `/registry` → `/registry`.
+fn normalize_prefix(prefix: &str) -> String {
+    format!("/{}", prefix.trim_matches('/'))
+}

@@ -1,0 +1,531 @@
+//! The generic store of one resource (kube's `genericregistry.Store`): what
+//! get, list, watch, create, update, patch and delete do to any object,
+//! through the kind's [`Strategy`] and [`WriteHooks`], the admission chain,
+//! storage for writes and the [`ReadDelegator`] for reads.
+//!
+//! Writes:
+//! * create: mutating admission → server metadata and the kind's
+//!   preparation → validation → hooks → validating admission → storage's
+//!   create-if-absent;
+//! * update and patch: GuaranteedUpdate — read, make the new object, admit
+//!   it against the current one, then compare-and-swap on its revision,
+//!   all again from the fresh object after a concurrent write;
+//! * delete: preconditions and admission against the stored object, then a
+//!   delete on its revision, or a deletionTimestamp while finalizers (or a
+//!   kind's graceful deletion) hold it.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::Resource;
+use super::metadata;
+use super::strategy::{Strategy, WriteHooks};
+use crate::admission::{self, Attributes, GroupVersionKind, GroupVersionResource, Operation};
+use crate::cacher::{ListOptions, ListResult, ReadAt, ReadDelegator, Watch, WatchSpec};
+use crate::errors::{self, ApiError};
+use crate::patch::{self, PatchType};
+use crate::request::UserInfo;
+use crate::runtime::meta::{self, metadata_mut};
+use crate::runtime::{Expected, FieldValidation};
+use crate::storage::{Preconditions, Storage, StorageError, Swap};
+
+/// `DeleteOptions` as far as this server acts on them.
+#[derive(Debug, Clone, Default)]
+pub struct DeleteOptions {
+    pub preconditions: Preconditions,
+}
+
+/// How a delete ended: gone, or marked and waiting for finalizers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Deleted {
+    Gone(Value),
+    Pending(Value),
+}
+
+/// Who asks for a write and whether it is only tried.
+#[derive(Debug, Clone)]
+pub struct WriteContext {
+    pub user: UserInfo,
+    pub dry_run: bool,
+}
+
+impl WriteContext {
+    pub fn new(user: UserInfo, dry_run: bool) -> Self {
+        WriteContext { user, dry_run }
+    }
+
+    /// The server's own writes (controllers, bootstrap).
+    pub fn server() -> Self {
+        WriteContext { user: UserInfo::apiserver(), dry_run: false }
+    }
+}
+
+/// The objects of one resource.
+#[derive(Debug, Clone)]
+pub struct Store {
+    resource: Arc<Resource>,
+    strategy: Arc<dyn Strategy>,
+    hooks: Option<Arc<dyn WriteHooks>>,
+    storage: Arc<dyn Storage>,
+    reads: ReadDelegator,
+    admission: Arc<admission::Chain>,
+    /// `/registry/<storage prefix>/`: every key of the resource.
+    collection: String,
+}
+
+impl Store {
+    pub fn new(
+        resource: Arc<Resource>,
+        strategy: Arc<dyn Strategy>,
+        hooks: Option<Arc<dyn WriteHooks>>,
+        storage: Arc<dyn Storage>,
+        reads: ReadDelegator,
+        admission: Arc<admission::Chain>,
+        etcd_prefix: &str,
+    ) -> Store {
+        let collection = format!("{etcd_prefix}/{}/", resource.storage_prefix);
+        Store { resource, strategy, hooks, storage, reads, admission, collection }
+    }
+
+    pub fn resource(&self) -> &Resource {
+        &self.resource
+    }
+
+    pub fn strategy(&self) -> &dyn Strategy {
+        self.strategy.as_ref()
+    }
+
+    pub fn reads(&self) -> &ReadDelegator {
+        &self.reads
+    }
+
+    /// The key prefix of every object of the resource.
+    pub fn collection(&self) -> &str {
+        &self.collection
+    }
+
+    /// `/registry/<prefix>/<namespace>/<name>`, or without the namespace for
+    /// cluster-scoped kinds.
+    pub fn key(&self, namespace: Option<&str>, name: &str) -> String {
+        match namespace {
+            Some(ns) if self.resource.namespaced => format!("{}{ns}/{name}", self.collection),
+            _ => format!("{}{name}", self.collection),
+        }
+    }
+
+    /// Decodes a body as an object of this resource, with kube's field
+    /// validation; the object and the warnings to send.
+    pub fn decode(&self, body: Value, validation: FieldValidation) -> Result<(Value, Vec<String>), ApiError> {
+        let api_version = self.resource.api_version();
+        let roundtrip = |value: Value| self.strategy.roundtrip(value);
+        let expected =
+            Expected { api_version: &api_version, kind: &self.resource.kind, roundtrip: &roundtrip };
+        crate::runtime::decode::decode(expected, body, validation)
+    }
+
+    pub async fn get(&self, namespace: Option<&str>, name: &str, at: &ReadAt) -> Result<Value, ApiError> {
+        self.reads.get(&self.key(namespace, name), name, at).await
+    }
+
+    pub async fn list(&self, opts: &ListOptions) -> Result<ListResult, ApiError> {
+        self.reads.list(&self.collection, opts).await
+    }
+
+    /// A list read from storage itself, never from the cache.
+    pub async fn list_from_storage(&self, opts: &ListOptions) -> Result<ListResult, ApiError> {
+        self.reads.list_from_storage(&self.collection, opts).await
+    }
+
+    pub fn watch(&self, spec: WatchSpec) -> Result<Watch, ApiError> {
+        self.reads.watch(spec)
+    }
+
+    /// Creates `object` (decoded) in `namespace`; the stored object, with
+    /// its resourceVersion (none on a dry run).
+    pub async fn create(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        object: Value,
+    ) -> Result<Value, ApiError> {
+        let name = meta::name_of(&object).to_string();
+        let mut attributes = self.attributes(ctx, Operation::Create, None, namespace, &name);
+        attributes.object = Some(object);
+        self.admission.admit(&mut attributes).await?;
+        let mut object = attributes.object.take().unwrap_or_default();
+        let name = metadata::prepare_create(&self.resource, self.strategy.as_ref(), &mut object, namespace)?;
+        self.strategy.validate(&object)?;
+        let key = self.key(namespace, &name);
+        let undo = match &self.hooks {
+            Some(hooks) => hooks.begin_create(&mut object, ctx.dry_run).await?,
+            None => None,
+        };
+        attributes.name = name.clone();
+        attributes.object = Some(object);
+        let admitted = self.admission.validate(&attributes).await;
+        let object = attributes.object.take().unwrap_or_default();
+        if ctx.dry_run {
+            admitted?;
+            if self.storage.get(&key).await.map_err(|e| self.error(e, &name))?.is_some() {
+                return Err(ApiError::AlreadyExists { qualified: self.resource.qualified_name(), name });
+            }
+            return Ok(object);
+        }
+        let stored = match admitted {
+            Ok(()) => self.storage.create(&key, encode(&object)?, self.resource.ttl_seconds).await,
+            Err(e) => {
+                undo_begin(undo).await;
+                return Err(e);
+            }
+        };
+        match stored {
+            Ok(rv) => Ok(crate::cacher::to_value_at(&key, object, rv)),
+            Err(e) => {
+                undo_begin(undo).await;
+                Err(self.error(e, &name))
+            }
+        }
+    }
+
+    /// Replaces an object (PUT) with `object` (decoded); a non-empty
+    /// `metadata.resourceVersion` must be the stored one (409 otherwise).
+    pub async fn update(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        object: Value,
+    ) -> Result<Value, ApiError> {
+        check_body_name(&self.resource, name, namespace, &object)?;
+        let wanted_rv = meta::resource_version_of(&object).to_string();
+        let wanted_uid = meta::uid_of(&object).to_string();
+        self.update_with(ctx, namespace, name, subresource, |old| {
+            if !wanted_rv.is_empty() && meta::resource_version_of(old) != wanted_rv {
+                return Err(errors::modified(&self.resource.qualified_name(), name));
+            }
+            // A uid in the body names the object meant: not one made anew.
+            if !wanted_uid.is_empty() && meta::uid_of(old) != wanted_uid {
+                let why = format!(
+                    "Precondition failed: UID in precondition: {wanted_uid}, UID in object meta: {}",
+                    meta::uid_of(old)
+                );
+                return Err(ApiError::Conflict {
+                    qualified: self.resource.qualified_name(),
+                    name: name.to_string(),
+                    why,
+                });
+            }
+            let mut new = object.clone();
+            metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, subresource);
+            Ok(new)
+        })
+        .await
+    }
+
+    /// Applies a PATCH body to the current object, re-run on every retry
+    /// of the compare-and-swap, as kube does; the result and the warnings
+    /// its decoding produced.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn patch(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        kind: PatchType,
+        body: &[u8],
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        let mut warnings = Vec::new();
+        let updated = self
+            .update_with(ctx, namespace, name, subresource, |old| {
+                let patched =
+                    patch::apply(kind, self.patch_schema(), &self.resource.qualified_name(), old, body)?;
+                let (mut new, warned) = self.decode(patched, validation)?;
+                check_body_name(&self.resource, name, namespace, &new)?;
+                let rv = meta::resource_version_of(&new);
+                if !rv.is_empty() && meta::resource_version_of(old) != rv {
+                    return Err(errors::modified(&self.resource.qualified_name(), name));
+                }
+                metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, subresource);
+                warnings = warned;
+                Ok(new)
+            })
+            .await?;
+        Ok((updated, warnings))
+    }
+
+    /// GuaranteedUpdate: `update` makes the new object from the current one
+    /// (which carries its resourceVersion), admission sees both, then the
+    /// new one is written if the object has not changed meanwhile; from the
+    /// fresh object again if it has. An object being deleted whose last
+    /// finalizer goes is removed in the same request.
+    pub async fn update_with<F>(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        mut update: F,
+    ) -> Result<Value, ApiError>
+    where
+        F: FnMut(&Value) -> Result<Value, ApiError>,
+    {
+        let key = self.key(namespace, name);
+        let mut current = self.storage.get(&key).await.map_err(|e| self.error(e, name))?;
+        loop {
+            let Some(stored) = current else {
+                return Err(ApiError::NotFound {
+                    qualified: self.resource.qualified_name(),
+                    name: name.to_string(),
+                });
+            };
+            let old = crate::cacher::to_value(&key, &stored.value, stored.resource_version)?;
+            let new = update(&old)?;
+            let mut attributes = self.attributes(ctx, Operation::Update, subresource, namespace, name);
+            attributes.object = Some(new);
+            attributes.old_object = Some(old);
+            self.admission.admit(&mut attributes).await?;
+            self.strategy.validate(attributes.object.as_ref().unwrap_or(&Value::Null))?;
+            self.admission.validate(&attributes).await?;
+            let new = attributes.object.take().unwrap_or_default();
+            if ctx.dry_run {
+                return Ok(new);
+            }
+            let bytes = encode(&new)?;
+            if bytes == stored.value {
+                // Nothing changed: nothing is written.
+                let value = attributes.old_object.take().unwrap_or_default();
+                self.finish_deletion(&key, name, &value, stored.resource_version).await?;
+                return Ok(value);
+            }
+            match self
+                .storage
+                .put_if(&key, bytes, stored.resource_version)
+                .await
+                .map_err(|e| self.error(e, name))?
+            {
+                Swap::Done(rv) => {
+                    let value = crate::cacher::to_value_at(&key, new, rv);
+                    self.finish_deletion(&key, name, &value, rv).await?;
+                    return Ok(value);
+                }
+                Swap::Changed(fresh) => current = fresh,
+            }
+        }
+    }
+
+    /// Removes an object being deleted once nothing holds it any more.
+    async fn finish_deletion(&self, key: &str, name: &str, value: &Value, rv: i64) -> Result<(), ApiError> {
+        if !deletion_finished(value) {
+            return Ok(());
+        }
+        let must_be = Preconditions { resource_version: Some(rv), uid: None };
+        match self.storage.delete(key, &must_be).await {
+            Ok(_) => {
+                self.after_delete(value).await;
+                Ok(())
+            }
+            Err(StorageError::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.error(e, name)),
+        }
+    }
+
+    /// Deletes an object: at once, or (with finalizers, or a kind whose
+    /// deletion is graceful) by marking it with a deletionTimestamp until
+    /// they are cleared.
+    pub async fn delete(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Deleted, ApiError> {
+        let key = self.key(namespace, name);
+        let current = self.get(namespace, name, &ReadAt::default()).await?;
+        check_preconditions(&self.resource, name, &current, &opts.preconditions)?;
+        let mut attributes = self.attributes(ctx, Operation::Delete, None, namespace, name);
+        attributes.old_object = Some(current.clone());
+        self.admission.admit(&mut attributes).await?;
+        self.admission.validate(&attributes).await?;
+        let graceful = !meta::finalizers(&current).is_empty() || self.strategy.delete_is_graceful();
+        if !graceful {
+            if ctx.dry_run {
+                return Ok(Deleted::Gone(current));
+            }
+            let deleted =
+                self.storage.delete(&key, &opts.preconditions).await.map_err(|e| self.error(e, name))?;
+            let deleted = crate::cacher::to_value(&key, &deleted.value, deleted.resource_version)?;
+            self.after_delete(&deleted).await;
+            return Ok(Deleted::Gone(deleted));
+        }
+        if meta::is_being_deleted(&current) {
+            return Ok(Deleted::Pending(current));
+        }
+        let marked = self
+            .update_with(ctx, namespace, name, None, |old| {
+                check_preconditions(&self.resource, name, old, &opts.preconditions)?;
+                let mut new = old.clone();
+                let meta = metadata_mut(&mut new);
+                meta.remove("resourceVersion");
+                meta.insert("deletionTimestamp".into(), json!(meta::now()));
+                meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+                self.strategy.prepare_for_delete(&mut new);
+                Ok(new)
+            })
+            .await?;
+        Ok(Deleted::Pending(marked))
+    }
+
+    async fn after_delete(&self, object: &Value) {
+        if let Some(hooks) = &self.hooks {
+            hooks.after_delete(object).await;
+        }
+    }
+
+    /// The kind's strategic merge patch metadata.
+    pub fn patch_schema(&self) -> Option<&'static patch::strategic_schema::TypeNode> {
+        patch::strategic_schema::for_kind(&self.resource.group, &self.resource.kind)
+    }
+
+    fn attributes(
+        &self,
+        ctx: &WriteContext,
+        operation: Operation,
+        subresource: Option<&str>,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Attributes {
+        let r = &self.resource;
+        Attributes {
+            user: ctx.user.clone(),
+            operation,
+            kind: GroupVersionKind {
+                group: r.group.clone(),
+                version: r.version.clone(),
+                kind: r.kind.clone(),
+            },
+            resource: GroupVersionResource {
+                group: r.group.clone(),
+                version: r.version.clone(),
+                resource: r.plural.clone(),
+            },
+            subresource: subresource.map(str::to_string),
+            name: name.to_string(),
+            namespace: namespace.filter(|_| r.namespaced).map(str::to_string),
+            object: None,
+            old_object: None,
+            options: json!({}),
+            dry_run: ctx.dry_run,
+        }
+    }
+
+    fn error(&self, err: StorageError, name: &str) -> ApiError {
+        ApiError::from_storage(err, &self.resource.qualified_name(), name)
+    }
+}
+
+/// Lets NamespaceLifecycle read namespaces through their store.
+#[async_trait::async_trait]
+impl admission::Namespaces for Store {
+    async fn namespace(&self, name: &str, any_version: bool) -> Result<Option<Value>, ApiError> {
+        let at = ReadAt { resource_version: any_version.then_some(0), exact: false };
+        match self.get(None, name, &at).await {
+            Ok(ns) => Ok(Some(ns)),
+            Err(ApiError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Gives back what a kind's `begin_create` took, when the object was not
+/// stored after all.
+async fn undo_begin(undo: Option<super::Undo>) {
+    if let Some(undo) = undo {
+        undo().await;
+    }
+}
+
+fn check_preconditions(
+    resource: &Resource,
+    name: &str,
+    current: &Value,
+    preconditions: &Preconditions,
+) -> Result<(), ApiError> {
+    if let Some(uid) = &preconditions.uid
+        && meta::uid_of(current) != uid
+    {
+        let why = format!(
+            "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+            meta::uid_of(current)
+        );
+        return Err(ApiError::Conflict { qualified: resource.qualified_name(), name: name.to_string(), why });
+    }
+    if let Some(rv) = preconditions.resource_version
+        && meta::resource_version_of(current) != rv.to_string()
+    {
+        let why = format!(
+            "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+            meta::resource_version_of(current)
+        );
+        return Err(ApiError::Conflict { qualified: resource.qualified_name(), name: name.to_string(), why });
+    }
+    Ok(())
+}
+
+/// The body of a PUT or PATCH must name the object of the URL.
+fn check_body_name(
+    resource: &Resource,
+    name: &str,
+    namespace: Option<&str>,
+    object: &Value,
+) -> Result<(), ApiError> {
+    match object["metadata"]["name"].as_str() {
+        Some(given) if given == name => {}
+        None | Some("") => {
+            return Err(metadata::invalid(
+                resource,
+                "",
+                "FieldValueRequired",
+                "metadata.name",
+                "Required value: name is required",
+            ));
+        }
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "the name of the object does not match the name on the URL".into(),
+            ));
+        }
+    }
+    if resource.namespaced
+        && let (Some(ns), Some(given)) = (namespace, meta::namespace_of(object))
+        && given != ns
+    {
+        return Err(ApiError::BadRequest(
+            "the namespace of the provided object does not match the namespace sent on the request".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// An object being deleted goes once nothing holds it: no finalizers left
+/// (and for a namespace, none in `spec.finalizers` either: those are its
+/// contents, cleared by the namespace controller).
+fn deletion_finished(object: &Value) -> bool {
+    let spec_finalizers = object["spec"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
+    meta::is_being_deleted(object) && meta::finalizers(object).is_empty() && !spec_finalizers
+}
+
+/// The bytes stored: the object without its resourceVersion (that is the
+/// key's revision, filled in on every read).
+fn encode(object: &Value) -> Result<Bytes, ApiError> {
+    if !object.is_object() {
+        return Err(ApiError::Internal("an object must be a JSON object".into()));
+    }
+    let mut object = object.clone();
+    metadata_mut(&mut object).remove("resourceVersion");
+    serde_json::to_vec(&object).map(Bytes::from).map_err(|e| ApiError::Internal(e.to_string()))
+}

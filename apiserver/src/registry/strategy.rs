@@ -1,0 +1,104 @@
+//! What one kind does differently from the others (kube's `RESTCreateStrategy`,
+//! `RESTUpdateStrategy`, `RESTDeleteStrategy`, field-label conversion and
+//! table convertor, in one trait): every method has the behaviour most kinds
+//! want, so a kind module overrides only what is its own.
+//!
+//! The generic [`super::Store`] owns everything common to all objects
+//! (metadata, generation, status kept apart, finalizers, preconditions); a
+//! strategy never sees storage. Work that needs storage around a write (a
+//! Service's cluster IP) is a [`WriteHooks`] of the kind.
+
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::errors::ApiError;
+use crate::openapi::OpenApiResource;
+use crate::selector::FieldLabels;
+use crate::table::Printer;
+
+/// Which names objects of a kind may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// DNS subdomain (RFC 1123): at most 253 characters, dots allowed.
+    Subdomain,
+    /// DNS label (RFC 1123): at most 63 characters, no dots (namespaces,
+    /// services).
+    Label,
+}
+
+pub trait Strategy: Send + Sync + Debug {
+    /// Decodes JSON into the kind's type and back: the typed object's JSON
+    /// (unknown fields dropped) or the decoder's message. Kinds without a
+    /// typed form keep the object as it is.
+    fn roundtrip(&self, object: Value) -> Result<Value, String> {
+        Ok(object)
+    }
+
+    /// The kind's OpenAPI description; None leaves it out of `/openapi/v3`.
+    fn openapi(&self) -> Option<OpenApiResource> {
+        None
+    }
+
+    fn name_rule(&self) -> NameRule {
+        NameRule::Subdomain
+    }
+
+    /// Whether the object has a `spec` whose changes bump `generation`.
+    fn tracks_generation(&self) -> bool {
+        true
+    }
+
+    /// Whether clients write `status` with the object itself (nodes), rather
+    /// than only through the status subresource.
+    fn status_with_object(&self) -> bool {
+        false
+    }
+
+    /// The kind's part of a new object (defaults, initial status), after the
+    /// server's metadata is filled in.
+    fn prepare_for_create(&self, _object: &mut Value) {}
+
+    /// The kind's part of a replacing object: what it keeps from `old`.
+    fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
+
+    /// Refuses an object the kind cannot hold (422 with causes).
+    fn validate(&self, _object: &Value) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    /// Whether a delete always goes through a deletionTimestamp, whatever
+    /// the finalizers (namespaces: their contents go first).
+    fn delete_is_graceful(&self) -> bool {
+        false
+    }
+
+    /// What the kind changes on an object marked for deletion.
+    fn prepare_for_delete(&self, _object: &mut Value) {}
+
+    /// The field labels `fieldSelector` may name.
+    fn field_labels(&self) -> &'static FieldLabels {
+        &FieldLabels::METADATA_ONLY
+    }
+
+    /// The columns of `kubectl get`.
+    fn printer(&self) -> &'static Printer {
+        &crate::table::DEFAULT
+    }
+}
+
+/// What must happen in storage around a kind's writes (kube's store
+/// `BeginCreate` / `AfterDelete` decorators).
+#[async_trait]
+pub trait WriteHooks: Send + Sync + Debug {
+    /// Before a new object is stored: may change it and take resources for
+    /// it. The returned undo runs if the object is not stored after all.
+    async fn begin_create(&self, object: &mut Value, dry_run: bool) -> Result<Option<Undo>, ApiError>;
+
+    /// After an object has been removed from storage.
+    async fn after_delete(&self, object: &Value);
+}
+
+/// Gives back what a `begin_create` took.
+pub type Undo = Box<dyn FnOnce() -> futures_util::future::BoxFuture<'static, ()> + Send>;

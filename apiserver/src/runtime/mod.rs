@@ -1,0 +1,8 @@
+//! Objects as JSON values: reading and writing their metadata (`meta`) and
+//! decoding request bodies into a kind's type (`decode`). Protobuf bodies
+//! are in `crate::protobuf`.
+
+pub mod decode;
+pub mod meta;
+
+pub use decode::{Expected, FieldValidation};

@@ -1,0 +1,158 @@
+//! Starting the server: connect to etcd, serve the built-in kinds through
+//! the admission chain, start the controllers and the compactor, and serve
+//! HTTP(S) through the filters.
+//!
+//! * `tls`: the HTTPS listener, with the client's certificate passed on.
+
+pub mod tls;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tonic::transport::{Channel, Endpoint};
+
+use crate::admission::{self, NamespaceLifecycle};
+use crate::cacher::CacheConfig;
+use crate::endpoints::{self, App};
+use crate::filters::{self, FilterState, Limits};
+use crate::metrics::Metrics;
+use crate::options::Options;
+use crate::registry::Resources;
+use crate::registry::kinds::{self, KindContext};
+use crate::storage::{Compactor, Etcd3Store, Step, Storage};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("invalid --etcd-servers URL {url:?}: {why}")]
+    EtcdUrl { url: String, why: String },
+    #[error(
+        "--bind-address {0} is not a loopback address: plain HTTP is served on loopback only (give --tls-cert-file and --tls-private-key-file to serve HTTPS)"
+    )]
+    PlainHttpNotLoopback(std::net::IpAddr),
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
+    #[error("cannot serve {kind}: {why}")]
+    Register { kind: String, why: String },
+    #[error("cannot listen on {addr}: {why}")]
+    Bind { addr: SocketAddr, why: String },
+    #[error("serving failed: {0}")]
+    Serve(String),
+}
+
+/// One channel balanced over every etcd member given.
+pub fn etcd_channel(servers: &[String]) -> Result<Channel, StartError> {
+    let mut endpoints = Vec::with_capacity(servers.len());
+    for url in servers {
+        let endpoint = Endpoint::from_shared(url.clone())
+            .map_err(|e| StartError::EtcdUrl { url: url.clone(), why: e.to_string() })?
+            .connect_timeout(Duration::from_secs(5))
+            .tcp_nodelay(true)
+            .http2_keep_alive_interval(Duration::from_secs(30))
+            .keep_alive_while_idle(true);
+        endpoints.push(endpoint);
+    }
+    Ok(Channel::balance_list(endpoints.into_iter()))
+}
+
+pub async fn run(options: Options) -> Result<(), StartError> {
+    let serving = &options.serving;
+    let tls = match (&serving.tls_cert_file, &serving.tls_private_key_file) {
+        (Some(cert), Some(key)) => Some(tls::acceptor(cert, key, serving.client_ca_file.as_deref())?),
+        _ if !serving.bind_address.is_loopback() => {
+            return Err(StartError::PlainHttpNotLoopback(serving.bind_address));
+        }
+        _ => None,
+    };
+    let channel = etcd_channel(&options.etcd.etcd_servers)?;
+    let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));
+    let resources = serve_builtin_kinds(storage, &options)?;
+    tokio::spawn(crate::controllers::bootstrap::run(
+        resources.clone(),
+        options.service_cluster_ip_range.first(),
+    ));
+    tokio::spawn(crate::controllers::namespace::run(resources.clone()));
+    if !options.etcd.etcd_compaction_interval.is_zero() {
+        tokio::spawn(compact_every(channel, options.etcd.etcd_compaction_interval));
+    }
+    let metrics = Arc::new(Metrics::default());
+    let limits = Arc::new(Limits::new(
+        options.limits.max_requests_inflight,
+        options.limits.max_mutating_requests_inflight,
+    ));
+    let app = App::new(resources, metrics.clone());
+    let router = filters::build(endpoints::router(app), FilterState { metrics, limits });
+    let addr = SocketAddr::new(serving.bind_address, serving.secure_port);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| StartError::Bind { addr, why: e.to_string() })?;
+    tracing::info!(%addr, https = tls.is_some(), etcd = ?options.etcd.etcd_servers, "serving");
+    match tls {
+        Some(acceptor) => {
+            tls::serve(listener, acceptor, router, shutdown_signal()).await;
+            Ok(())
+        }
+        None => axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+            .map_err(|e| StartError::Serve(e.to_string())),
+    }
+}
+
+/// The admission chain and every built-in kind, registered the way a
+/// CustomResourceDefinition's resource will be.
+pub fn serve_builtin_kinds(storage: Arc<dyn Storage>, options: &Options) -> Result<Resources, StartError> {
+    let lifecycle = Arc::new(NamespaceLifecycle::default());
+    let chain = Arc::new(admission::Chain::new(vec![lifecycle.clone()]));
+    let resources = Resources::new(storage.clone(), chain, CacheConfig::default(), &options.etcd.etcd_prefix);
+    let context = KindContext {
+        storage,
+        etcd_prefix: resources.etcd_prefix().to_string(),
+        service_ips: options.service_cluster_ip_range,
+    };
+    for kind in kinds::builtin(&context) {
+        let name = kind.resource.qualified_name();
+        resources.add(kind).map_err(|e| StartError::Register { kind: name, why: e.to_string() })?;
+    }
+    let namespaces = resources
+        .store("", "namespaces")
+        .map_err(|e| StartError::Register { kind: "namespaces".into(), why: e.to_string() })?;
+    lifecycle.set_namespaces(Arc::new(namespaces));
+    Ok(resources)
+}
+
+/// kube-apiserver's compaction loop: one step per interval.
+async fn compact_every(channel: Channel, interval: Duration) {
+    let mut compactor = Compactor::new(channel);
+    let mut tick = tokio::time::interval(interval);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        match compactor.step().await {
+            Ok(Step::Compacted(rev)) => tracing::info!(revision = rev, "compacted etcd"),
+            Ok(step) => tracing::debug!(?step, "compaction round"),
+            Err(e) => tracing::warn!(error = %e, "compaction failed"),
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

@@ -1,0 +1,132 @@
+//! HTTPS: the certificate and key given by `--tls-cert-file` and
+//! `--tls-private-key-file`, HTTP/2 or HTTP/1.1 by ALPN (client-go speaks
+//! HTTP/2 over TLS), each connection served by the same router as plain
+//! HTTP. With `--client-ca-file`, a client certificate is asked for and
+//! verified against those CAs (clients without one are served too, as kube
+//! serves them), and its chain goes with every request of the connection
+//! (`request::ClientCertificates`) for authentication.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
+use rustls::RootCertStore;
+use rustls::ServerConfig;
+use rustls::server::WebPkiClientVerifier;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+use crate::request::ClientCertificates;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("cannot read the certificate {path}: {why}")]
+    Certificate { path: String, why: String },
+    #[error("cannot read the private key {path}: {why}")]
+    Key { path: String, why: String },
+    #[error("the certificate and key do not make a TLS configuration: {0}")]
+    Config(String),
+    #[error("cannot use the client CA file {path}: {why}")]
+    ClientCa { path: String, why: String },
+}
+
+/// A TLS acceptor for the PEM certificate chain and key at these paths,
+/// verifying client certificates against `client_ca_file` when given.
+pub fn acceptor(
+    cert_file: &Path,
+    key_file: &Path,
+    client_ca_file: Option<&Path>,
+) -> Result<TlsAcceptor, TlsError> {
+    let cert_error = |why: String| TlsError::Certificate { path: cert_file.display().to_string(), why };
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
+        .map_err(|e| cert_error(e.to_string()))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| cert_error(e.to_string()))?;
+    if certs.is_empty() {
+        return Err(cert_error("no certificate in the file".into()));
+    }
+    let key = PrivateKeyDer::from_pem_file(key_file)
+        .map_err(|e| TlsError::Key { path: key_file.display().to_string(), why: e.to_string() })?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TlsError::Config(e.to_string()))?;
+    let builder = match client_ca_file {
+        None => builder.with_no_client_auth(),
+        Some(path) => builder.with_client_cert_verifier(client_verifier(path, provider)?),
+    };
+    let mut config = builder.with_single_cert(certs, key).map_err(|e| TlsError::Config(e.to_string()))?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(TlsAcceptor::from(Arc::new(config)))
+}
+
+/// Verifies client certificates against the CAs in `path`; a client that
+/// sends none is let through (authentication decides what it may do).
+fn client_verifier(
+    path: &Path,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+) -> Result<Arc<dyn rustls::server::danger::ClientCertVerifier>, TlsError> {
+    let error = |why: String| TlsError::ClientCa { path: path.display().to_string(), why };
+    let mut roots = RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(path).map_err(|e| error(e.to_string()))? {
+        roots.add(cert.map_err(|e| error(e.to_string()))?).map_err(|e| error(e.to_string()))?;
+    }
+    if roots.is_empty() {
+        return Err(error("no certificate in the file".into()));
+    }
+    WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
+        .allow_unauthenticated()
+        .build()
+        .map_err(|e| error(e.to_string()))
+}
+
+/// Accepts TLS connections until `shutdown` completes.
+pub async fn serve(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    router: Router,
+    shutdown: impl Future<Output = ()>,
+) {
+    tokio::pin!(shutdown);
+    loop {
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    continue;
+                }
+            },
+            () = &mut shutdown => return,
+        };
+        let acceptor = acceptor.clone();
+        let router = router.clone();
+        tokio::spawn(async move {
+            let tls = match acceptor.accept(tcp).await {
+                Ok(tls) => tls,
+                Err(e) => {
+                    tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                    return;
+                }
+            };
+            // The verified chain goes with every request of the connection.
+            let service = match tls.get_ref().1.peer_certificates() {
+                Some(chain) if !chain.is_empty() => {
+                    let chain =
+                        ClientCertificates(Arc::new(chain.iter().map(|c| c.clone().into_owned()).collect()));
+                    TowerToHyperService::new(router.layer(axum::Extension(chain)))
+                }
+                _ => TowerToHyperService::new(router),
+            };
+            let builder = auto::Builder::new(TokioExecutor::new());
+            if let Err(e) = builder.serve_connection_with_upgrades(TokioIo::new(tls), service).await {
+                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            }
+        });
+    }
+}
