@@ -9,6 +9,8 @@
 
 mod delegator;
 mod reflector;
+#[cfg(test)]
+mod tests;
 mod watchers;
 
 pub use delegator::{ListOptions, ListResult, ReadAt, ReadDelegator, to_value, to_value_at};

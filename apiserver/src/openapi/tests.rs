@@ -10,6 +10,7 @@ use super::*;
 fn resources() -> Vec<OpenApiResource> {
     use k8s_openapi::api::{
         apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
+        policy::v1 as policy,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -28,6 +29,7 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<batch::Job>(&["status"]),
         OpenApiResource::of::<batch::CronJob>(&["status"]),
         OpenApiResource::of::<coordination::Lease>(&[]),
+        OpenApiResource::of::<policy::PodDisruptionBudget>(&["status"]),
     ]
 }
 
@@ -43,7 +45,8 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 4] = ["api/v1", "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1"];
+const GROUP_VERSIONS: [&str; 5] =
+    ["api/v1", "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1", "apis/policy/v1"];
 
 type Row =
     (&'static str, &'static str, &'static str, &'static str, &'static str, bool, &'static [&'static str]);
@@ -71,6 +74,15 @@ fn resource_table() {
         ("batch", "v1", "Job", "JobList", "jobs", true, &["status"]),
         ("batch", "v1", "CronJob", "CronJobList", "cronjobs", true, &["status"]),
         ("coordination.k8s.io", "v1", "Lease", "LeaseList", "leases", true, &[]),
+        (
+            "policy",
+            "v1",
+            "PodDisruptionBudget",
+            "PodDisruptionBudgetList",
+            "poddisruptionbudgets",
+            true,
+            &["status"],
+        ),
     ];
     assert_eq!(table, expected);
 }

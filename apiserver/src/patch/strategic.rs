@@ -117,6 +117,8 @@ struct Field<'a> {
     list: ListStrategy,
     /// The field's type, or each item's type for a list.
     node: &'a TypeNode,
+    /// `patchStrategy:"replace"`: the patch's object replaces the live one.
+    replace: bool,
 }
 
 impl Field<'_> {
@@ -132,8 +134,13 @@ impl Field<'_> {
 /// Looks field `name` up in `node`.
 fn field_of<'a>(node: &'a TypeNode, name: &'a str) -> Field<'a> {
     match node.field(name) {
-        Some(meta) => Field { name: meta.name, list: meta.list, node: meta.node.unwrap_or(&PLAIN) },
-        None => Field { name, list: ListStrategy::Replace, node: &PLAIN },
+        Some(meta) => Field {
+            name: meta.name,
+            list: meta.list,
+            node: meta.node.unwrap_or(&PLAIN),
+            replace: meta.replace,
+        },
+        None => Field { name, list: ListStrategy::Replace, node: &PLAIN, replace: false },
     }
 }
 
@@ -201,7 +208,7 @@ fn merge_field(live: &mut Object, key: &str, patch: &Value, field: Field<'_>) ->
 /// Merges `patch` into an existing value; `None` means the key goes away.
 fn merge_value(current: Value, patch: &Value, field: Field<'_>) -> Result<Option<Value>, SmpError> {
     match (current, patch) {
-        (Value::Object(live), Value::Object(patch)) => {
+        (Value::Object(live), Value::Object(patch)) if !field.replace => {
             Ok(Some(Value::Object(merge_map(live, patch, field.node)?)))
         }
         (Value::Array(live), Value::Array(patch)) => Ok(Some(Value::Array(merge_list(live, patch, field)?))),

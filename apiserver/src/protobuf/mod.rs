@@ -29,16 +29,20 @@
 //! repeated numbers are accepted packed or not. The envelope's contentType is ignored, as Go
 //! does; a contentEncoding is refused. Anything malformed is an error, never a panic.
 //!
-//! The schema comes from the Kubernetes API at a newer commit than the k8s-pb crate's 1.35, so
-//! fields added in 1.36 and 1.37 decode (see the header of schema.rs).
+//! The schema and the kinds that decode are generated (`schema.rs`, by `rtcd-apiserver-codegen`)
+//! from `apiserver/codegen/api/kube-types.txt`, which records the Kubernetes API at a newer commit
+//! than the k8s-pb crate's 1.35, so fields added in 1.36 and 1.37 decode. To add a kind, see that
+//! file's header.
 
 #[rustfmt::skip]
-mod schema;
+pub(crate) mod schema;
 #[cfg(test)]
 mod tests;
 
 use base64::Engine as _;
 use serde_json::{Map, Value};
+
+use schema::KINDS;
 
 /// The media type client-go sends.
 pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
@@ -46,34 +50,14 @@ pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 /// The prefix of every Kubernetes protobuf body.
 const MAGIC: &[u8; 4] = b"k8s\0";
 
-/// Nesting deeper than this is refused. The schema's deepest nesting is 13 messages and has no
-/// cycles, so this is only a guard.
+/// Nesting deeper than this is refused. The schema has no cycles (the generator refuses them) and
+/// its deepest nesting is 13 messages, so this is only a guard.
 const MAX_DEPTH: usize = 64;
 
-/// The kinds whose protobuf bodies decode: (apiVersion, kind, message). `DeleteOptions` is
-/// accepted with any apiVersion: client-go encodes it in the group version of the typed client
-/// sending it (`v1` from the core client, as kubectl drain's pod deletes show; `apps/v1` and so
-/// on from the others). To add a kind: add its message to the
-/// generator's ROOTS, regenerate schema.rs (see its header), and add its row here.
-const KINDS: &[(&str, &str, &Message)] = &[
-    ("v1", "Namespace", &schema::CORE_V1_NAMESPACE),
-    ("v1", "ConfigMap", &schema::CORE_V1_CONFIG_MAP),
-    ("v1", "Secret", &schema::CORE_V1_SECRET),
-    ("v1", "ServiceAccount", &schema::CORE_V1_SERVICE_ACCOUNT),
-    ("v1", "Service", &schema::CORE_V1_SERVICE),
-    ("v1", "Endpoints", &schema::CORE_V1_ENDPOINTS),
-    ("v1", "Pod", &schema::CORE_V1_POD),
-    ("v1", "Event", &schema::CORE_V1_EVENT),
-    ("v1", "Node", &schema::CORE_V1_NODE),
-    ("apps/v1", "Deployment", &schema::APPS_V1_DEPLOYMENT),
-    ("apps/v1", "ReplicaSet", &schema::APPS_V1_REPLICA_SET),
-    ("apps/v1", "StatefulSet", &schema::APPS_V1_STATEFUL_SET),
-    ("apps/v1", "DaemonSet", &schema::APPS_V1_DAEMON_SET),
-    ("batch/v1", "Job", &schema::BATCH_V1_JOB),
-    ("batch/v1", "CronJob", &schema::BATCH_V1_CRON_JOB),
-    ("coordination.k8s.io/v1", "Lease", &schema::COORDINATION_V1_LEASE),
-    ("autoscaling/v1", "Scale", &schema::AUTOSCALING_V1_SCALE),
-];
+/// The apiVersion of a [`KINDS`] row that accepts any apiVersion: client-go encodes
+/// `DeleteOptions` in the group version of the typed client sending it (`v1` from the core client,
+/// as kubectl drain's pod deletes show; `apps/v1` and so on from the others).
+const ANY_VERSION: &str = "*";
 
 /// Why a protobuf body could not be decoded.
 #[derive(Debug, thiserror::Error)]
@@ -116,18 +100,16 @@ pub fn decode(body: &[u8]) -> Result<Value, ProtobufError> {
     if unknown.api_version.is_empty() {
         return Err(ProtobufError::MissingTypeMeta("apiVersion"));
     }
-    let message = if unknown.kind == "DeleteOptions" {
-        &schema::META_V1_DELETE_OPTIONS
-    } else {
-        KINDS
-            .iter()
-            .find(|(api_version, kind, _)| *api_version == unknown.api_version && *kind == unknown.kind)
-            .map(|(_, _, message)| *message)
-            .ok_or_else(|| ProtobufError::UnsupportedKind {
-                api_version: unknown.api_version.clone(),
-                kind: unknown.kind.clone(),
-            })?
-    };
+    let message = KINDS
+        .iter()
+        .find(|(api_version, kind, _)| {
+            (*api_version == unknown.api_version || *api_version == ANY_VERSION) && *kind == unknown.kind
+        })
+        .map(|(_, _, message)| *message)
+        .ok_or_else(|| ProtobufError::UnsupportedKind {
+            api_version: unknown.api_version.clone(),
+            kind: unknown.kind.clone(),
+        })?;
     let chunks: &[&[u8]] = match &unknown.raw {
         Some(raw) => &[raw],
         None => &[],
@@ -192,14 +174,14 @@ impl<'a> Unknown<'a> {
 // The schema's types (the generated tables in `schema` are made of these).
 
 /// A protobuf message: its fields, in increasing field number.
-struct Message {
+pub(crate) struct Message {
     /// The full protobuf name, for errors.
     name: &'static str,
     fields: &'static [Field],
 }
 
 /// One field of a message.
-struct Field {
+pub(crate) struct Field {
     number: u32,
     /// Its JSON name; empty for an embedded struct whose fields are flattened into the parent.
     json: &'static str,
@@ -211,7 +193,7 @@ struct Field {
 
 /// A field's type.
 #[derive(Clone, Copy)]
-enum Type {
+pub(crate) enum Type {
     String,
     Bytes,
     Bool,
@@ -232,7 +214,7 @@ enum Type {
 
 /// Single, list or map.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Card {
+pub(crate) enum Card {
     Single,
     Repeated,
     Map,
@@ -240,7 +222,7 @@ enum Card {
 
 /// When a single field is written to JSON (lists and maps: when not empty).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Presence {
+pub(crate) enum Presence {
     /// A Go pointer: written when the protobuf has it, whatever its value.
     Pointer,
     /// A Go value with `omitempty`: written when not zero.

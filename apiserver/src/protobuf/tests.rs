@@ -9,6 +9,7 @@ use k8s_pb::api::autoscaling::v1 as autoscaling;
 use k8s_pb::api::batch::v1 as batch;
 use k8s_pb::api::coordination::v1 as coordination;
 use k8s_pb::api::core::v1 as core;
+use k8s_pb::api::policy::v1 as policy;
 use k8s_pb::apimachinery::pkg::api::resource::Quantity;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
 use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
@@ -1085,6 +1086,110 @@ fn other_kinds_decode() {
             "status": {},
         })
     );
+}
+
+/// policy/v1 PodDisruptionBudget, as `kubectl create poddisruptionbudget` sends it, and with a
+/// status: IntOrString pointers, metav1.Condition, and `disruptedPods`, a map whose values are Time.
+#[test]
+fn pod_disruption_budget() {
+    let created = policy::PodDisruptionBudget {
+        metadata: meta("web"),
+        spec: Some(policy::PodDisruptionBudgetSpec {
+            min_available: int(1),
+            selector: Some(meta::LabelSelector {
+                match_labels: labels(&[("app", "web")]),
+                match_expressions: vec![],
+            }),
+            max_unavailable: None,
+            unhealthy_pod_eviction_policy: None,
+        }),
+        // client-go writes every non-pointer scalar, zero or not
+        status: Some(policy::PodDisruptionBudgetStatus {
+            observed_generation: Some(0),
+            disrupted_pods: BTreeMap::new(),
+            disruptions_allowed: Some(0),
+            current_healthy: Some(0),
+            desired_healthy: Some(0),
+            expected_pods: Some(0),
+            conditions: vec![],
+        }),
+    };
+    assert_eq!(
+        decoded("policy/v1", "PodDisruptionBudget", &created),
+        json!({
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web"},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0},
+        })
+    );
+
+    let time = |seconds| meta::Time { seconds: Some(seconds), nanos: Some(0) };
+    let observed = policy::PodDisruptionBudget {
+        metadata: meta("web"),
+        spec: Some(policy::PodDisruptionBudgetSpec {
+            min_available: None,
+            selector: None,
+            max_unavailable: string("25%"),
+            unhealthy_pod_eviction_policy: s("AlwaysAllow"),
+        }),
+        status: Some(policy::PodDisruptionBudgetStatus {
+            observed_generation: Some(3),
+            disrupted_pods: [("web-0".to_owned(), time(1_700_000_000)), ("web-1".to_owned(), time(0))]
+                .into_iter()
+                .collect(),
+            disruptions_allowed: Some(1),
+            current_healthy: Some(3),
+            desired_healthy: Some(2),
+            expected_pods: Some(3),
+            conditions: vec![meta::Condition {
+                r#type: s("DisruptionAllowed"),
+                status: s("True"),
+                observed_generation: Some(0),
+                last_transition_time: Some(time(1_700_000_000)),
+                reason: s("SufficientPods"),
+                message: s(""),
+            }],
+        }),
+    };
+    assert_eq!(
+        decoded("policy/v1", "PodDisruptionBudget", &observed),
+        json!({
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": "web"},
+            "spec": {"maxUnavailable": "25%", "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+            "status": {
+                "observedGeneration": 3,
+                "disruptedPods": {"web-0": "2023-11-14T22:13:20Z", "web-1": "1970-01-01T00:00:00Z"},
+                "disruptionsAllowed": 1,
+                "currentHealthy": 3,
+                "desiredHealthy": 2,
+                "expectedPods": 3,
+                // Condition.observedGeneration has omitempty; reason and message do not
+                "conditions": [{
+                    "type": "DisruptionAllowed",
+                    "status": "True",
+                    "lastTransitionTime": "2023-11-14T22:13:20Z",
+                    "reason": "SufficientPods",
+                    "message": "",
+                }],
+            },
+        })
+    );
+
+    // A map entry without its value is Go's zero Time, which encoding/json writes as null; an
+    // empty Time message is the zero Time too.
+    let mut status = len_field(2, &len_field(1, b"web-2"));
+    status.extend(len_field(2, &[len_field(1, b"web-3"), len_field(2, &[])].concat()));
+    let mut pdb = len_field(1, &meta::ObjectMeta { name: s("web"), ..Default::default() }.encode_to_vec());
+    pdb.extend(len_field(3, &status));
+    let value = decode(&body("policy/v1", "PodDisruptionBudget", pdb)).unwrap();
+    assert_eq!(value["status"]["disruptedPods"], json!({"web-2": null, "web-3": null}));
+    // A Time that is not a Time message is an error, as anywhere else.
+    let bad = len_field(3, &len_field(2, &[len_field(1, b"web-4"), len_field(2, &[0xff])].concat()));
+    assert!(matches!(err(&body("policy/v1", "PodDisruptionBudget", bad)), ProtobufError::Invalid { .. }));
 }
 
 /// Fields newer than k8s-pb 0.9 (Kubernetes 1.35) decode too: PodSpec.schedulingGroup (43).

@@ -17,6 +17,8 @@ mod resource;
 mod resources;
 mod store;
 mod strategy;
+#[cfg(test)]
+mod tests;
 
 pub use resource::Resource;
 pub use resources::{Resources, ServedResource};

@@ -242,8 +242,13 @@ impl Store {
         let mut warnings = Vec::new();
         let updated = self
             .update_with(ctx, namespace, name, subresource, |old| {
-                let patched =
-                    patch::apply(kind, self.patch_schema(), &self.resource.qualified_name(), old, body)?;
+                let patched = patch::apply(
+                    kind,
+                    self.strategy.patch_schema(),
+                    &self.resource.qualified_name(),
+                    old,
+                    body,
+                )?;
                 let (mut new, warned) = self.decode(patched, validation)?;
                 check_body_name(&self.resource, name, namespace, &new)?;
                 let rv = meta::resource_version_of(&new);
@@ -384,11 +389,6 @@ impl Store {
         if let Some(hooks) = &self.hooks {
             hooks.after_delete(object).await;
         }
-    }
-
-    /// The kind's strategic merge patch metadata.
-    pub fn patch_schema(&self) -> Option<&'static patch::strategic_schema::TypeNode> {
-        patch::strategic_schema::for_kind(&self.resource.group, &self.resource.kind)
     }
 
     fn attributes(

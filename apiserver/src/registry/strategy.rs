@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::errors::ApiError;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::TypeNode;
 use crate::selector::FieldLabels;
 use crate::table::Printer;
 
@@ -38,6 +39,13 @@ pub trait Strategy: Send + Sync + Debug {
 
     /// The kind's OpenAPI description; None leaves it out of `/openapi/v3`.
     fn openapi(&self) -> Option<OpenApiResource> {
+        None
+    }
+
+    /// The kind's strategic merge patch metadata (merge keys, strategies),
+    /// from the generated tables; None refuses strategic merge patches, as
+    /// kube refuses them for custom resources.
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
         None
     }
 

@@ -5,6 +5,7 @@
 //!
 //! * `interface`: the `Storage` and `StorageWatch` traits.
 //! * `etcd3`, `etcd3_watch`: kube's etcd3 store (the Txns of each call).
+//! * `memory`: an in-memory `Storage` with etcd's semantics, for unit tests.
 //! * `leases`: lease reuse for objects with a TTL.
 //! * `continue_token`: kube's list continue tokens.
 //! * `compactor`: kube-apiserver's compaction rounds.
@@ -15,11 +16,13 @@ mod etcd3;
 mod etcd3_watch;
 mod interface;
 mod leases;
+mod memory;
 
 pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;
 pub use etcd3::Etcd3Store;
 pub use interface::{Change, Storage, StorageWatch, Swap, WatchEnd, WatchUpdate};
+pub use memory::MemoryStorage;
 
 use bytes::Bytes;
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
 
@@ -22,6 +23,10 @@ impl Strategy for ConfigMapStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<core::ConfigMap>(&[]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::CORE_V1_CONFIG_MAP)
     }
 
     fn tracks_generation(&self) -> bool {

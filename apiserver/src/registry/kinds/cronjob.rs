@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
 
@@ -25,6 +26,10 @@ impl Strategy for CronJobStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<batch::CronJob>(&["status"]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::BATCH_V1_CRON_JOB)
     }
 
     fn printer(&self) -> &'static Printer {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 
 use crate::table::{self, Printer};
@@ -31,6 +32,10 @@ impl Strategy for DeploymentStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<apps::Deployment>(&["status", "scale"]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::APPS_V1_DEPLOYMENT)
     }
 
     fn prepare_for_create(&self, object: &mut Value) {

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
@@ -74,6 +75,10 @@ impl Strategy for EventStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<core::Event>(&[]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::CORE_V1_EVENT)
     }
 
     fn tracks_generation(&self) -> bool {

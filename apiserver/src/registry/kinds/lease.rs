@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
 
@@ -22,6 +23,10 @@ impl Strategy for LeaseStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<coordination::Lease>(&[]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::COORDINATION_V1_LEASE)
     }
 
     fn printer(&self) -> &'static Printer {

@@ -22,6 +22,7 @@ pub mod lease;
 pub mod namespace;
 pub mod node;
 pub mod pod;
+pub mod poddisruptionbudget;
 pub mod replicaset;
 pub mod secret;
 pub mod service;
@@ -75,6 +76,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         job::kind(),
         cronjob::kind(),
         lease::kind(),
+        poddisruptionbudget::kind(),
     ]
 }
 

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{NameRule, Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
@@ -36,6 +37,10 @@ impl Strategy for NamespaceStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<core::Namespace>(&["status"]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::CORE_V1_NAMESPACE)
     }
 
     fn name_rule(&self) -> NameRule {

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
@@ -67,6 +68,10 @@ impl Strategy for PodStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<core::Pod>(&["status"]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::CORE_V1_POD)
     }
 
     fn prepare_for_create(&self, object: &mut Value) {

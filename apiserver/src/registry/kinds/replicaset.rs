@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::Kind;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, attrs};
 use crate::table::{self, Printer};
@@ -40,6 +41,10 @@ impl Strategy for ReplicaSetStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<apps::ReplicaSet>(&["status", "scale"]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::APPS_V1_REPLICA_SET)
     }
 
     fn prepare_for_create(&self, object: &mut Value) {

@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::{Kind, KindContext};
 use crate::errors::ApiError;
 use crate::openapi::OpenApiResource;
+use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::metadata::invalid;
 use crate::registry::{NameRule, Resource, Strategy, Undo, WriteHooks};
 use crate::selector::{FieldLabels, Refusal, attrs};
@@ -62,6 +63,10 @@ impl Strategy for ServiceStrategy {
 
     fn openapi(&self) -> Option<OpenApiResource> {
         Some(OpenApiResource::of::<core::Service>(&["status"]))
+    }
+
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(&nodes::CORE_V1_SERVICE)
     }
 
     fn name_rule(&self) -> NameRule {

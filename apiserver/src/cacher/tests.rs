@@ -1,0 +1,1 @@
+//! Unit tests of the watch cache and the read delegator (being written).

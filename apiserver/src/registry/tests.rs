@@ -1,0 +1,1 @@
+//! Unit tests of the generic store and the strategies (being written).
