@@ -201,23 +201,16 @@ impl Store {
     ) -> Result<Value, ApiError> {
         check_body_name(&self.resource, name, namespace, &object)?;
         let wanted_rv = meta::resource_version_of(&object).to_string();
-        let wanted_uid = meta::uid_of(&object).to_string();
+        // A uid in the body names the object meant: not one made anew.
+        let wanted_uid = Preconditions {
+            uid: Some(meta::uid_of(&object).to_string()).filter(|uid| !uid.is_empty()),
+            resource_version: None,
+        };
         self.update_with(ctx, namespace, name, subresource, |old| {
             if !wanted_rv.is_empty() && meta::resource_version_of(old) != wanted_rv {
                 return Err(errors::modified(&self.resource.qualified_name(), name));
             }
-            // A uid in the body names the object meant: not one made anew.
-            if !wanted_uid.is_empty() && meta::uid_of(old) != wanted_uid {
-                let why = format!(
-                    "Precondition failed: UID in precondition: {wanted_uid}, UID in object meta: {}",
-                    meta::uid_of(old)
-                );
-                return Err(ApiError::Conflict {
-                    qualified: self.resource.qualified_name(),
-                    name: name.to_string(),
-                    why,
-                });
-            }
+            check_preconditions(&self.resource, name, old, &wanted_uid)?;
             let mut new = object.clone();
             metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, subresource);
             Ok(new)
