@@ -114,12 +114,19 @@ impl ApiServer {
     /// With `tls`, HTTPS with a fresh self-signed certificate for
     /// 127.0.0.1 (made with openssl), which the kubeconfig trusts.
     pub async fn start_with(backend: Backend, tls: bool) -> ApiServer {
+        Self::start_prepared(backend, tls, |_| {}).await
+    }
+
+    /// As `start_with`, with `prepare` run on the server's directory before
+    /// it starts (a `client-ca.crt` there is given as `--client-ca-file`).
+    pub async fn start_prepared(backend: Backend, tls: bool, prepare: impl FnOnce(&Path)) -> ApiServer {
         let member = Member::start(backend).await;
         let port = free_port();
         let dir = tempfile::tempdir().unwrap();
         if tls {
             make_certificate(dir.path());
         }
+        prepare(dir.path());
         let process = spawn_apiserver(&member, port, dir.path());
         let scheme = if tls { "https" } else { "http" };
         let url = format!("{scheme}://127.0.0.1:{port}");
@@ -232,6 +239,9 @@ fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
     if dir.join("tls.crt").exists() {
         command.arg(format!("--tls-cert-file={}", dir.join("tls.crt").display()));
         command.arg(format!("--tls-private-key-file={}", dir.join("tls.key").display()));
+    }
+    if dir.join("client-ca.crt").exists() {
+        command.arg(format!("--client-ca-file={}", dir.join("client-ca.crt").display()));
     }
     let child = command.stdout(Stdio::null()).stderr(log).spawn().unwrap();
     Process(child)

@@ -24,3 +24,113 @@ async fn kubectl_over_https() {
     ]);
     assert!(!untrusted.status.success());
 }
+
+/// With `--client-ca-file`, the server asks for a client certificate and
+/// verifies it: one signed by that CA is accepted, one signed by another CA
+/// is refused in the handshake, and a client without one is still served
+/// (what it may do is authentication's to decide).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_certificates_are_verified_against_the_client_ca() {
+    let api = ApiServer::start_prepared(Backend::Etcd, true, |dir| {
+        make_ca(dir, "client-ca", "rtcd-client-ca");
+        make_client(dir, "client-ca", "alice", "/CN=alice/O=dev");
+        make_ca(dir, "other-ca", "someone-else");
+        make_client(dir, "other-ca", "mallory", "/CN=mallory/O=system:masters");
+    })
+    .await;
+    let dir = api.dir.path();
+    let with_cert = |name: &str| {
+        api.kubectl(&[
+            "get",
+            "namespace",
+            "default",
+            "-o",
+            "name",
+            &format!("--client-certificate={}", dir.join(format!("{name}.crt")).display()),
+            &format!("--client-key={}", dir.join(format!("{name}.key")).display()),
+        ])
+    };
+    let alice = with_cert("alice");
+    assert!(alice.status.success(), "{}", String::from_utf8_lossy(&alice.stderr));
+    assert_eq!(String::from_utf8_lossy(&alice.stdout).trim(), "namespace/default");
+    let mallory = with_cert("mallory");
+    assert!(!mallory.status.success(), "a certificate from another CA was accepted");
+    let anonymous = api.kubectl(&["get", "namespace", "default", "-o", "name"]);
+    assert!(anonymous.status.success(), "{}", String::from_utf8_lossy(&anonymous.stderr));
+}
+
+fn openssl(args: &[&str]) {
+    let status = std::process::Command::new("openssl")
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("openssl (scripts/install-deps.sh installs it)");
+    assert!(status.success(), "openssl {args:?} failed");
+}
+
+/// A CA (`<name>.crt`, `<name>.key`) in `dir`.
+fn make_ca(dir: &std::path::Path, name: &str, cn: &str) {
+    let key = dir.join(format!("{name}.key"));
+    let crt = dir.join(format!("{name}.crt"));
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        &format!("/CN={cn}"),
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        "-keyout",
+        &key.display().to_string(),
+        "-out",
+        &crt.display().to_string(),
+    ]);
+}
+
+/// A client certificate (`<name>.crt`, `<name>.key`) signed by CA `ca`.
+fn make_client(dir: &std::path::Path, ca: &str, name: &str, subject: &str) {
+    let path = |file: String| dir.join(file).display().to_string();
+    openssl(&[
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        subject,
+        "-keyout",
+        &path(format!("{name}.key")),
+        "-out",
+        &path(format!("{name}.csr")),
+    ]);
+    let extensions = dir.join(format!("{name}.ext"));
+    std::fs::write(&extensions, "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &path(format!("{name}.csr")),
+        "-CA",
+        &path(format!("{ca}.crt")),
+        "-CAkey",
+        &path(format!("{ca}.key")),
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        &extensions.display().to_string(),
+        "-out",
+        &path(format!("{name}.crt")),
+    ]);
+}
