@@ -173,18 +173,20 @@ impl Store {
             }
             return Ok(object);
         }
-        let stored = match admitted {
-            Ok(()) => self.storage.create(&key, encode(&object)?, self.resource.ttl_seconds).await,
-            Err(e) => {
-                undo_begin(undo).await;
-                return Err(e);
-            }
+        let stored = match admitted.and_then(|()| encode(&object)) {
+            Ok(bytes) => self
+                .storage
+                .create(&key, bytes, self.resource.ttl_seconds)
+                .await
+                .map_err(|e| self.error(e, &name)),
+            Err(e) => Err(e),
         };
         match stored {
             Ok(rv) => Ok(crate::cacher::to_value_at(&key, object, rv)),
             Err(e) => {
+                // Not stored: give back what the kind took for it.
                 undo_begin(undo).await;
-                Err(self.error(e, &name))
+                Err(e)
             }
         }
     }

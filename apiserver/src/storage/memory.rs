@@ -217,8 +217,7 @@ impl Storage for MemoryStorage {
             .take_while(|(key, _)| key.starts_with(prefix))
             .filter_map(|(key, _)| {
                 let version = state.at(key, read_at)?;
-                let object =
-                    Object { value: version.value.clone()?, resource_version: version.mod_revision };
+                let object = Object { value: version.value.clone()?, resource_version: version.mod_revision };
                 Some((Bytes::copy_from_slice(key.as_bytes()), object))
             })
             .collect();
@@ -379,7 +378,10 @@ mod tests {
         s.delete("/r/ns/d", &Preconditions::default()).await.unwrap();
         let second = s.list("/r/ns/", 3, 0, Some(&token)).await.unwrap();
         assert_eq!(keys(&second), ["/r/ns/d"]);
-        assert_eq!((second.resource_version, second.continue_token, second.remaining_item_count), (6, None, None));
+        assert_eq!(
+            (second.resource_version, second.continue_token, second.remaining_item_count),
+            (6, None, None)
+        );
         // Everything, now; and at an old revision.
         let now = s.list("/r/ns/", 0, 0, None).await.unwrap();
         assert_eq!(keys(&now), ["/r/ns/a", "/r/ns/b", "/r/ns/c", "/r/ns/e"]);

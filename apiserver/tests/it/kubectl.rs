@@ -421,6 +421,7 @@ async fn kubectl_suite(backend: Backend) {
     delete_wait_and_namespace_cascade(&api).await;
     errors_are_kube_statuses(&api).await;
     explain(&api).await;
+    pod_disruption_budgets(&api).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -431,4 +432,136 @@ async fn kubectl_on_rtcd() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_on_etcd() {
     kubectl_suite(Backend::Etcd).await;
+}
+
+const PDB: &str = r#"
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: api-budget
+  labels: {app: api}
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels: {app: api}
+"#;
+
+/// The columns of a `kubectl get` table (headers hold spaces, so cells are
+/// split on runs of two or more).
+fn columns(line: &str) -> Vec<&str> {
+    line.split("  ").map(str::trim).filter(|cell| !cell.is_empty()).collect()
+}
+
+/// policy/v1 PodDisruptionBudgets as a user drives them.
+async fn pod_disruption_budgets(api: &ApiServer) {
+    let resources = api.ok(&["api-resources", "--no-headers"]);
+    let line = resources
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("poddisruptionbudgets"))
+        .unwrap_or_else(|| panic!("api-resources lacks poddisruptionbudgets:\n{resources}"));
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["poddisruptionbudgets", "pdb", "policy/v1", "true", "PodDisruptionBudget"]
+    );
+
+    // A typed-client command: sent as protobuf.
+    let out = api.ok(&["create", "poddisruptionbudget", "web", "--selector=app=web", "--min-available=2"]);
+    assert_eq!(out.trim(), "poddisruptionbudget.policy/web created");
+    let table = api.ok(&["get", "pdb"]);
+    let mut lines = table.lines();
+    assert_eq!(
+        columns(lines.next().unwrap()),
+        ["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"]
+    );
+    let row = columns(lines.next().unwrap());
+    assert_eq!(row[..4], ["web", "2", "N/A", "0"], "{table}");
+
+    let pdb = json(&api.ok(&["get", "pdb", "web", "-o", "json"]));
+    assert_eq!(
+        (pdb["apiVersion"].as_str(), pdb["kind"].as_str()),
+        (Some("policy/v1"), Some("PodDisruptionBudget"))
+    );
+    assert_eq!(pdb["spec"]["minAvailable"], 2, "{pdb}");
+    assert!(pdb["spec"].get("maxUnavailable").is_none(), "{pdb}");
+    assert_eq!(pdb["spec"]["selector"], serde_json::json!({"matchLabels": {"app": "web"}}), "{pdb}");
+    assert_eq!(
+        (pdb["metadata"]["namespace"].as_str(), pdb["metadata"]["generation"].as_i64()),
+        (Some("default"), Some(1))
+    );
+    // What -o json printed goes back in unchanged.
+    let replaced = api.ok_stdin(&["replace", "-f", "-"], &pdb.to_string());
+    assert!(replaced.contains("poddisruptionbudget.policy/web replaced"), "{replaced}");
+    let again = json(&api.ok(&["get", "pdb", "web", "-o", "json"]));
+    assert_eq!(
+        (&again["spec"], &again["metadata"]["generation"]),
+        (&pdb["spec"], &pdb["metadata"]["generation"])
+    );
+
+    // Client-side apply: create, then changes sent as strategic merge patches.
+    let out = api.ok_stdin(&["apply", "-f", "-"], PDB);
+    assert!(out.contains("poddisruptionbudget.policy/api-budget created"), "{out}");
+    let budget = json(&api.ok(&["get", "pdb", "api-budget", "-o", "json"]));
+    assert_eq!(budget["spec"]["maxUnavailable"], 1, "{budget}");
+    let changed = PDB
+        .replace("maxUnavailable: 1", "maxUnavailable: 50%")
+        .replace("{app: api}\nspec", "{app: api, tier: backend}\nspec");
+    let out = api.ok_stdin(&["apply", "-f", "-"], &changed);
+    assert!(out.contains("poddisruptionbudget.policy/api-budget configured"), "{out}");
+    let budget = json(&api.ok(&["get", "pdb", "api-budget", "-o", "json"]));
+    assert_eq!(budget["spec"]["maxUnavailable"], "50%", "{budget}");
+    assert_eq!(budget["metadata"]["labels"]["tier"], "backend", "{budget}");
+    assert_eq!(budget["metadata"]["generation"], 2, "{budget}");
+    // From one budget to the other: the patch removes maxUnavailable as it
+    // sets minAvailable, so the result is valid.
+    let switched = PDB.replace("maxUnavailable: 1", "minAvailable: 1");
+    let out = api.ok_stdin(&["apply", "-f", "-"], &switched);
+    assert!(out.contains("poddisruptionbudget.policy/api-budget configured"), "{out}");
+    let budget = json(&api.ok(&["get", "pdb", "api-budget", "-o", "json"]));
+    assert_eq!(budget["spec"]["minAvailable"], 1, "{budget}");
+    assert!(budget["spec"].get("maxUnavailable").is_none(), "{budget}");
+    assert!(budget["metadata"]["labels"].get("tier").is_none(), "{budget}");
+    let out = api.ok_stdin(&["apply", "-f", "-"], &switched);
+    assert!(out.contains("poddisruptionbudget.policy/api-budget unchanged"), "{out}");
+
+    api.ok(&["patch", "pdb", "web", "--type=merge", "-p", r#"{"spec":{"minAvailable":"50%"}}"#]);
+    let row = columns(api.ok(&["get", "pdb", "web", "--no-headers"]).lines().next().unwrap()).join(" ");
+    assert!(row.starts_with("web 50% N/A 0 "), "{row}");
+
+    // Both budgets at once: refused with kube's message, nothing written.
+    let both = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: both}\nspec: {minAvailable: 1, maxUnavailable: 1}\n";
+    let refused = api.kubectl_with(&["create", "-f", "-"], Some(both), &[]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("minAvailable and maxUnavailable cannot be both set"), "{err}");
+    assert!(!api.kubectl(&["get", "pdb", "both"]).status.success(), "a refused object must not be written");
+    let refused =
+        api.kubectl(&["patch", "pdb", "web", "--type=merge", "-p", r#"{"spec":{"maxUnavailable":1}}"#]);
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("minAvailable and maxUnavailable cannot be both set"), "{err}");
+    let addr = api.url.trim_start_matches("http://");
+    let body = serde_json::to_string(&serde_json::json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "both"},
+        "spec": {"minAvailable": 1, "maxUnavailable": 1}
+    }))
+    .unwrap();
+    let path = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
+    let (code, status) = crate::common::request(addr, "POST", path, "application/json", &body).await;
+    assert_eq!((code, status["reason"].as_str()), (422, Some("Invalid")), "{status}");
+    assert!(
+        status["message"].as_str().unwrap().contains("minAvailable and maxUnavailable cannot be both set"),
+        "{status}"
+    );
+
+    let explained = api.ok(&["explain", "pdb.spec"]);
+    for word in ["policy", "PodDisruptionBudget", "minAvailable", "maxUnavailable", "selector"] {
+        assert!(explained.contains(word), "{word} missing:\n{explained}");
+    }
+
+    let out = api.ok(&["delete", "pdb", "web", "api-budget"]);
+    assert!(out.contains("poddisruptionbudget.policy \"web\" deleted"), "{out}");
+    let gone = api.kubectl(&["get", "pdb", "web"]);
+    let err = String::from_utf8_lossy(&gone.stderr);
+    assert!(err.contains("poddisruptionbudgets.policy \"web\" not found"), "{err}");
+    assert!(api.ok(&["get", "pdb", "-o", "name"]).trim().is_empty());
 }

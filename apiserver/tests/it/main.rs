@@ -9,5 +9,6 @@ mod common;
 mod fanout;
 mod https;
 mod kubectl;
+mod runtime_resources;
 mod semantics;
 mod storage;
