@@ -19,11 +19,21 @@ pub trait Namespaces: Send + Sync + std::fmt::Debug {
     async fn namespace(&self, name: &str, any_version: bool) -> Result<Option<Value>, ApiError>;
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct NamespaceLifecycle {
     /// Set once the namespaces resource is served (it is registered through
     /// the same chain the plugin belongs to).
     namespaces: OnceLock<Arc<dyn Namespaces>>,
+}
+
+/// Not derived: the namespaces' store holds this plugin through its
+/// admission chain, so printing the store would never end.
+impl std::fmt::Debug for NamespaceLifecycle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NamespaceLifecycle")
+            .field("namespaces_served", &self.namespaces.get().is_some())
+            .finish()
+    }
 }
 
 impl NamespaceLifecycle {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{CachedObject, Cacher, Filter, Watch, WatchSpec};
 use crate::errors::ApiError;
-use crate::storage::{Storage, StorageError};
+use crate::storage::{ContinueToken, Storage, StorageError};
 
 /// `?resourceVersion=` and `?resourceVersionMatch=` of a read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -108,32 +108,58 @@ impl ReadDelegator {
             None => prefix.to_string(),
         };
         let rv = opts.at.resource_version.unwrap_or(0);
-        let page = self.storage.list(&prefix, opts.limit, rv, opts.continue_token.as_deref()).await.map_err(
-            |e| match e {
-                StorageError::FutureRevision => ApiError::TooLargeResourceVersion {
-                    requested: rv,
-                    current: self.cacher.resource_version(),
-                },
-                e => self.error(e, ""),
-            },
-        )?;
-        let mut items = Vec::with_capacity(page.items.len());
-        for (key, object) in &page.items {
-            let key = String::from_utf8_lossy(key).into_owned();
-            let cached = CachedObject::new(key.clone(), parse(&key, &object.value)?, object.resource_version);
-            if opts.filter.matches(&cached) {
+        let filtered = opts.filter.labels.is_some() || opts.filter.fields.is_some();
+        let mut token = opts.continue_token.clone();
+        let mut items = Vec::new();
+        loop {
+            let page =
+                self.storage.list(&prefix, opts.limit, rv, token.as_deref()).await.map_err(|e| match e {
+                    StorageError::FutureRevision => ApiError::TooLargeResourceVersion {
+                        requested: rv,
+                        current: self.cacher.resource_version(),
+                    },
+                    e => self.error(e, ""),
+                })?;
+            let read = page.items.len();
+            for (i, (key, object)) in page.items.iter().enumerate() {
+                let key = String::from_utf8_lossy(key).into_owned();
+                let cached =
+                    CachedObject::new(key.clone(), parse(&key, &object.value)?, object.resource_version);
+                if !opts.filter.matches(&cached) {
+                    continue;
+                }
                 items.push(cached.value);
+                if filtered && opts.limit > 0 && items.len() as i64 == opts.limit {
+                    // Full: the next page starts just after this object.
+                    let more = i + 1 < read || page.continue_token.is_some();
+                    let start = format!("{}\0", key.get(prefix.len()..).unwrap_or_default());
+                    let continue_token =
+                        more.then(|| ContinueToken::new(page.resource_version, start).encode());
+                    let resource_version = page.resource_version;
+                    return Ok(ListResult {
+                        items,
+                        resource_version,
+                        continue_token,
+                        remaining_item_count: None,
+                    });
+                }
+            }
+            // As kube's etcd3 store: with a selector, read on until `limit`
+            // objects match or the range ends.
+            match page.continue_token {
+                Some(next) if filtered => token = Some(next),
+                continue_token => {
+                    return Ok(ListResult {
+                        items,
+                        resource_version: page.resource_version,
+                        continue_token,
+                        // How many more match is unknown when a selector
+                        // filters them.
+                        remaining_item_count: page.remaining_item_count.filter(|_| !filtered),
+                    });
+                }
             }
         }
-        Ok(ListResult {
-            items,
-            resource_version: page.resource_version,
-            continue_token: page.continue_token,
-            // How many more match is unknown when a selector filters them.
-            remaining_item_count: page
-                .remaining_item_count
-                .filter(|_| opts.filter.labels.is_none() && opts.filter.fields.is_none()),
-        })
     }
 
     /// Storage's current revision.

@@ -164,6 +164,8 @@ struct State {
     resource_version: i64,
     watchers: Watchers,
     ready: bool,
+    /// The resource is no longer served: no new watchers, no more changes.
+    stopped: bool,
 }
 
 #[derive(Debug)]
@@ -205,6 +207,7 @@ impl Cacher {
             resource_version: 0,
             watchers: Watchers::default(),
             ready: false,
+            stopped: false,
         };
         let shared = Arc::new(Shared { prefix, config, state: Mutex::new(state), fresh, progress, stop });
         let cacher = Cacher { shared };
@@ -221,7 +224,9 @@ impl Cacher {
     /// the watch end, as when kube stops serving a resource).
     pub fn stop(&self) {
         self.shared.stop.send_replace(true);
-        self.shared.lock().watchers.clear();
+        let mut state = self.shared.lock();
+        state.stopped = true;
+        state.watchers.clear();
     }
 
     /// The revision the cache has seen up to.
@@ -285,6 +290,14 @@ impl Cacher {
     pub fn watch(&self, spec: WatchSpec) -> Result<Watch, ApiError> {
         let (tx, live) = mpsc::channel(WATCHER_BUFFER);
         let mut state = self.shared.lock();
+        if state.stopped {
+            // A watch that raced the resource's removal: nothing would ever
+            // end it.
+            return Err(ApiError::ServiceUnavailable(format!(
+                "the watch cache of {} has stopped",
+                self.shared.prefix
+            )));
+        }
         let initial = match spec.start {
             WatchStart::After(rv) if rv < state.window_start => {
                 return Err(ApiError::Expired(format!(
@@ -341,6 +354,9 @@ impl Cacher {
     /// watchers are ended (they resume from their last revision).
     fn reset(&self, objects: Vec<CachedObject>, resource_version: i64) {
         let mut state = self.shared.lock();
+        if state.stopped {
+            return;
+        }
         state.objects = objects.into_iter().map(|o| (o.key.clone(), Arc::new(o))).collect();
         state.window.clear();
         state.window_start = resource_version;
@@ -356,6 +372,9 @@ impl Cacher {
     /// readers and new watchers all or not at all.
     fn apply_all(&self, events: Vec<Event>) {
         let mut state = self.shared.lock();
+        if state.stopped {
+            return;
+        }
         for event in events {
             match event.kind {
                 EventType::Deleted => state.objects.remove(&event.object.key),

@@ -81,6 +81,23 @@ impl Resources {
                 name: resource.qualified_name(),
             });
         }
+        // Two resources under overlapping keys would list each other's
+        // objects (`services` over the core `services/specs`).
+        let prefix = format!("{}/", resource.storage_prefix);
+        if let Some(other) = served.by_name.values().find(|other| {
+            let theirs = format!("{}/", other.store.resource().storage_prefix);
+            theirs.starts_with(&prefix) || prefix.starts_with(&theirs)
+        }) {
+            return Err(ApiError::Conflict {
+                qualified: "resources".into(),
+                name: resource.qualified_name(),
+                why: format!(
+                    "its storage prefix {:?} overlaps that of {}",
+                    resource.storage_prefix,
+                    other.store.resource().qualified_name()
+                ),
+            });
+        }
         let collection = format!("{}/{}/", self.etcd_prefix, resource.storage_prefix);
         let cacher = Cacher::start(self.storage.clone(), collection, self.cache.clone());
         let reads = ReadDelegator::new(self.storage.clone(), cacher, resource.qualified_name());

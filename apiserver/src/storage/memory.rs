@@ -11,7 +11,8 @@
 //!   (with previous values), then follows new writes; a progress request is
 //!   answered with the current revision, after everything before it. A watch
 //!   from a compacted revision (at or below the compacted one) is created,
-//!   then ends with [`WatchEnd::Compacted`].
+//!   then ends with [`WatchEnd::Compacted`]; [`MemoryStorage::break_watches`]
+//!   ends them as a lost connection would.
 //!
 //! Objects created with a TTL are stored like the others: expiry is not
 //! simulated.
@@ -124,6 +125,14 @@ impl MemoryStorage {
     /// The revision of the last write.
     pub fn revision(&self) -> i64 {
         self.lock().revision
+    }
+
+    /// Ends every open watch with [`WatchEnd::Broken`], as a lost
+    /// connection to etcd would.
+    pub fn break_watches(&self) {
+        for watcher in self.lock().watchers.drain(..) {
+            let _ = watcher.tx.send(Err(WatchEnd::Broken("connection lost".into())));
+        }
     }
 
     /// Forgets the history before `revision`, as etcd's compaction: reads
@@ -478,5 +487,17 @@ mod tests {
         let mut watch = s.watch("/r/", 3).await.unwrap();
         assert_eq!(watch.next().await, Ok(WatchUpdate::Created));
         assert_eq!(next_changes(&mut watch).await[0].key, "/r/c");
+    }
+
+    #[tokio::test]
+    async fn broken_watches_end_and_stay_ended() {
+        let s = MemoryStorage::new();
+        let mut watch = s.watch("/r/", 0).await.unwrap();
+        assert_eq!(watch.next().await, Ok(WatchUpdate::Created));
+        s.break_watches();
+        s.create("/r/a", b("1"), None).await.unwrap();
+        assert!(matches!(watch.next().await, Err(WatchEnd::Broken(_))));
+        watch.request_progress().await;
+        assert!(matches!(watch.next().await, Err(WatchEnd::Broken(_))));
     }
 }
