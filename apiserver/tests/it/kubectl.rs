@@ -520,8 +520,14 @@ async fn pod_disruption_budgets(api: &ApiServer) {
     assert_eq!(budget["spec"]["minAvailable"], 1, "{budget}");
     assert!(budget["spec"].get("maxUnavailable").is_none(), "{budget}");
     assert!(budget["metadata"]["labels"].get("tier").is_none(), "{budget}");
+    // Applied again: kubectl still sends the selector (its patchStrategy is
+    // replace, so the patch is never empty and kubectl says "configured",
+    // as with kube-apiserver), and the server writes nothing.
     let out = api.ok_stdin(&["apply", "-f", "-"], &switched);
-    assert!(out.contains("poddisruptionbudget.policy/api-budget unchanged"), "{out}");
+    assert!(out.contains("poddisruptionbudget.policy/api-budget configured"), "{out}");
+    let same = json(&api.ok(&["get", "pdb", "api-budget", "-o", "json"]));
+    assert_eq!(same["metadata"]["resourceVersion"], budget["metadata"]["resourceVersion"], "{same}");
+    assert_eq!(same["metadata"]["generation"], 3, "{same}");
 
     api.ok(&["patch", "pdb", "web", "--type=merge", "-p", r#"{"spec":{"minAvailable":"50%"}}"#]);
     let row = columns(api.ok(&["get", "pdb", "web", "--no-headers"]).lines().next().unwrap()).join(" ");

@@ -5,7 +5,7 @@
 //! `kubectl create pdb`) work.
 
 use k8s_openapi::api::policy::v1 as policy;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::Kind;
 use crate::errors::{ApiError, Cause};
@@ -38,6 +38,13 @@ impl Strategy for PodDisruptionBudgetStrategy {
 
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::POLICY_V1_POD_DISRUPTION_BUDGET)
+    }
+
+    /// kube resets the status of a new budget to its zero value, whose
+    /// counts Go writes even when 0.
+    fn prepare_for_create(&self, object: &mut Value) {
+        object["status"] =
+            json!({"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0});
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {
@@ -128,7 +135,6 @@ fn cells(object: &Value, now: i64) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn budgets_print_as_kube_prints_them() {
@@ -137,6 +143,17 @@ mod tests {
         assert_eq!(cells[..4], [json!("web"), json!("50%"), json!("N/A"), json!(2)]);
         let names: Vec<String> = PRINTER.columns().into_iter().map(|c| c.name).collect();
         assert_eq!(names, ["Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"]);
+    }
+
+    #[test]
+    fn a_new_budget_starts_from_a_zero_status() {
+        let mut pdb =
+            json!({"metadata": {"name": "p"}, "spec": {"minAvailable": 1}, "status": {"expectedPods": 9}});
+        PodDisruptionBudgetStrategy.prepare_for_create(&mut pdb);
+        assert_eq!(
+            pdb["status"],
+            json!({"currentHealthy": 0, "desiredHealthy": 0, "disruptionsAllowed": 0, "expectedPods": 0})
+        );
     }
 
     #[test]
