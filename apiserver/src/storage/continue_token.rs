@@ -21,6 +21,23 @@ pub struct ContinueToken {
 }
 
 impl ContinueToken {
+    /// Where a list of `prefix` starts and at which revision: from the
+    /// client's `token` when it continues one (the first page's revision),
+    /// else the whole prefix at `resource_version` (0: the latest).
+    pub fn resume(
+        prefix: &str,
+        token: Option<&str>,
+        resource_version: i64,
+    ) -> Result<(String, i64), StorageError> {
+        match token {
+            Some(token) => {
+                let token = ContinueToken::decode(token)?;
+                Ok((format!("{prefix}{}", token.start), token.rv))
+            }
+            None => Ok((prefix.to_string(), resource_version)),
+        }
+    }
+
     pub fn new(rv: i64, start: impl Into<String>) -> Self {
         Self { version: VERSION.into(), rv, start: start.into() }
     }

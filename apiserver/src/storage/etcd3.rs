@@ -183,13 +183,7 @@ impl Etcd3Store {
         resource_version: i64,
         token: Option<&str>,
     ) -> Result<ListPage, StorageError> {
-        let (start, revision) = match token {
-            Some(token) => {
-                let token = ContinueToken::decode(token)?;
-                (format!("{prefix}{}", token.start), token.rv)
-            }
-            None => (prefix.to_string(), resource_version),
-        };
+        let (start, revision) = ContinueToken::resume(prefix, token, resource_version)?;
         let req = RangeRequest {
             key: key_bytes(&start),
             range_end: prefix_end(prefix.as_bytes()).into(),

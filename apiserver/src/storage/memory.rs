@@ -205,13 +205,7 @@ impl Storage for MemoryStorage {
         resource_version: i64,
         token: Option<&str>,
     ) -> Result<ListPage, StorageError> {
-        let (start, revision) = match token {
-            Some(token) => {
-                let token = ContinueToken::decode(token)?;
-                (format!("{prefix}{}", token.start), token.rv)
-            }
-            None => (prefix.to_string(), resource_version),
-        };
+        let (start, revision) = ContinueToken::resume(prefix, token, resource_version)?;
         let state = self.lock();
         if revision > state.revision {
             return Err(StorageError::FutureRevision);
