@@ -77,30 +77,9 @@ pub struct LimitOptions {
     pub max_mutating_requests_inflight: usize,
 }
 
-/// Go's duration syntax, as far as these flags use it: `90s`, `5m`, `1h`,
-/// `1h30m`, `500ms`, `0`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    if text == "0" {
-        return Ok(Duration::ZERO);
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-        let value: u64 = rest[..digits].parse().map_err(|_| format!("invalid duration {text:?}"))?;
-        rest = &rest[digits..];
-        let unit = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
-        let scale = match &rest[..unit] {
-            "ms" => Duration::from_millis(1),
-            "s" => Duration::from_secs(1),
-            "m" => Duration::from_secs(60),
-            "h" => Duration::from_secs(3600),
-            _ => return Err(format!("invalid duration {text:?}: use units ms, s, m or h")),
-        };
-        total += scale * u32::try_from(value).map_err(|_| format!("duration {text:?} is too long"))?;
-        rest = &rest[unit..];
-    }
-    Ok(total)
+/// Go's `time.ParseDuration`, as kube-apiserver reads duration flags.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    rtcd_duration::parse(text).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -113,7 +92,12 @@ mod tests {
         assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
-        assert!(parse_duration("5 minutes").is_err());
+        // Go accepts fractions too (the old hand-written parser did not).
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(
+            parse_duration("5 minutes"),
+            Err("time: unknown unit \" minutes\" in duration \"5 minutes\"".to_string())
+        );
         assert!(parse_duration("m").is_err());
     }
 

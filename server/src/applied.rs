@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rtcd_raft::{AppliedEntry, ApplySink};
 use rtcd_store::{WriteRequest, WriteResponse};
 
+use crate::hub::Hub;
 use crate::lessor::Lessor;
-use crate::watch::Hub;
 
 pub fn sink(hub: Hub, lessor: Arc<Lessor>) -> ApplySink {
     Arc::new(move |entries: &mut [AppliedEntry]| {

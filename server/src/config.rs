@@ -1,17 +1,16 @@
 //! `rtcd`'s command line: etcd's flag names, defaults and `ETCD_*`
 //! environment variables, so scripts written for etcd start rtcd unchanged.
+//! [`Config`] is the command line as given; [`Config::validate`] checks it
+//! once and turns it into the typed [`Settings`] the server runs with.
 
+use std::collections::HashMap;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Parser;
 
-/// The etcd API version rtcd implements, reported by `--version`.
-pub const ETCD_API_VERSION: &str = "3.5";
-/// What `Maintenance.Status` reports: a 3.5 release kube-apiserver trusts with
-/// watch progress requests (>= 3.5.13).
-pub const ETCD_COMPAT_VERSION: &str = "3.5.17";
+use crate::settings::{AutoCompaction, ClusterState, InitialMember, LogFormat, Logging, Settings};
 
 #[derive(Debug, Clone, Parser)]
 #[command(
@@ -127,83 +126,117 @@ pub enum ConfigError {
     NotInInitialCluster(String),
 }
 
+/// The space quota when `--quota-backend-bytes` is 0 (etcd's default).
+const DEFAULT_QUOTA_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// etcd's progress notification interval, kept when the flag is 0.
+const DEFAULT_WATCH_PROGRESS_INTERVAL: Duration = Duration::from_secs(600);
+/// etcd never notifies progress more often than this.
+const MIN_WATCH_PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+/// etcd's lessor checkpoints this often when the interval is 0.
+const DEFAULT_LEASE_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
+
 impl Config {
-    pub fn data_dir(&self) -> PathBuf {
-        self.data_dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}.rtcd", self.name)))
+    /// `--log-level` and `--logger`; never fails (an unknown logger logs
+    /// text, a bad level is the caller's to replace).
+    pub fn logging(&self) -> Logging {
+        let json = self.logger == "zap" || self.logger == "json";
+        Logging {
+            filter: self.log_level.clone(),
+            format: if json { LogFormat::Json } else { LogFormat::Text },
+        }
     }
 
-    /// Refuses settings rtcd cannot honour yet instead of silently ignoring
-    /// them (serving plain text when TLS was asked for, say).
-    pub fn check_supported(&self) -> Result<(), ConfigError> {
+    /// Checks every flag and returns the typed settings, or the first
+    /// problem. Settings rtcd cannot honour yet are refused instead of
+    /// silently ignored (serving plain text when TLS was asked for, say).
+    pub fn validate(&self) -> Result<Settings, ConfigError> {
         if self.cert_file.is_some() || self.key_file.is_some() || self.client_cert_auth {
             return Err(ConfigError::Unsupported("client TLS (--cert-file/--key-file)"));
         }
-        if !["new", "existing"].contains(&self.initial_cluster_state.as_str()) {
-            return Err(ConfigError::BadClusterState(self.initial_cluster_state.clone()));
-        }
-        self.watch_progress_interval()?;
-        self.lease_checkpoint_interval()?;
-        self.initial_members()?;
-        self.compaction_policy().map(|_| ())
+        let cluster_state = match self.initial_cluster_state.as_str() {
+            "new" => ClusterState::New,
+            "existing" => ClusterState::Existing,
+            other => return Err(ConfigError::BadClusterState(other.to_string())),
+        };
+        // Checked in the order written; the first problem is the one reported.
+        Ok(Settings {
+            name: self.name.clone(),
+            data_dir: self.data_dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}.rtcd", self.name))),
+            watch_progress_interval: self.watch_progress_interval()?,
+            lease_checkpoint_interval: self.lease_checkpoint_interval()?,
+            initial_cluster: self.initial_cluster()?,
+            auto_compaction: auto_compaction(&self.auto_compaction_mode, &self.auto_compaction_retention)?,
+            peer_dial_overrides: self.peer_dial_overrides()?,
+            listen_client: socket_addrs(&self.listen_client_urls)?,
+            listen_peer: socket_addrs(&self.listen_peer_urls)?,
+            advertise_client_urls: split_urls(&self.advertise_client_urls),
+            advertise_peer_urls: split_urls(&self.initial_advertise_peer_urls),
+            cluster_state,
+            cluster_token: self.initial_cluster_token.clone(),
+            snapshot_count: self.snapshot_count,
+            snapshot_catchup_entries: self.experimental_snapshot_catchup_entries,
+            strict_reconfig_check: self.strict_reconfig_check,
+            heartbeat_interval: Duration::from_millis(self.heartbeat_interval),
+            election_timeout: Duration::from_millis(self.election_timeout),
+            quota_backend_bytes: match self.quota_backend_bytes {
+                0 => DEFAULT_QUOTA_BYTES,
+                q => q,
+            },
+            max_txn_ops: self.max_txn_ops,
+            max_request_bytes: self.max_request_bytes,
+        })
     }
 
-    /// How often idle `progress_notify` watchers hear the current revision;
-    /// like etcd, never more often than every 100 ms.
-    pub fn watch_progress_interval(&self) -> Result<Duration, ConfigError> {
+    /// How often idle `progress_notify` watchers hear the current revision.
+    /// Like etcd: 0 keeps the default, and never more often than 100 ms.
+    fn watch_progress_interval(&self) -> Result<Duration, ConfigError> {
         let raw = &self.experimental_watch_progress_notify_interval;
         let interval =
-            crate::duration::parse(raw).ok_or_else(|| ConfigError::BadProgressInterval(raw.clone()))?;
-        Ok(interval.max(Duration::from_millis(100)))
+            rtcd_duration::parse(raw).map_err(|_| ConfigError::BadProgressInterval(raw.clone()))?;
+        Ok(match interval {
+            Duration::ZERO => DEFAULT_WATCH_PROGRESS_INTERVAL,
+            interval => interval.max(MIN_WATCH_PROGRESS_INTERVAL),
+        })
     }
 
-    pub fn lease_checkpoint_interval(&self) -> Result<Duration, ConfigError> {
+    /// Like etcd's lessor, 0 means the default.
+    fn lease_checkpoint_interval(&self) -> Result<Duration, ConfigError> {
         let raw = &self.experimental_lease_checkpoint_interval;
-        crate::duration::parse(raw).ok_or_else(|| ConfigError::BadCheckpointInterval(raw.clone()))
+        let interval =
+            rtcd_duration::parse(raw).map_err(|_| ConfigError::BadCheckpointInterval(raw.clone()))?;
+        Ok(if interval.is_zero() { DEFAULT_LEASE_CHECKPOINT_INTERVAL } else { interval })
     }
 
-    pub fn compaction_policy(&self) -> Result<crate::compactor::Policy, ConfigError> {
-        crate::compactor::Policy::parse(&self.auto_compaction_mode, &self.auto_compaction_retention)
-    }
-
-    pub fn client_listen_addrs(&self) -> Result<Vec<SocketAddr>, ConfigError> {
-        split_urls(&self.listen_client_urls).iter().map(|u| socket_addr(u)).collect()
-    }
-
-    pub fn peer_listen_addrs(&self) -> Result<Vec<SocketAddr>, ConfigError> {
-        split_urls(&self.listen_peer_urls).iter().map(|u| socket_addr(u)).collect()
-    }
-
-    pub fn advertise_client_urls(&self) -> Vec<String> {
-        split_urls(&self.advertise_client_urls)
-    }
-
-    /// The initial members as (name, peer URLs), in the order given; just
-    /// this member when `--initial-cluster` is absent.
-    pub fn initial_members(&self) -> Result<Vec<(String, Vec<String>)>, ConfigError> {
+    /// The initial members in the order given; just this member when
+    /// `--initial-cluster` is absent. Its peer URLs must be usable, and this
+    /// member must be listed with its advertised peer URLs.
+    fn initial_cluster(&self) -> Result<Vec<InitialMember>, ConfigError> {
+        let mine = split_urls(&self.initial_advertise_peer_urls);
         let Some(list) = &self.initial_cluster else {
-            return Ok(vec![(self.name.clone(), self.advertise_peer_urls())]);
+            return Ok(vec![InitialMember { name: self.name.clone(), peer_urls: mine }]);
         };
-        let mut members: Vec<(String, Vec<String>)> = Vec::new();
+        let mut members: Vec<InitialMember> = Vec::new();
         for entry in split_urls(list) {
             let (name, url) =
                 entry.split_once('=').ok_or_else(|| ConfigError::BadInitialCluster(list.clone()))?;
             socket_addr(url)?;
-            match members.iter_mut().find(|(n, _)| n == name) {
-                Some((_, urls)) => urls.push(url.to_string()),
-                None => members.push((name.to_string(), vec![url.to_string()])),
+            match members.iter_mut().find(|m| m.name == name) {
+                Some(member) => member.peer_urls.push(url.to_string()),
+                None => {
+                    members.push(InitialMember { name: name.to_string(), peer_urls: vec![url.to_string()] })
+                }
             }
         }
-        let mine = self.advertise_peer_urls();
         let listed =
-            members.iter().any(|(name, urls)| name == &self.name && urls.iter().all(|u| mine.contains(u)));
+            members.iter().any(|m| m.name == self.name && m.peer_urls.iter().all(|u| mine.contains(u)));
         if !listed {
             return Err(ConfigError::NotInInitialCluster(self.name.clone()));
         }
         Ok(members)
     }
 
-    pub fn peer_dial_overrides(&self) -> Result<std::collections::HashMap<String, String>, ConfigError> {
-        let Some(list) = &self.peer_dial_overrides else { return Ok(Default::default()) };
+    fn peer_dial_overrides(&self) -> Result<HashMap<String, String>, ConfigError> {
+        let Some(list) = &self.peer_dial_overrides else { return Ok(HashMap::new()) };
         split_urls(list)
             .into_iter()
             .map(|pair| match pair.split_once('=') {
@@ -212,19 +245,37 @@ impl Config {
             })
             .collect()
     }
+}
 
-    /// Whether this member joins a running cluster instead of forming one.
-    pub fn joins_existing(&self) -> bool {
-        self.initial_cluster_state == "existing"
-    }
-
-    pub fn advertise_peer_urls(&self) -> Vec<String> {
-        split_urls(&self.initial_advertise_peer_urls)
+/// etcd's reading of the retention (embed's parseCompactionRetention): a
+/// bare whole number is hours in periodic mode and revisions in revision
+/// mode; otherwise periodic mode takes a Go duration. Zero turns
+/// compaction off however it is written ("0", "0s", "0h").
+fn auto_compaction(mode: &str, retention: &str) -> Result<AutoCompaction, ConfigError> {
+    let bad = || ConfigError::BadRetention(retention.to_string());
+    match mode {
+        "periodic" => {
+            let keep = match retention.parse::<u64>() {
+                Ok(hours) => Duration::from_secs(hours.checked_mul(3600).ok_or_else(bad)?),
+                Err(_) => rtcd_duration::parse(retention).map_err(|_| bad())?,
+            };
+            Ok(if keep.is_zero() { AutoCompaction::Off } else { AutoCompaction::Periodic(keep) })
+        }
+        "revision" => match retention.parse::<i64>() {
+            Ok(0) => Ok(AutoCompaction::Off),
+            Ok(n) if n > 0 => Ok(AutoCompaction::Revision(n)),
+            _ => Err(bad()),
+        },
+        other => Err(ConfigError::BadCompactionMode(other.to_string())),
     }
 }
 
 fn split_urls(list: &str) -> Vec<String> {
     list.split(',').map(str::trim).filter(|u| !u.is_empty()).map(String::from).collect()
+}
+
+fn socket_addrs(list: &str) -> Result<Vec<SocketAddr>, ConfigError> {
+    split_urls(list).iter().map(|u| socket_addr(u)).collect()
 }
 
 /// `http://host:port` → the address to bind.
@@ -247,21 +298,141 @@ fn socket_addr(url: &str) -> Result<SocketAddr, ConfigError> {
 mod tests {
     use super::*;
 
+    fn settings(args: &[&str]) -> Result<Settings, ConfigError> {
+        Config::parse_from(std::iter::once("rtcd").chain(args.iter().copied())).validate()
+    }
+
     #[test]
     fn defaults_are_a_local_single_member() {
-        let c = Config::parse_from(["rtcd"]);
-        assert_eq!(c.data_dir(), PathBuf::from("default.rtcd"));
-        assert_eq!(c.client_listen_addrs().unwrap(), vec!["127.0.0.1:2379".parse().unwrap()]);
-        assert_eq!(c.max_txn_ops, 128);
-        assert_eq!(c.max_request_bytes, 1_572_864);
-        assert!(c.check_supported().is_ok());
+        let s = settings(&[]).unwrap();
+        assert_eq!(s.data_dir, PathBuf::from("default.rtcd"));
+        assert_eq!(s.listen_client, vec!["127.0.0.1:2379".parse().unwrap()]);
+        assert_eq!(s.listen_peer, vec!["127.0.0.1:2380".parse().unwrap()]);
+        assert_eq!(s.advertise_client_urls, vec!["http://127.0.0.1:2379"]);
+        let me = InitialMember { name: "default".into(), peer_urls: vec!["http://127.0.0.1:2380".into()] };
+        assert_eq!(s.initial_cluster, vec![me]);
+        assert_eq!(s.cluster_state, ClusterState::New);
+        assert_eq!(s.max_txn_ops, 128);
+        assert_eq!(s.max_request_bytes, 1_572_864);
+        assert_eq!(s.quota_backend_bytes, DEFAULT_QUOTA_BYTES);
+        assert_eq!(
+            (s.heartbeat_interval, s.election_timeout),
+            (Duration::from_millis(100), Duration::from_secs(1))
+        );
+        assert_eq!(s.request_timeout(), Duration::from_secs(7));
+        assert_eq!(s.auto_compaction, AutoCompaction::Off);
+        assert_eq!(s.watch_progress_interval, Duration::from_secs(600));
+        assert_eq!(s.lease_checkpoint_interval, Duration::from_secs(300));
+        assert!(s.peer_dial_overrides.is_empty());
+        assert!(s.strict_reconfig_check);
     }
 
     #[test]
     fn urls_are_validated() {
-        let c = Config::parse_from(["rtcd", "--listen-client-urls", "http://127.0.0.1:1,tcp://x"]);
-        assert!(matches!(c.client_listen_addrs(), Err(ConfigError::BadUrl(..))));
-        let tls = Config::parse_from(["rtcd", "--cert-file", "c.pem"]);
-        assert!(tls.check_supported().is_err());
+        let bad = settings(&["--listen-client-urls", "http://127.0.0.1:1,tcp://x"]);
+        assert!(matches!(bad, Err(ConfigError::BadUrl(..))));
+        let https = settings(&["--listen-peer-urls", "https://127.0.0.1:2380"]).unwrap_err();
+        assert_eq!(
+            https.to_string(),
+            r#"invalid URL "https://127.0.0.1:2380": https needs TLS, not supported yet"#
+        );
+        let tls = settings(&["--cert-file", "c.pem"]).unwrap_err();
+        assert_eq!(tls.to_string(), "client TLS (--cert-file/--key-file) is not supported yet");
+    }
+
+    #[test]
+    fn the_initial_cluster_must_list_this_member() {
+        let peers = "a=http://127.0.0.1:2380,a=http://127.0.0.1:2381,b=http://127.0.0.1:2480";
+        let mine = "http://127.0.0.1:2380,http://127.0.0.1:2381";
+        let s = settings(&["--name", "a", "--initial-advertise-peer-urls", mine, "--initial-cluster", peers])
+            .unwrap();
+        let names: Vec<(&str, usize)> =
+            s.initial_cluster.iter().map(|m| (&*m.name, m.peer_urls.len())).collect();
+        assert_eq!(names, vec![("a", 2), ("b", 1)]);
+        let partly = settings(&["--name", "a", "--initial-cluster", peers]);
+        assert!(
+            matches!(partly, Err(ConfigError::NotInInitialCluster(_))),
+            "all its URLs must be this member's"
+        );
+        let missing = settings(&["--name", "c", "--initial-cluster", peers]).unwrap_err();
+        assert_eq!(
+            missing.to_string(),
+            "--initial-cluster has no entry for this member (c) with its --initial-advertise-peer-urls"
+        );
+        assert!(matches!(
+            settings(&["--initial-cluster", "nonsense"]),
+            Err(ConfigError::BadInitialCluster(_))
+        ));
+    }
+
+    #[test]
+    fn cluster_state_is_new_or_existing() {
+        assert!(settings(&["--initial-cluster-state", "existing"]).unwrap().joins_existing());
+        let bad = settings(&["--initial-cluster-state", "old"]).unwrap_err();
+        assert_eq!(bad.to_string(), r#"invalid --initial-cluster-state "old" (new or existing)"#);
+    }
+
+    #[test]
+    fn retention_parses_like_etcd() {
+        let policy = |mode, retention| auto_compaction(mode, retention);
+        assert_eq!(policy("periodic", "0").unwrap(), AutoCompaction::Off);
+        assert_eq!(policy("periodic", "0s").unwrap(), AutoCompaction::Off, "zero however written");
+        assert_eq!(policy("periodic", "2").unwrap(), AutoCompaction::Periodic(Duration::from_secs(7200)));
+        assert_eq!(policy("periodic", "1h30m").unwrap(), AutoCompaction::Periodic(Duration::from_secs(5400)));
+        assert_eq!(policy("periodic", "1.5h").unwrap(), AutoCompaction::Periodic(Duration::from_secs(5400)));
+        assert_eq!(
+            policy("periodic", "500ms").unwrap(),
+            AutoCompaction::Periodic(Duration::from_millis(500))
+        );
+        assert_eq!(policy("revision", "1000").unwrap(), AutoCompaction::Revision(1000));
+        assert_eq!(policy("revision", "0").unwrap(), AutoCompaction::Off);
+        assert!(policy("revision", "1h").is_err());
+        assert!(policy("revision", "-5").is_err());
+        assert!(policy("periodic", "-1h").is_err(), "a negative retention means nothing");
+        assert!(policy("periodic", "1.5").is_err(), "a fraction needs a unit, as in etcd");
+        assert!(policy("periodic", "18446744073709551615").is_err());
+        let soon = policy("periodic", "soon").unwrap_err();
+        assert_eq!(soon.to_string(), r#"invalid --auto-compaction-retention "soon""#);
+        let daily = policy("daily", "1").unwrap_err();
+        assert_eq!(daily.to_string(), r#"invalid --auto-compaction-mode "daily" (periodic or revision)"#);
+    }
+
+    #[test]
+    fn intervals_take_go_durations_and_zero_means_etcds_default() {
+        let s = settings(&[
+            "--experimental-watch-progress-notify-interval",
+            "1.5s",
+            "--experimental-lease-checkpoint-interval",
+            "90s",
+        ])
+        .unwrap();
+        assert_eq!(
+            (s.watch_progress_interval, s.lease_checkpoint_interval),
+            (Duration::from_millis(1500), Duration::from_secs(90))
+        );
+        let zero = settings(&[
+            "--experimental-watch-progress-notify-interval",
+            "0",
+            "--experimental-lease-checkpoint-interval",
+            "0s",
+        ])
+        .unwrap();
+        assert_eq!(
+            (zero.watch_progress_interval, zero.lease_checkpoint_interval),
+            (Duration::from_secs(600), Duration::from_secs(300))
+        );
+        let fast = settings(&["--experimental-watch-progress-notify-interval", "1ms"]).unwrap();
+        assert_eq!(fast.watch_progress_interval, Duration::from_millis(100), "never below etcd's minimum");
+        let bad = settings(&["--experimental-watch-progress-notify-interval", "10"]).unwrap_err();
+        assert_eq!(bad.to_string(), r#"invalid --experimental-watch-progress-notify-interval "10""#);
+        let bad = settings(&["--experimental-lease-checkpoint-interval=-1m"]).unwrap_err();
+        assert_eq!(bad.to_string(), r#"invalid --experimental-lease-checkpoint-interval "-1m""#);
+    }
+
+    #[test]
+    fn logging_reads_logger_and_level() {
+        let zap = Config::parse_from(["rtcd", "--logger", "zap", "--log-level", "debug"]).logging();
+        assert_eq!(zap, Logging { filter: "debug".into(), format: LogFormat::Json });
+        assert_eq!(Config::parse_from(["rtcd"]).logging().format, LogFormat::Text);
     }
 }

@@ -11,8 +11,8 @@ use axum::routing::get;
 use bytes::Bytes;
 use rtcd_proto::etcdserverpb::RangeRequest;
 
-use crate::config::ETCD_COMPAT_VERSION;
 use crate::node::Node;
+use crate::version::ETCD_COMPAT_VERSION;
 
 pub fn routes(node: Arc<Node>) -> Router {
     let (h, m) = (node.clone(), node);
@@ -29,7 +29,7 @@ fn json(status: StatusCode, body: String) -> impl IntoResponse {
 /// Healthy when a read of the store succeeds, as etcd's check does a read.
 async fn health(node: Arc<Node>) -> impl IntoResponse {
     let probe = RangeRequest { key: Bytes::from_static(b"health"), ..Default::default() };
-    match node.store.range(&probe) {
+    match node.store().range(&probe) {
         Ok(_) => json(StatusCode::OK, r#"{"health":"true","reason":""}"#.to_string()),
         Err(e) => json(StatusCode::SERVICE_UNAVAILABLE, format!(r#"{{"health":"false","reason":"{e}"}}"#)),
     }
@@ -44,8 +44,8 @@ async fn metrics(node: Arc<Node>) -> impl IntoResponse {
     let mut metric = |kind: &str, name: &str, help: &str, value: f64| {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
     };
-    let store = &node.store;
-    let has_leader = f64::from(u8::from(node.raft.leader().is_some()));
+    let store = node.store();
+    let has_leader = f64::from(u8::from(node.raft().leader().is_some()));
     metric(
         "gauge",
         "etcd_server_has_leader",
@@ -59,7 +59,7 @@ async fn metrics(node: Arc<Node>) -> impl IntoResponse {
         "Whether or not this member is a leader. 1 if is, 0 otherwise.",
         is_leader,
     );
-    let installed = node.raft.snapshots_installed() as f64;
+    let installed = node.raft().snapshots_installed() as f64;
     metric(
         "counter",
         "etcd_network_snapshot_receive_success",

@@ -15,9 +15,8 @@ use rtcd_proto::etcdserverpb::MemberListRequest;
 use rtcd_proto::rtcdraftpb::peer_client::PeerClient;
 use rtcd_raft::Member;
 
-use crate::config::Config;
 use crate::header::{self, Identity};
-use crate::node::NodeError;
+use crate::settings::Settings;
 
 /// The identity file inside `--data-dir`.
 const FILE: &str = "member_id";
@@ -25,19 +24,34 @@ const FILE: &str = "member_id";
 const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
 const JOIN_RETRY: Duration = Duration::from_millis(500);
 
+/// Why this member's identity could not be settled.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    /// Reading or writing the identity file failed.
+    #[error("cannot create data dir {0}: {1}")]
+    DataDir(String, std::io::Error),
+    #[error("cannot join the cluster: {0}")]
+    Join(String),
+    #[error("damaged member identity file {0}")]
+    Damaged(String),
+}
+
 /// This member's identity, and the members to initialize a brand-new
 /// cluster with (empty when joining: the leader sends the membership).
-pub async fn resolve(config: &Config, dir: &Path) -> Result<(Identity, BTreeMap<u64, Member>), NodeError> {
-    let initial = initial_members(config)?;
+pub async fn resolve(
+    settings: &Settings,
+    dir: &Path,
+) -> Result<(Identity, BTreeMap<u64, Member>), IdentityError> {
+    let initial = initial_members(settings);
     if let Some(saved) = load(dir)? {
         return Ok((saved, initial));
     }
-    let (identity, initial) = if config.joins_existing() {
-        (join(config).await?, BTreeMap::new())
+    let (identity, initial) = if settings.joins_existing() {
+        (join(settings).await?, BTreeMap::new())
     } else {
-        let token = &config.initial_cluster_token;
+        let token = &settings.cluster_token;
         let identity = Identity {
-            member_id: header::member_id(&config.advertise_peer_urls(), token),
+            member_id: header::member_id(&settings.advertise_peer_urls, token),
             cluster_id: header::cluster_id(initial.keys().copied(), token),
         };
         (identity, initial)
@@ -47,39 +61,41 @@ pub async fn resolve(config: &Config, dir: &Path) -> Result<(Identity, BTreeMap<
 }
 
 /// `--initial-cluster` by member ID (client URLs known only for this member).
-fn initial_members(config: &Config) -> Result<BTreeMap<u64, Member>, NodeError> {
-    let token = &config.initial_cluster_token;
+fn initial_members(settings: &Settings) -> BTreeMap<u64, Member> {
+    let token = &settings.cluster_token;
     let mut members = BTreeMap::new();
-    for (name, peer_urls) in config.initial_members()? {
-        let client_urls = if name == config.name { config.advertise_client_urls() } else { Vec::new() };
-        members.insert(header::member_id(&peer_urls, token), Member { name, peer_urls, client_urls });
+    for initial in &settings.initial_cluster {
+        let client_urls =
+            if initial.name == settings.name { settings.advertise_client_urls.clone() } else { Vec::new() };
+        let member = Member { name: initial.name.clone(), peer_urls: initial.peer_urls.clone(), client_urls };
+        members.insert(header::member_id(&initial.peer_urls, token), member);
     }
-    Ok(members)
+    members
 }
 
 /// Asks the other members of `--initial-cluster` for the membership and
 /// finds this member in it by its advertised peer URLs.
-async fn join(config: &Config) -> Result<Identity, NodeError> {
-    let mine = sorted(config.advertise_peer_urls());
-    let peers: Vec<String> = config
-        .initial_members()?
-        .into_iter()
-        .filter(|(name, _)| *name != config.name)
-        .flat_map(|(_, urls)| urls)
+async fn join(settings: &Settings) -> Result<Identity, IdentityError> {
+    let mine = sorted(settings.advertise_peer_urls.clone());
+    let peers: Vec<&String> = settings
+        .initial_cluster
+        .iter()
+        .filter(|m| m.name != settings.name)
+        .flat_map(|m| &m.peer_urls)
         .collect();
     // Peers are reached the way Raft reaches them (the test hook may route
     // a peer URL through a proxy).
-    let overrides = config.peer_dial_overrides()?;
+    let overrides = &settings.peer_dial_overrides;
     let deadline = Instant::now() + JOIN_TIMEOUT;
     loop {
-        for url in &peers {
+        for &url in &peers {
             match ask_members(overrides.get(url).unwrap_or(url)).await {
                 Ok(list) => {
                     let cluster_id = list.header.map_or(0, |h| h.cluster_id);
                     let me = list.members.iter().find(|m| sorted(m.peer_ur_ls.clone()) == mine);
                     return match me {
                         Some(m) => Ok(Identity { member_id: m.id, cluster_id }),
-                        None => Err(NodeError::Join(format!(
+                        None => Err(IdentityError::Join(format!(
                             "the cluster at {url} has no member with peer URLs {mine:?}; add it with \
                              `etcdctl member add` first"
                         ))),
@@ -89,7 +105,7 @@ async fn join(config: &Config) -> Result<Identity, NodeError> {
             }
         }
         if Instant::now() >= deadline {
-            return Err(NodeError::Join(format!("no member of --initial-cluster answered: {peers:?}")));
+            return Err(IdentityError::Join(format!("no member of --initial-cluster answered: {peers:?}")));
         }
         tokio::time::sleep(JOIN_RETRY).await;
     }
@@ -111,12 +127,12 @@ fn sorted(mut urls: Vec<String>) -> Vec<String> {
     urls
 }
 
-fn load(dir: &Path) -> Result<Option<Identity>, NodeError> {
+fn load(dir: &Path) -> Result<Option<Identity>, IdentityError> {
     let path = dir.join(FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(NodeError::DataDir(path.display().to_string(), e)),
+        Err(e) => return Err(IdentityError::DataDir(path.display().to_string(), e)),
     };
     let field = |name: &str| {
         text.lines()
@@ -125,15 +141,15 @@ fn load(dir: &Path) -> Result<Option<Identity>, NodeError> {
     };
     match (field("member_id"), field("cluster_id")) {
         (Some(member_id), Some(cluster_id)) => Ok(Some(Identity { member_id, cluster_id })),
-        _ => Err(NodeError::Identity(path.display().to_string())),
+        _ => Err(IdentityError::Damaged(path.display().to_string())),
     }
 }
 
 /// Written to a temporary file, synced, then renamed: never half written.
-fn save(dir: &Path, identity: &Identity) -> Result<(), NodeError> {
+fn save(dir: &Path, identity: &Identity) -> Result<(), IdentityError> {
     let path = dir.join(FILE);
     let partial = dir.join(format!("{FILE}.partial"));
-    let io = |e| NodeError::DataDir(path.display().to_string(), e);
+    let io = |e| IdentityError::DataDir(path.display().to_string(), e);
     let text = format!("member_id={:x}\ncluster_id={:x}\n", identity.member_id, identity.cluster_id);
     let write = || -> std::io::Result<()> {
         let mut file = std::fs::File::create(&partial)?;
@@ -158,6 +174,6 @@ mod tests {
         let back = load(dir.path()).unwrap().unwrap();
         assert_eq!((back.member_id, back.cluster_id), (0xabc, 0xdef));
         std::fs::write(dir.path().join(FILE), "member_id=zz\n").unwrap();
-        assert!(matches!(load(dir.path()), Err(NodeError::Identity(_))));
+        assert!(matches!(load(dir.path()), Err(IdentityError::Damaged(_))));
     }
 }

@@ -28,11 +28,11 @@ impl Node {
         F: FnMut(Route) -> Fut,
         Fut: Future<Output = Result<T, Status>>,
     {
-        let deadline = Instant::now() + self.request_timeout();
+        let deadline = Instant::now() + self.settings().request_timeout();
         loop {
             // A leader behind a partition may never answer: bound each try.
             let until = tokio::time::Instant::from_std(deadline);
-            let result = match self.raft.leader_channel() {
+            let result = match self.raft().leader_channel() {
                 Ok(None) => call(None).await,
                 Ok(Some(channel)) => {
                     match tokio::time::timeout_at(until, call(Some(PeerClient::new(channel)))).await {

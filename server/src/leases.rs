@@ -43,11 +43,11 @@ pub fn spawn(node: Arc<Node>, checkpoint_interval: Duration) {
 
 /// Revokes every expired lease; the revokes replicate like client ones.
 async fn expire(node: &Node) {
-    for id in node.lessor.expired() {
+    for id in node.lessor().expired() {
         match node.propose(WriteRequest::LeaseRevoke(LeaseRevokeRequest { id })).await {
             Ok(_) => {}
             // Revoked meanwhile by a client: nothing left to time.
-            Err(EtcdError::Store(StoreError::LeaseNotFound)) => node.lessor.revoked(id),
+            Err(EtcdError::Store(StoreError::LeaseNotFound)) => node.lessor().revoked(id),
             Err(e) => tracing::warn!(lease = id, error = %e, "revoking an expired lease failed"),
         }
     }
@@ -55,7 +55,7 @@ async fn expire(node: &Node) {
 
 /// Records every live lease's remaining TTL in the log.
 async fn checkpoint(node: &Node) {
-    let remaining = node.lessor.remaining_ttls();
+    let remaining = node.lessor().remaining_ttls();
     for batch in remaining.chunks(CHECKPOINT_BATCH) {
         let checkpoints =
             batch.iter().map(|&(id, remaining_ttl)| LeaseCheckpoint { id, remaining_ttl }).collect();
@@ -74,21 +74,21 @@ impl Node {
     pub fn sync_lessor(&self) -> bool {
         let term = self.term();
         if !self.is_leader() {
-            if self.lessor.primary_term().is_some() {
-                self.lessor.demote();
+            if self.lessor().primary_term().is_some() {
+                self.lessor().demote();
                 tracing::info!(term, "lease timers stopped: no longer the leader");
             }
             return false;
         }
-        if self.lessor.primary_term() == Some(term) {
+        if self.lessor().primary_term() == Some(term) {
             return true;
         }
-        if !self.raft.leads_applied_term() {
+        if !self.raft().leads_applied_term() {
             return false;
         }
-        let extend = Duration::from_millis(self.config.election_timeout);
-        let store = &self.store;
-        self.lessor.promote(
+        let extend = self.settings().election_timeout;
+        let store = self.store();
+        self.lessor().promote(
             term,
             || {
                 store.leases().unwrap_or_else(|e| {
@@ -104,7 +104,7 @@ impl Node {
 
     /// Waits (briefly) for the lessor of a member that just became leader.
     async fn primary_lessor(&self) -> Result<(), EtcdError> {
-        let deadline = Instant::now() + self.request_timeout();
+        let deadline = Instant::now() + self.settings().request_timeout();
         loop {
             if self.sync_lessor() {
                 return Ok(());
@@ -123,7 +123,7 @@ impl Node {
     /// expired lease (not an error, as in etcd).
     pub async fn renew_lease(&self, id: i64) -> Result<i64, EtcdError> {
         self.primary_lessor().await?;
-        let Some(renewed) = self.lessor.renew(id) else { return Ok(0) };
+        let Some(renewed) = self.lessor().renew(id) else { return Ok(0) };
         if renewed.clear_checkpoint {
             // A stale checkpoint would make the next leader expire this lease
             // early; 0 clears it.
@@ -135,7 +135,7 @@ impl Node {
         // new leader is about to expire (etcd 3.4 has this window). Once a
         // quorum has acknowledged this leader after the renewal, any later
         // leader starts its timers later still, so the TTL we answer holds.
-        self.raft.confirm_leadership().await?;
+        self.raft().confirm_leadership().await?;
         Ok(renewed.ttl)
     }
 
@@ -145,8 +145,8 @@ impl Node {
         req: &LeaseTimeToLiveRequest,
     ) -> Result<LeaseTimeToLiveResponse, EtcdError> {
         self.primary_lessor().await?;
-        let lease = self.store.lease(req.id)?;
-        let remaining = self.lessor.remaining(req.id);
+        let lease = self.store().lease(req.id)?;
+        let remaining = self.lessor().remaining(req.id);
         Ok(match (lease, remaining) {
             (Some(lease), Some(ttl)) => LeaseTimeToLiveResponse {
                 header: self.header(),

@@ -1,14 +1,20 @@
 //! rtcd's etcd v3 server: the gRPC services (one file each under
 //! `services/`), the write path, response headers and the mapping of errors
 //! to etcd's codes and messages.
+//!
+//! The command line (`config`) is validated once into `settings`, which is
+//! all the rest reads. Modules depend on each other one way: leaves
+//! (`settings`, `errors`, `header`, `hub`, `lessor`...) below `node`, the
+//! member's duties (`leader`, `leases`, `membership`...) above it, and
+//! `services` and `server` on top.
 
 pub mod applied;
 pub mod compactor;
 pub mod config;
-pub mod duration;
 pub mod errors;
 pub mod header;
 pub mod http;
+pub mod hub;
 pub mod identity;
 pub mod leader;
 pub mod leases;
@@ -19,4 +25,6 @@ pub mod require_leader;
 pub mod restore;
 pub mod server;
 pub mod services;
+pub mod settings;
+pub mod version;
 pub mod watch;

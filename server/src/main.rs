@@ -3,6 +3,7 @@
 use clap::Parser;
 use rtcd_server::config::Config;
 use rtcd_server::node::Node;
+use rtcd_server::settings::{LogFormat, Logging};
 
 // Every request allocates (gRPC frames, protobuf messages, Raft entries):
 // under load glibc's malloc took ~10% of the leader's CPU in profiles,
@@ -10,17 +11,16 @@ use rtcd_server::node::Node;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn init_logging(config: &Config) {
-    let filter = tracing_subscriber::EnvFilter::try_new(&config.log_level)
+fn init_logging(logging: &Logging) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&logging.filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Colours only on a terminal: logs usually end up in files.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let builder =
         tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
-    if config.logger == "zap" || config.logger == "json" {
-        builder.json().init();
-    } else {
-        builder.init();
+    match logging.format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
     }
 }
 
@@ -53,13 +53,17 @@ async fn main() -> std::process::ExitCode {
         return rtcd_server::restore::run(args[1..].to_vec());
     }
     let config = Config::parse_from(args);
-    init_logging(&config);
-    if let Err(e) = config.check_supported() {
-        tracing::error!(error = %e, "refusing to start");
-        return std::process::ExitCode::from(2);
-    }
-    tracing::info!(name = %config.name, data_dir = %config.data_dir().display(), "starting rtcd");
-    let node = match Node::open(config).await {
+    init_logging(&config.logging());
+    // Every flag is checked here, once, before anything is opened.
+    let settings = match config.validate() {
+        Ok(settings) => settings,
+        Err(e) => {
+            tracing::error!(error = %e, "refusing to start");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    tracing::info!(name = %settings.name, data_dir = %settings.data_dir.display(), "starting rtcd");
+    let node = match Node::open(settings).await {
         Ok(node) => node,
         Err(e) => {
             tracing::error!(error = %e, "cannot start");

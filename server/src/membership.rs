@@ -30,15 +30,15 @@ impl Node {
     /// The members in the replicated configuration, by ID. A member added
     /// but never started has no name (etcdctl shows it "unstarted").
     pub fn member_list(&self) -> Vec<Member> {
-        self.raft
+        self.raft()
             .members()
             .into_iter()
             .map(|(id, m, is_learner)| Member {
                 id,
                 name: m.name,
                 peer_ur_ls: m.peer_urls,
-                client_ur_ls: if id == self.identity.member_id {
-                    self.config.advertise_client_urls()
+                client_ur_ls: if id == self.member_id() {
+                    self.settings().advertise_client_urls.clone()
                 } else {
                     m.client_urls
                 },
@@ -78,7 +78,7 @@ impl Node {
         // so re-adding the same URLs later gives a new ID.
         let now =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let salt = format!("{}{now}", self.config.initial_cluster_token);
+        let salt = format!("{}{now}", self.settings().cluster_token);
         let id = header::member_id(&req.peer_ur_ls, &salt);
         if members.iter().any(|m| m.id == id) {
             return Err(EtcdError::MemberExists);
@@ -90,7 +90,7 @@ impl Node {
         } else {
             MembershipChange::AddVoter(id, record)
         };
-        self.raft.change_membership(change).await?;
+        self.raft().change_membership(change).await?;
         let member = Member {
             id,
             peer_ur_ls: req.peer_ur_ls.clone(),
@@ -105,7 +105,7 @@ impl Node {
         if !self.find_member(id)?.is_learner {
             self.may_remove_voter(id)?;
         }
-        self.raft.change_membership(MembershipChange::Remove(id)).await?;
+        self.raft().change_membership(MembershipChange::Remove(id)).await?;
         Ok(MemberRemoveResponse { header: self.header(), members: self.member_list() })
     }
 
@@ -114,14 +114,14 @@ impl Node {
     /// must have been connected for a while — otherwise the cluster could lose its quorum
     /// before the new member even starts.
     fn may_add_voter(&self, members: &[Member]) -> Result<(), EtcdError> {
-        if !self.config.strict_reconfig_check {
+        if !self.settings().strict_reconfig_check {
             return Ok(());
         }
         let voters: Vec<&Member> = members.iter().filter(|m| !m.is_learner).collect();
         if !ready_to_add_voter(&voters) {
             return Err(EtcdError::NotEnoughStartedMembers);
         }
-        let connected = self.raft.connected_voters(HEALTH_INTERVAL).map_or(voters.len(), |a| a.len());
+        let connected = self.raft().connected_voters(HEALTH_INTERVAL).map_or(voters.len(), |a| a.len());
         if connected < voters.len() {
             return Err(EtcdError::Unhealthy);
         }
@@ -132,7 +132,7 @@ impl Node {
     /// hold a quorum of started and of connected members (a down member may
     /// always go: it is not part of the working quorum).
     fn may_remove_voter(&self, id: u64) -> Result<(), EtcdError> {
-        if !self.config.strict_reconfig_check {
+        if !self.settings().strict_reconfig_check {
             return Ok(());
         }
         let members = self.member_list();
@@ -140,10 +140,10 @@ impl Node {
         if !ready_to_remove_voter(&voters, id) {
             return Err(EtcdError::NotEnoughStartedMembers);
         }
-        if id != self.identity.member_id && !self.raft.is_peer_active(id) {
+        if id != self.member_id() && !self.raft().is_peer_active(id) {
             return Ok(());
         }
-        let Some(active) = self.raft.connected_voters(HEALTH_INTERVAL) else { return Ok(()) };
+        let Some(active) = self.raft().connected_voters(HEALTH_INTERVAL) else { return Ok(()) };
         if active.len() - 1 < quorum(voters.len() - 1) {
             return Err(EtcdError::Unhealthy);
         }
@@ -159,7 +159,7 @@ impl Node {
             peer_urls: req.peer_ur_ls.clone(),
             client_urls: member.client_ur_ls,
         };
-        self.raft.change_membership(MembershipChange::Update(req.id, record)).await?;
+        self.raft().change_membership(MembershipChange::Update(req.id, record)).await?;
         Ok(MemberUpdateResponse { header: self.header(), members: self.member_list() })
     }
 
@@ -169,13 +169,13 @@ impl Node {
             return Err(EtcdError::MemberNotLearner);
         }
         let ready = self
-            .raft
+            .raft()
             .replication_progress(id)
             .is_some_and(|(matched, leader)| matched as f64 >= leader as f64 * READY_PERCENT);
         if !ready {
             return Err(EtcdError::LearnerNotReady);
         }
-        self.raft.change_membership(MembershipChange::Promote(id)).await?;
+        self.raft().change_membership(MembershipChange::Promote(id)).await?;
         Ok(MemberPromoteResponse { header: self.header(), members: self.member_list() })
     }
 
@@ -187,7 +187,7 @@ impl Node {
             peer_urls: member.peer_ur_ls,
             client_urls: attributes.client_ur_ls.clone(),
         };
-        self.raft.change_membership(MembershipChange::Update(attributes.id, record)).await?;
+        self.raft().change_membership(MembershipChange::Update(attributes.id, record)).await?;
         Ok(MemberListResponse { header: self.header(), members: self.member_list() })
     }
 }
@@ -214,8 +214,8 @@ pub fn spawn_publisher(node: Arc<Node>) {
         let mut tick = tokio::time::interval(PUBLISH_CHECK);
         loop {
             tick.tick().await;
-            let me = node.identity.member_id;
-            let record = node.raft.members().into_iter().find(|(id, ..)| *id == me).map(|(_, m, _)| m);
+            let me = node.member_id();
+            let record = node.raft().members().into_iter().find(|(id, ..)| *id == me).map(|(_, m, _)| m);
             let Some(record) = record else {
                 if was_member {
                     stop_removed();
@@ -232,9 +232,9 @@ pub fn spawn_publisher(node: Arc<Node>) {
             if ticks.is_multiple_of(REMOVED_CHECK_TICKS) && removed_says_leader(&node).await {
                 stop_removed();
             }
-            let client_urls = node.config.advertise_client_urls();
-            if record.name != node.config.name || record.client_urls != client_urls {
-                publish_attributes(&node, client_urls).await;
+            let settings = node.settings();
+            if record.name != settings.name || record.client_urls != settings.advertise_client_urls {
+                publish_attributes(&node).await;
             }
         }
     });
@@ -250,20 +250,20 @@ fn stop_removed() -> ! {
 
 /// Whether the leader (as this member knows it) no longer lists this member.
 async fn removed_says_leader(node: &Node) -> bool {
-    let Ok(Some(channel)) = node.raft.leader_channel() else { return false };
+    let Ok(Some(channel)) = node.raft().leader_channel() else { return false };
     let mut leader = rtcd_proto::rtcdraftpb::peer_client::PeerClient::new(channel);
     let asked = tokio::time::timeout(PUBLISH_CHECK, leader.members(MemberListRequest::default())).await;
     match asked {
-        Ok(Ok(list)) => !list.into_inner().members.iter().any(|m| m.id == node.identity.member_id),
+        Ok(Ok(list)) => !list.into_inner().members.iter().any(|m| m.id == node.member_id()),
         _ => false,
     }
 }
 
-async fn publish_attributes(node: &Arc<Node>, client_urls: Vec<String>) {
+async fn publish_attributes(node: &Arc<Node>) {
     let attributes = Member {
-        id: node.identity.member_id,
-        name: node.config.name.clone(),
-        client_ur_ls: client_urls,
+        id: node.member_id(),
+        name: node.settings().name.clone(),
+        client_ur_ls: node.settings().advertise_client_urls.clone(),
         ..Default::default()
     };
     let published = node
@@ -278,7 +278,7 @@ async fn publish_attributes(node: &Arc<Node>, client_urls: Vec<String>) {
         })
         .await;
     match published {
-        Ok(_) => tracing::info!(name = %node.config.name, "published this member's name and client URLs"),
+        Ok(_) => tracing::info!(name = %node.settings().name, "published this member's name and client URLs"),
         Err(e) => tracing::warn!(error = %e, "publishing this member's attributes failed; retrying"),
     }
 }

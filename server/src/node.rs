@@ -1,26 +1,33 @@
 //! One member: its store, identity, write path and limits, shared by every
 //! service.
+//!
+//! The fields are private: the node is built once by [`Node::open`] and the
+//! rest of the server reaches its parts through accessors. Duties that need
+//! the node but are not part of it (leader forwarding, lease timers,
+//! membership changes) live in their own modules and depend on this one,
+//! never the other way around.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use prost::Message;
 use rtcd_proto::etcdserverpb::{
     AlarmRequest, AlarmType, PutRequest, RequestOp, ResponseHeader, alarm_request::AlarmAction, request_op,
 };
+use rtcd_proto::rtcdraftpb::raft_server::RaftServer;
+use rtcd_raft::{RaftConfig, RaftNode};
 use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
 
-use crate::config::Config;
 use crate::errors::EtcdError;
 use crate::header::{Identity, WithHeader};
+use crate::hub::Hub;
+use crate::identity::IdentityError;
 use crate::lessor::Lessor;
-use crate::watch::Hub;
-use rtcd_raft::{RaftConfig, RaftNode};
+use crate::settings::Settings;
 
 /// The Raft directory inside `--data-dir`.
 pub const RAFT_DIR: &str = "raft";
 
-/// The space quota when `--quota-backend-bytes` is 0 (etcd's default).
-const DEFAULT_QUOTA_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// etcd's quota estimates: a key's metadata, and a lease.
 const KV_OVERHEAD: u64 = 256;
 const LEASE_OVERHEAD: u64 = 64;
@@ -30,45 +37,86 @@ pub const STORE_DIR: &str = "store";
 
 #[derive(Debug)]
 pub struct Node {
-    pub config: Config,
-    pub store: Arc<Store>,
-    pub identity: Identity,
+    settings: Settings,
+    store: Arc<Store>,
+    identity: Identity,
     /// Lease timers; live only while this member leads.
-    pub lessor: Arc<Lessor>,
+    lessor: Arc<Lessor>,
     /// Where committed events go out to watch streams.
-    pub hub: Hub,
+    hub: Hub,
     /// Replication: every write goes through the Raft log, even on a
     /// one-member cluster.
-    pub raft: Arc<RaftNode>,
-    next_lease_id: std::sync::atomic::AtomicI64,
+    raft: RaftNode,
+    next_lease_id: AtomicI64,
 }
 
 impl Node {
     /// Opens the store and starts Raft with the initial cluster.
-    pub async fn open(config: Config) -> Result<Arc<Self>, NodeError> {
-        let dir = config.data_dir();
+    pub async fn open(settings: Settings) -> Result<Arc<Self>, NodeError> {
+        let dir = settings.data_dir.clone();
         std::fs::create_dir_all(&dir).map_err(|e| NodeError::DataDir(dir.display().to_string(), e))?;
         // The Raft log is fsynced; the store replays from it after a crash.
-        let options = StoreOptions { sync: false, max_txn_ops: config.max_txn_ops };
+        let options = StoreOptions { sync: false, max_txn_ops: settings.max_txn_ops };
         let store = Arc::new(Store::open(dir.join(STORE_DIR), options)?);
-        let (identity, members) = crate::identity::resolve(&config, &dir).await?;
+        let (identity, members) = crate::identity::resolve(&settings, &dir).await?;
         let hub = Hub::default();
         let lessor = Arc::new(Lessor::default());
         let raft_config = RaftConfig {
             id: identity.member_id,
             dir: dir.join(RAFT_DIR),
             members,
-            heartbeat_ms: config.heartbeat_interval,
-            election_timeout_ms: config.election_timeout,
-            snapshot_count: config.snapshot_count,
-            logs_to_keep: config.experimental_snapshot_catchup_entries,
-            request_timeout: request_timeout(&config),
-            dial_overrides: config.peer_dial_overrides()?,
+            heartbeat_ms: millis(settings.heartbeat_interval),
+            election_timeout_ms: millis(settings.election_timeout),
+            snapshot_count: settings.snapshot_count,
+            logs_to_keep: settings.snapshot_catchup_entries,
+            request_timeout: settings.request_timeout(),
+            dial_overrides: settings.peer_dial_overrides.clone(),
         };
         let sink = crate::applied::sink(hub.clone(), lessor.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
-        let next_lease_id = std::sync::atomic::AtomicI64::new(first_lease_id(identity.member_id));
-        Ok(Arc::new(Self { config, store, identity, lessor, hub, raft: Arc::new(raft), next_lease_id }))
+        let next_lease_id = AtomicI64::new(first_lease_id(identity.member_id));
+        Ok(Arc::new(Self { settings, store, identity, lessor, hub, raft, next_lease_id }))
+    }
+
+    /// What this member was started with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The MVCC store, which the Raft log applies to (write through
+    /// [`Node::propose`] or [`Node::write`], never directly).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Replication: leadership, membership, read barriers.
+    pub fn raft(&self) -> &RaftNode {
+        &self.raft
+    }
+
+    /// This member's and its cluster's IDs.
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    pub fn member_id(&self) -> u64 {
+        self.identity.member_id
+    }
+
+    /// The lease timers (primary only on the leader).
+    pub fn lessor(&self) -> &Lessor {
+        &self.lessor
+    }
+
+    /// Where committed events are published for watch streams.
+    pub fn hub(&self) -> &Hub {
+        &self.hub
+    }
+
+    /// The Raft service peers call on the peer URLs; snapshots they send
+    /// are received into the data directory.
+    pub fn raft_service(&self) -> RaftServer<rtcd_raft::peer_service::PeerService> {
+        self.raft.peer_service(self.settings.data_dir.join(RAFT_DIR).join("incoming"))
     }
 
     /// Whether this member leads the cluster now (it runs lease expiry and
@@ -80,14 +128,14 @@ impl Node {
     /// A fresh lease ID: unique per member (its ID in the top bits, the time
     /// of startup below), never 0 or negative.
     pub fn new_lease_id(&self) -> i64 {
-        self.next_lease_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed) & i64::MAX
+        self.next_lease_id.fetch_add(1, Ordering::Relaxed) & i64::MAX
     }
 
     /// etcd's minimum lease TTL: 1.5 election timeouts, in whole seconds
     /// rounded up (2 s with the default flags).
     pub fn min_lease_ttl(&self) -> i64 {
-        let heartbeat = self.config.heartbeat_interval.max(1);
-        let ticks = self.config.election_timeout / heartbeat;
+        let heartbeat = millis(self.settings.heartbeat_interval).max(1);
+        let ticks = millis(self.settings.election_timeout) / heartbeat;
         let millis = (3 * ticks / 2) * heartbeat;
         millis.div_ceil(1000) as i64
     }
@@ -99,7 +147,7 @@ impl Node {
     /// Sends a write through the write path, refusing requests over
     /// `--max-request-bytes` as etcd does.
     pub async fn propose(&self, req: WriteRequest) -> Result<Applied, EtcdError> {
-        if request_len(&req) > self.config.max_request_bytes {
+        if request_len(&req) > self.settings.max_request_bytes {
             return Err(EtcdError::RequestTooLarge);
         }
         if self.over_quota(&req) {
@@ -125,11 +173,7 @@ impl Node {
     /// (etcd's estimate: key, value and a fixed overhead per put).
     fn over_quota(&self, req: &WriteRequest) -> bool {
         let cost = quota_cost(req);
-        let quota = match self.config.quota_backend_bytes {
-            0 => DEFAULT_QUOTA_BYTES,
-            q => q,
-        };
-        cost > 0 && self.store.size_bytes() + cost >= quota
+        cost > 0 && self.store.size_bytes() + cost >= self.settings.quota_backend_bytes
     }
 
     /// Proposes `req` and returns the response `pick` expects, header filled.
@@ -196,16 +240,9 @@ fn request_len(req: &WriteRequest) -> usize {
     }
 }
 
-/// How long a write may wait: etcd's 5 s plus two election timeouts.
-fn request_timeout(config: &Config) -> std::time::Duration {
-    std::time::Duration::from_millis(5000 + 2 * config.election_timeout)
-}
-
-impl Node {
-    /// How long a request may wait for replication or for a leader.
-    pub fn request_timeout(&self) -> std::time::Duration {
-        request_timeout(&self.config)
-    }
+/// Whole milliseconds, as the command line gave them and Raft takes them.
+fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -215,11 +252,7 @@ pub enum NodeError {
     #[error("cannot open the store: {0}")]
     Store(#[from] StoreError),
     #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
-    #[error("cannot join the cluster: {0}")]
-    Join(String),
-    #[error("damaged member identity file {0}")]
-    Identity(String),
+    Identity(#[from] IdentityError),
     #[error("cannot start replication: {0}")]
     Raft(#[from] rtcd_raft::ReplicationError),
 }

@@ -22,18 +22,18 @@ pub fn requested<T>(request: &Request<T>) -> bool {
 impl Node {
     /// Refuses a leader-requiring stream while there is no leader.
     pub fn check_leader(&self, required: bool) -> Result<(), EtcdError> {
-        if required && self.raft.leader().is_none() { Err(EtcdError::NoLeader) } else { Ok(()) }
+        if required && self.raft().leader().is_none() { Err(EtcdError::NoLeader) } else { Ok(()) }
     }
 
     /// Resolves once this member has had no leader for three election
     /// timeouts in a row.
     pub async fn leader_lost(&self) {
-        let election = Duration::from_millis(self.config.election_timeout.max(1));
+        let election = self.settings().election_timeout.max(Duration::from_millis(1));
         let limit = election * LOST_AFTER_ELECTIONS;
         let mut leaderless_since: Option<Instant> = None;
         loop {
             tokio::time::sleep(election / 4).await;
-            if self.raft.leader().is_some() {
+            if self.raft().leader().is_some() {
                 leaderless_since = None;
             } else if leaderless_since.get_or_insert_with(Instant::now).elapsed() >= limit {
                 return;

@@ -16,13 +16,8 @@ use crate::services::{
     cluster::ClusterService, kv::KvService, maintenance::MaintenanceService, watch::WatchService,
 };
 
-/// gRPC framing overhead etcd allows on top of `--max-request-bytes`.
-pub const GRPC_OVERHEAD_BYTES: usize = 512 * 1024;
-
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
     /// The error and its causes, joined: tonic's own text is only
     /// "transport error", the cause says what went wrong (address in use).
     #[error("serving {0}: {1}")]
@@ -45,16 +40,16 @@ pub async fn serve(
     node: Arc<Node>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let addrs = node.config.client_listen_addrs()?;
-    let max_recv = node.config.max_request_bytes + GRPC_OVERHEAD_BYTES;
-    let progress_interval = node.config.watch_progress_interval()?;
+    let settings = node.settings();
+    let max_recv = settings.max_message_bytes();
+    let progress_interval = settings.watch_progress_interval;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     // etcd registers the empty service name as SERVING.
     health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
 
-    crate::leases::spawn(node.clone(), node.config.lease_checkpoint_interval()?);
+    crate::leases::spawn(node.clone(), settings.lease_checkpoint_interval);
     crate::membership::spawn_publisher(node.clone());
-    crate::compactor::spawn(node.clone(), node.config.compaction_policy()?);
+    crate::compactor::spawn(node.clone(), settings.auto_compaction);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown.await;
@@ -63,9 +58,8 @@ pub async fn serve(
 
     let mut servers = tokio::task::JoinSet::new();
     // Peers reach this member's Raft on the peer URLs.
-    for addr in node.config.peer_listen_addrs()? {
-        let incoming = node.config.data_dir().join(crate::node::RAFT_DIR).join("incoming");
-        let raft = node.raft.peer_service(incoming);
+    for &addr in &settings.listen_peer {
+        let raft = node.raft_service();
         let peer = PeerService::server(node.clone());
         let mut stop = stop_rx.clone();
         servers.spawn(async move {
@@ -81,7 +75,7 @@ pub async fn serve(
         });
         tracing::info!(%addr, "serving peers");
     }
-    for addr in addrs {
+    for &addr in &settings.listen_client {
         let grpc = Routes::new(health.clone())
             .add_service(
                 KvServer::new(KvService::new(node.clone()))

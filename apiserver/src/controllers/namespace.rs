@@ -140,3 +140,42 @@ async fn finalize(resources: &Resources, name: &str, uid: &str) -> Result<bool, 
         Err(e) => Err(e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::registry::Deleted;
+    use crate::registry::tests::{Cluster, configmap, deployment, eventually, service};
+
+    #[tokio::test]
+    async fn the_namespace_controller_empties_and_removes_a_deleted_namespace() {
+        let c = Cluster::new().await;
+        tokio::spawn(run(c.resources.clone()));
+        c.create("", "namespaces", None, json!({"metadata": {"name": "team"}})).await.unwrap();
+        c.create("", "configmaps", Some("team"), configmap("cfg")).await.unwrap();
+        c.create("apps", "deployments", Some("team"), deployment("web")).await.unwrap();
+        c.create("", "services", Some("team"), service("web", None)).await.unwrap();
+        c.create("", "configmaps", Some("default"), configmap("elsewhere")).await.unwrap();
+        assert_eq!(c.ip_addresses().await.len(), 1);
+        assert!(matches!(c.delete("", "namespaces", None, "team").await, Ok(Deleted::Pending(_))));
+        eventually("the namespace to go", || async {
+            matches!(c.get("", "namespaces", None, "team").await, Err(ApiError::NotFound { .. }))
+        })
+        .await;
+        let in_team = ListOptions {
+            filter: Filter { namespace: Some("team".into()), ..Filter::default() },
+            ..ListOptions::default()
+        };
+        for (group, plural) in [("", "configmaps"), ("apps", "deployments"), ("", "services")] {
+            let left = c.store(group, plural).list_from_storage(&in_team).await.unwrap();
+            assert!(left.items.is_empty(), "{plural} left: {:?}", left.items);
+        }
+        assert!(c.ip_addresses().await.is_empty(), "the Service's cluster IP is freed");
+        assert!(c.get("", "configmaps", Some("default"), "elsewhere").await.is_ok());
+        // The name may be used again.
+        c.create("", "namespaces", None, json!({"metadata": {"name": "team"}})).await.unwrap();
+        c.create("", "configmaps", Some("team"), configmap("cfg")).await.unwrap();
+    }
+}

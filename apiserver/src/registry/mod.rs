@@ -18,7 +18,7 @@ mod resources;
 mod store;
 mod strategy;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use resource::Resource;
 pub use resources::{Resources, ServedResource};

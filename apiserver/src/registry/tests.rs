@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::kinds::{self, Kind, KindContext};
 use super::{DeleteOptions, Deleted, Resource, Resources, Store, Strategy, WriteContext};
 use crate::admission::{self, NamespaceLifecycle};
-use crate::cacher::{CacheConfig, Delivery, Filter, ListOptions, ReadAt, WatchSpec, WatchStart};
+use crate::cacher::{CacheConfig, Delivery, Filter, ReadAt, WatchSpec, WatchStart};
 use crate::errors::ApiError;
 use crate::patch::PatchType;
 use crate::request::UserInfo;
@@ -27,13 +27,13 @@ const CONFLICT: &str =
     "the object has been modified; please apply your changes to the latest version and try again";
 
 /// Every built-in kind served over one storage, with a `default` namespace.
-struct Cluster {
+pub(crate) struct Cluster {
     memory: MemoryStorage,
-    resources: Resources,
+    pub(crate) resources: Resources,
 }
 
 impl Cluster {
-    async fn new() -> Cluster {
+    pub(crate) async fn new() -> Cluster {
         let memory = MemoryStorage::new();
         Cluster::on(memory.clone(), Arc::new(memory)).await
     }
@@ -59,12 +59,12 @@ impl Cluster {
         cluster
     }
 
-    fn store(&self, group: &str, plural: &str) -> Store {
+    pub(crate) fn store(&self, group: &str, plural: &str) -> Store {
         self.resources.store(group, plural).unwrap()
     }
 
     /// Decodes `body` as the handlers do, then creates it.
-    async fn create(
+    pub(crate) async fn create(
         &self,
         group: &str,
         plural: &str,
@@ -90,7 +90,7 @@ impl Cluster {
         store.update(&ctx(), namespace, &name, subresource, object).await
     }
 
-    async fn get(
+    pub(crate) async fn get(
         &self,
         group: &str,
         plural: &str,
@@ -100,7 +100,7 @@ impl Cluster {
         self.store(group, plural).get(namespace, name, &ReadAt::default()).await
     }
 
-    async fn delete(
+    pub(crate) async fn delete(
         &self,
         group: &str,
         plural: &str,
@@ -111,7 +111,7 @@ impl Cluster {
     }
 
     /// The keys under `/registry/ipaddresses/`, and what each holds.
-    async fn ip_addresses(&self) -> Vec<(String, Value)> {
+    pub(crate) async fn ip_addresses(&self) -> Vec<(String, Value)> {
         let page = self.memory.list("/registry/ipaddresses/", 0, 0, None).await.unwrap();
         page.items
             .iter()
@@ -122,7 +122,7 @@ impl Cluster {
     }
 }
 
-fn ctx() -> WriteContext {
+pub(crate) fn ctx() -> WriteContext {
     WriteContext::new(UserInfo::admin(), false)
 }
 
@@ -130,7 +130,7 @@ fn dry_run() -> WriteContext {
     WriteContext::new(UserInfo::admin(), true)
 }
 
-async fn eventually<F, Fut>(what: &str, mut check: F)
+pub(crate) async fn eventually<F, Fut>(what: &str, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
@@ -142,11 +142,11 @@ where
     }
 }
 
-fn configmap(name: &str) -> Value {
+pub(crate) fn configmap(name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v"}})
 }
 
-fn deployment(name: &str) -> Value {
+pub(crate) fn deployment(name: &str) -> Value {
     json!({
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -161,7 +161,7 @@ fn deployment(name: &str) -> Value {
     })
 }
 
-fn service(name: &str, cluster_ip: Option<&str>) -> Value {
+pub(crate) fn service(name: &str, cluster_ip: Option<&str>) -> Value {
     let mut svc = json!({
         "apiVersion": "v1",
         "kind": "Service",
@@ -695,36 +695,6 @@ async fn a_service_held_by_a_finalizer_keeps_its_ip_until_it_goes() {
     c.update("", "services", Some("default"), None, released).await.unwrap();
     assert_eq!(c.get("", "services", Some("default"), "web").await.unwrap_err().code(), 404);
     assert!(c.ip_addresses().await.is_empty(), "{} freed with the Service", svc["spec"]["clusterIP"]);
-}
-
-#[tokio::test]
-async fn the_namespace_controller_empties_and_removes_a_deleted_namespace() {
-    let c = Cluster::new().await;
-    tokio::spawn(crate::controllers::namespace::run(c.resources.clone()));
-    c.create("", "namespaces", None, json!({"metadata": {"name": "team"}})).await.unwrap();
-    c.create("", "configmaps", Some("team"), configmap("cfg")).await.unwrap();
-    c.create("apps", "deployments", Some("team"), deployment("web")).await.unwrap();
-    c.create("", "services", Some("team"), service("web", None)).await.unwrap();
-    c.create("", "configmaps", Some("default"), configmap("elsewhere")).await.unwrap();
-    assert_eq!(c.ip_addresses().await.len(), 1);
-    assert!(matches!(c.delete("", "namespaces", None, "team").await, Ok(Deleted::Pending(_))));
-    eventually("the namespace to go", || async {
-        matches!(c.get("", "namespaces", None, "team").await, Err(ApiError::NotFound { .. }))
-    })
-    .await;
-    let in_team = ListOptions {
-        filter: Filter { namespace: Some("team".into()), ..Filter::default() },
-        ..ListOptions::default()
-    };
-    for (group, plural) in [("", "configmaps"), ("apps", "deployments"), ("", "services")] {
-        let left = c.store(group, plural).list_from_storage(&in_team).await.unwrap();
-        assert!(left.items.is_empty(), "{plural} left: {:?}", left.items);
-    }
-    assert!(c.ip_addresses().await.is_empty(), "the Service's cluster IP is freed");
-    assert!(c.get("", "configmaps", Some("default"), "elsewhere").await.is_ok());
-    // The name may be used again.
-    c.create("", "namespaces", None, json!({"metadata": {"name": "team"}})).await.unwrap();
-    c.create("", "configmaps", Some("team"), configmap("cfg")).await.unwrap();
 }
 
 /// A kind with every default: what a custom resource gets.

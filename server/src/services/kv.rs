@@ -31,9 +31,9 @@ impl Kv for KvService {
         // everything committed when it arrived; a serializable one reads
         // whatever is applied here now.
         if !request.get_ref().serializable {
-            self.node.raft.read_barrier().await.map_err(EtcdError::from)?;
+            self.node.raft().read_barrier().await.map_err(EtcdError::from)?;
         }
-        let mut resp = self.node.store.range(request.get_ref()).map_err(EtcdError::from)?;
+        let mut resp = self.node.store().range(request.get_ref()).map_err(EtcdError::from)?;
         self.node.fill(&mut resp.header);
         Ok(Response::new(resp))
     }
@@ -63,7 +63,7 @@ impl Kv for KvService {
 
     async fn txn(&self, request: Request<TxnRequest>) -> Result<Response<TxnResponse>, Status> {
         let req = request.into_inner();
-        rtcd_store::check_txn(&req, self.node.config.max_txn_ops).map_err(EtcdError::from)?;
+        rtcd_store::check_txn(&req, self.node.settings().max_txn_ops).map_err(EtcdError::from)?;
         self.node
             .write(WriteRequest::Txn(req), |r| if let WriteResponse::Txn(t) = r { Some(t) } else { None })
             .await

@@ -106,7 +106,7 @@ impl Lease for LeaseService {
         &self,
         _: Request<LeaseLeasesRequest>,
     ) -> Result<Response<LeaseLeasesResponse>, Status> {
-        let leases = self.node.store.leases().map_err(EtcdError::from)?;
+        let leases = self.node.store().leases().map_err(EtcdError::from)?;
         Ok(Response::new(LeaseLeasesResponse {
             header: self.node.header(),
             leases: leases.into_iter().map(|l| LeaseStatus { id: l.id }).collect(),

@@ -15,9 +15,9 @@ use rtcd_store::{WriteRequest, WriteResponse};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use crate::config::ETCD_COMPAT_VERSION;
 use crate::errors::EtcdError;
 use crate::node::Node;
+use crate::version::ETCD_COMPAT_VERSION;
 
 #[derive(Debug)]
 pub struct MaintenanceService {
@@ -39,11 +39,11 @@ fn snapshot_file(node: &Node) -> Result<(std::fs::File, u64), rtcd_store::Snapsh
     use std::io::Seek;
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = node.config.data_dir().join(format!("snapshot-{}-{n}.tmp", std::process::id()));
+    let path = node.settings().data_dir.join(format!("snapshot-{}-{n}.tmp", std::process::id()));
     let mut file =
         std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path)?;
     std::fs::remove_file(&path)?;
-    let size = node.store.write_snapshot(std::io::BufWriter::new(&mut file))?.size;
+    let size = node.store().write_snapshot(std::io::BufWriter::new(&mut file))?.size;
     file.rewind()?;
     Ok((file, size))
 }
@@ -94,7 +94,7 @@ impl Maintenance for MaintenanceService {
         let req = request.into_inner();
         match AlarmAction::try_from(req.action) {
             Ok(AlarmAction::Get) => {
-                let all = self.node.store.alarms().map_err(EtcdError::from)?;
+                let all = self.node.store().alarms().map_err(EtcdError::from)?;
                 // NONE lists every alarm; a type lists that type only.
                 let alarms = all
                     .into_iter()
@@ -115,17 +115,17 @@ impl Maintenance for MaintenanceService {
     }
 
     async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
-        let (applied, index) = self.node.raft.indexes();
-        let size = self.node.store.size_bytes() as i64;
+        let (applied, index) = self.node.raft().indexes();
+        let size = self.node.store().size_bytes() as i64;
         Ok(Response::new(StatusResponse {
             header: self.node.header(),
             version: ETCD_COMPAT_VERSION.to_string(),
             db_size: size,
-            leader: self.node.raft.leader().unwrap_or(0),
+            leader: self.node.raft().leader().unwrap_or(0),
             raft_index: index,
             raft_term: self.node.term(),
             raft_applied_index: applied,
-            errors: alarm_texts(&self.node.store.alarms().map_err(EtcdError::from)?),
+            errors: alarm_texts(&self.node.store().alarms().map_err(EtcdError::from)?),
             db_size_in_use: size,
             is_learner: false,
         }))
@@ -135,10 +135,10 @@ impl Maintenance for MaintenanceService {
         &self,
         _: Request<DefragmentRequest>,
     ) -> Result<Response<DefragmentResponse>, Status> {
-        let store = self.node.store.clone();
+        let node = self.node.clone();
         // Compacting every table takes a while on a big store: keep it off the
         // async workers.
-        tokio::task::spawn_blocking(move || store.defragment())
+        tokio::task::spawn_blocking(move || node.store().defragment())
             .await
             .map_err(|_| EtcdError::Stopped)?
             .map_err(EtcdError::from)?;
@@ -146,14 +146,14 @@ impl Maintenance for MaintenanceService {
     }
 
     async fn hash(&self, _: Request<HashRequest>) -> Result<Response<HashResponse>, Status> {
-        let hash = self.node.store.hash_all().map_err(EtcdError::from)?;
+        let hash = self.node.store().hash_all().map_err(EtcdError::from)?;
         Ok(Response::new(HashResponse { header: self.node.header(), hash }))
     }
 
     async fn hash_kv(&self, request: Request<HashKvRequest>) -> Result<Response<HashKvResponse>, Status> {
-        let h = self.node.store.hash_kv(request.get_ref().revision).map_err(EtcdError::from)?;
+        let h = self.node.store().hash_kv(request.get_ref().revision).map_err(EtcdError::from)?;
         let mut header = None;
-        self.node.identity.fill(&mut header, h.revision, self.node.term());
+        self.node.identity().fill(&mut header, h.revision, self.node.term());
         Ok(Response::new(HashKvResponse { header, hash: h.hash, compact_revision: h.compact_revision }))
     }
 
@@ -181,12 +181,12 @@ impl Maintenance for MaintenanceService {
         if !self.node.is_leader() {
             return Err(EtcdError::NotLeader.into());
         }
-        let voter = self.node.raft.members().into_iter().any(|(id, _, learner)| id == target && !learner);
+        let voter = self.node.raft().members().into_iter().any(|(id, _, learner)| id == target && !learner);
         if !voter {
             return Err(EtcdError::BadLeaderTransferee.into());
         }
-        if target != self.node.identity.member_id {
-            self.node.raft.transfer_leadership(target).await.map_err(EtcdError::from)?;
+        if target != self.node.member_id() {
+            self.node.raft().transfer_leadership(target).await.map_err(EtcdError::from)?;
         }
         Ok(Response::new(MoveLeaderResponse { header: self.node.header() }))
     }

@@ -27,9 +27,9 @@ use tokio::sync::{broadcast, mpsc};
 use tonic::{Status, Streaming};
 
 use super::fragment::fragments;
-use super::hub::{LiveBatch, with_queued};
 use super::watcher::Watcher;
 use crate::errors::{EtcdError, WatchRefusal};
+use crate::hub::{LiveBatch, event_revision, with_queued};
 use crate::node::Node;
 
 /// Events read from history per catch-up step: bounds the memory and the
@@ -59,8 +59,8 @@ impl WatchStream {
     pub fn new(node: Arc<Node>, out: Outgoing) -> Result<Self, EtcdError> {
         // Subscribe before reading the revision: a batch applied in between
         // is then both in the ring and in the store, never in neither.
-        let live = node.hub.subscribe();
-        let live_revision = node.store.revision().map_err(EtcdError::from)?;
+        let live = node.hub().subscribe();
+        let live_revision = node.store().revision().map_err(EtcdError::from)?;
         Ok(Self {
             node,
             out,
@@ -210,7 +210,7 @@ impl WatchStream {
                 continue;
             }
             let events: Vec<_> = batches.iter().flat_map(|batch| w.select(&batch.events)).collect();
-            if let Some(rev) = events.last().map(super::hub::event_revision) {
+            if let Some(rev) = events.last().map(event_revision) {
                 responses.push((w.id, rev, events));
             }
             w.served_through(last);
@@ -234,7 +234,7 @@ impl WatchStream {
         let Some(from) = self.first_unsynced() else { return Ok(()) };
         let waiting: Vec<i64> =
             self.watchers.values().filter(|w| w.next_revision == from).map(|w| w.id).collect();
-        let history = match self.node.store.history(from, CATCH_UP_EVENTS) {
+        let history = match self.node.store().history(from, CATCH_UP_EVENTS) {
             Ok(history) => history,
             Err(StoreError::Compacted) => return self.cancel_compacted(&waiting).await,
             Err(e) => {
@@ -247,7 +247,7 @@ impl WatchStream {
         // Stop where the hub takes over: later revisions arrive from it.
         let through = (history.next_revision - 1).min(self.live_revision);
         let events: Vec<_> =
-            history.events.into_iter().take_while(|e| super::hub::event_revision(e) <= through).collect();
+            history.events.into_iter().take_while(|e| event_revision(e) <= through).collect();
         let mut responses = Vec::new();
         for id in waiting {
             let Some(w) = self.watchers.get_mut(&id) else { continue };
@@ -264,7 +264,7 @@ impl WatchStream {
     }
 
     async fn cancel_compacted(&mut self, ids: &[i64]) -> Result<(), Gone> {
-        let compacted = self.node.store.compacted_revision().unwrap_or(0);
+        let compacted = self.node.store().compacted_revision().unwrap_or(0);
         for id in ids {
             self.watchers.remove(id);
             // etcd sends these without a revision in the header.
@@ -340,7 +340,7 @@ impl WatchStream {
         if !fragment {
             return self.send(resp).await;
         }
-        for part in fragments(resp, self.node.config.max_request_bytes + crate::server::GRPC_OVERHEAD_BYTES) {
+        for part in fragments(resp, self.node.settings().max_message_bytes()) {
             self.send(part).await?;
         }
         Ok(())
@@ -348,12 +348,12 @@ impl WatchStream {
 
     fn response(&self, revision: i64, watch_id: i64) -> WatchResponse {
         let mut resp = WatchResponse { watch_id, ..Default::default() };
-        self.node.identity.fill(&mut resp.header, revision, self.node.term());
+        self.node.identity().fill(&mut resp.header, revision, self.node.term());
         resp
     }
 
     fn current_revision(&self) -> i64 {
-        self.node.store.revision().unwrap_or(self.live_revision)
+        self.node.store().revision().unwrap_or(self.live_revision)
     }
 
     async fn send(&self, resp: WatchResponse) -> Result<(), Gone> {

@@ -5,6 +5,9 @@
 //! bounded ring of recent batches: memory stays bounded however slow a client
 //! is, because a stream that falls behind the ring simply reads the revisions
 //! it missed from the store's history (etcd's "unsynced" watchers).
+//!
+//! The node owns the hub and the apply path publishes to it; the streams in
+//! `watch` subscribe. It depends on neither, so both can depend on it.
 
 use std::sync::Arc;
 

@@ -1,0 +1,127 @@
+//! What a member runs with, as typed values: the command line (`config`)
+//! checked and converted once at startup by `Config::validate`. The rest of
+//! the server reads these and never the raw flags, so no flag is parsed
+//! twice and a bad one stops `rtcd` before anything is opened.
+//!
+//! A leaf: it depends on no other module of the crate, so every module can
+//! use it without a cycle.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// gRPC framing etcd allows on top of `--max-request-bytes`.
+pub const GRPC_OVERHEAD_BYTES: usize = 512 * 1024;
+
+/// How long a write may wait before "request timed out": etcd's 5 s, plus
+/// two election timeouts (see [`Settings::request_timeout`]).
+const BASE_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// `--name`.
+    pub name: String,
+    /// `--data-dir`, or `<name>.rtcd`.
+    pub data_dir: PathBuf,
+    /// `--listen-client-urls`, resolved to the addresses to bind.
+    pub listen_client: Vec<SocketAddr>,
+    /// `--listen-peer-urls`, resolved to the addresses to bind.
+    pub listen_peer: Vec<SocketAddr>,
+    /// `--advertise-client-urls`: announced in MemberList, as given.
+    pub advertise_client_urls: Vec<String>,
+    /// `--initial-advertise-peer-urls`: what defines this member's ID.
+    pub advertise_peer_urls: Vec<String>,
+    /// `--initial-cluster`, in the order given (just this member when the
+    /// flag is absent); this member is always listed.
+    pub initial_cluster: Vec<InitialMember>,
+    /// `--initial-cluster-state`.
+    pub cluster_state: ClusterState,
+    /// `--initial-cluster-token`.
+    pub cluster_token: String,
+    /// `--snapshot-count`.
+    pub snapshot_count: u64,
+    /// `--experimental-snapshot-catchup-entries`.
+    pub snapshot_catchup_entries: u64,
+    /// `--strict-reconfig-check`.
+    pub strict_reconfig_check: bool,
+    /// `--heartbeat-interval` (milliseconds on the command line).
+    pub heartbeat_interval: Duration,
+    /// `--election-timeout` (milliseconds on the command line).
+    pub election_timeout: Duration,
+    /// `--quota-backend-bytes`, with etcd's default (2 GiB) for 0.
+    pub quota_backend_bytes: u64,
+    /// `--max-txn-ops`.
+    pub max_txn_ops: usize,
+    /// `--max-request-bytes`.
+    pub max_request_bytes: usize,
+    /// `--auto-compaction-mode` and `--auto-compaction-retention`.
+    pub auto_compaction: AutoCompaction,
+    /// `--experimental-watch-progress-notify-interval`, at least 100 ms.
+    pub watch_progress_interval: Duration,
+    /// `--experimental-lease-checkpoint-interval`.
+    pub lease_checkpoint_interval: Duration,
+    /// Test hook (`RTCD_PEER_DIAL_OVERRIDES`): peer URL → URL to dial instead.
+    pub peer_dial_overrides: HashMap<String, String>,
+}
+
+/// One entry of `--initial-cluster` (a name may list several peer URLs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitialMember {
+    pub name: String,
+    pub peer_urls: Vec<String>,
+}
+
+/// `--initial-cluster-state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterState {
+    /// Form a new cluster from `--initial-cluster`.
+    New,
+    /// Join a running cluster this member was added to (`etcdctl member add`).
+    Existing,
+}
+
+/// Auto-compaction, from `--auto-compaction-mode` and
+/// `--auto-compaction-retention` (a zero retention turns it off, as in etcd).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoCompaction {
+    Off,
+    /// Keep about this much history.
+    Periodic(Duration),
+    /// Keep this many revisions.
+    Revision(i64),
+}
+
+/// How `rtcd` logs: `--log-level` and `--logger`. Read before the other
+/// flags are validated, so that their errors are logged the way asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logging {
+    /// A `tracing` filter: `info`, `debug`, `rtcd_raft=debug,info`...
+    pub filter: String,
+    pub format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object per line (`--logger zap`, like etcd's zap logger).
+    Json,
+    Text,
+}
+
+impl Settings {
+    /// Whether this member joins a running cluster instead of forming one.
+    pub fn joins_existing(&self) -> bool {
+        self.cluster_state == ClusterState::Existing
+    }
+
+    /// How long a request may wait for replication or for a leader.
+    pub fn request_timeout(&self) -> Duration {
+        BASE_REQUEST_TIMEOUT + 2 * self.election_timeout
+    }
+
+    /// The largest gRPC message a client may send, and the size watch
+    /// responses are split at: `--max-request-bytes` plus framing, as etcd.
+    pub fn max_message_bytes(&self) -> usize {
+        self.max_request_bytes + GRPC_OVERHEAD_BYTES
+    }
+}
