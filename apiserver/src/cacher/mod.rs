@@ -226,6 +226,8 @@ impl Cacher {
         self.shared.stop.send_replace(true);
         let mut state = self.shared.lock();
         state.stopped = true;
+        // Whoever still holds it must not read a frozen copy as fresh.
+        state.ready = false;
         state.watchers.clear();
     }
 
@@ -410,8 +412,11 @@ impl Cacher {
 
     /// The watch on etcd is (again) up.
     fn ready_again(&self) {
-        self.shared.lock().ready = true;
-        let rv = self.resource_version();
+        let mut state = self.shared.lock();
+        // A stopped cache stays not ready, whatever its reflector last saw.
+        state.ready = !state.stopped;
+        let rv = state.resource_version;
+        drop(state);
         self.shared.fresh.send_replace(rv);
     }
 }

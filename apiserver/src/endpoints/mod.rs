@@ -53,6 +53,8 @@ pub type SharedApp = Arc<App>;
 impl App {
     pub fn new(resources: Resources, metrics: Arc<Metrics>) -> SharedApp {
         let openapi = OpenApiCache::new(resources.clone());
+        // Built now rather than on the first request, which would wait for it.
+        openapi.docs();
         Arc::new(App { resources, metrics, openapi })
     }
 }
@@ -169,10 +171,10 @@ fn text(code: StatusCode, body: &str) -> Response {
     response
 }
 
-/// Ready when etcd answers (kube's `[+]etcd ok` check).
+/// Ready when etcd answers (kube's `[+]etcd ok` check) and every watch
+/// cache has loaded.
 async fn readyz(app: &App) -> Result<Response, ApiError> {
-    let namespaces = app.resources.store("", "namespaces")?;
-    match namespaces.reads().current_revision("/").await {
+    match app.resources.storage().current_revision("/").await {
         Ok(_) if !app.resources.caches_ready() => {
             Ok(text(StatusCode::INTERNAL_SERVER_ERROR, "[-]watch caches loading\nreadyz check failed"))
         }

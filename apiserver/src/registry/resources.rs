@@ -64,6 +64,11 @@ impl Resources {
         }
     }
 
+    /// Where every resource's objects are.
+    pub fn storage(&self) -> &dyn Storage {
+        self.storage.as_ref()
+    }
+
     /// `/registry`: where every key lives.
     pub fn etcd_prefix(&self) -> &str {
         &self.etcd_prefix
