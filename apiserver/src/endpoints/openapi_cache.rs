@@ -33,7 +33,7 @@ impl OpenApiCache {
             return docs.clone();
         }
         let described: Vec<OpenApiResource> =
-            self.resources.all().iter().filter_map(|served| served.store.strategy().openapi()).collect();
+            self.resources.all().iter().filter_map(|served| served.store.codec().openapi()).collect();
         let docs = Arc::new(OpenApiDocs::build(&described));
         *built = Some((generation, docs.clone()));
         docs

@@ -6,11 +6,13 @@
 //!
 //! * `resource`: a kind's names, scope, subresources and storage prefix.
 //! * `strategy`: what a kind does differently (and its write hooks).
+//! * `codec`: how a kind's objects are decoded and described (OpenAPI).
 //! * `metadata`: what the server owns on every object.
 //! * `store`: the generic store.
 //! * `resources`: the served set, with its watch caches.
 //! * `kinds`: the built-in kinds, one module each.
 
+mod codec;
 pub mod kinds;
 pub mod metadata;
 mod resource;
@@ -20,6 +22,7 @@ mod strategy;
 #[cfg(test)]
 pub(crate) mod tests;
 
+pub use codec::Codec;
 pub use resource::Resource;
 pub use resources::{Resources, ServedResource};
 pub use store::{DeleteOptions, Deleted, Store, WriteContext};

@@ -108,6 +108,7 @@ impl Resources {
         let reads = ReadDelegator::new(self.storage.clone(), cacher, resource.qualified_name());
         let store = Store::new(
             resource,
+            kind.codec,
             kind.strategy,
             kind.hooks,
             self.storage.clone(),

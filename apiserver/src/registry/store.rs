@@ -19,9 +19,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::Resource;
 use super::metadata;
 use super::strategy::{Strategy, WriteHooks};
+use super::{Codec, Resource};
 use crate::admission::{self, Attributes, GroupVersionKind, GroupVersionResource, Operation};
 use crate::cacher::{ListOptions, ListResult, ReadAt, ReadDelegator, Watch, WatchSpec};
 use crate::errors::{self, ApiError};
@@ -66,6 +66,7 @@ impl WriteContext {
 #[derive(Debug, Clone)]
 pub struct Store {
     resource: Arc<Resource>,
+    codec: Codec,
     strategy: Arc<dyn Strategy>,
     hooks: Option<Arc<dyn WriteHooks>>,
     storage: Arc<dyn Storage>,
@@ -76,8 +77,10 @@ pub struct Store {
 }
 
 impl Store {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         resource: Arc<Resource>,
+        codec: Codec,
         strategy: Arc<dyn Strategy>,
         hooks: Option<Arc<dyn WriteHooks>>,
         storage: Arc<dyn Storage>,
@@ -86,11 +89,15 @@ impl Store {
         etcd_prefix: &str,
     ) -> Store {
         let collection = format!("{etcd_prefix}/{}/", resource.storage_prefix);
-        Store { resource, strategy, hooks, storage, reads, admission, collection }
+        Store { resource, codec, strategy, hooks, storage, reads, admission, collection }
     }
 
     pub fn resource(&self) -> &Resource {
         &self.resource
+    }
+
+    pub fn codec(&self) -> &Codec {
+        &self.codec
     }
 
     pub fn strategy(&self) -> &dyn Strategy {
@@ -119,7 +126,7 @@ impl Store {
     /// validation; the object and the warnings to send.
     pub fn decode(&self, body: Value, validation: FieldValidation) -> Result<(Value, Vec<String>), ApiError> {
         let api_version = self.resource.api_version();
-        let roundtrip = |value: Value| self.strategy.roundtrip(value);
+        let roundtrip = |value: Value| self.codec.roundtrip(value);
         let expected =
             Expected { api_version: &api_version, kind: &self.resource.kind, roundtrip: &roundtrip };
         crate::runtime::decode::decode(expected, body, validation)

@@ -14,7 +14,6 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::errors::ApiError;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::TypeNode;
 use crate::selector::FieldLabels;
 use crate::table::Printer;
@@ -30,18 +29,6 @@ pub enum NameRule {
 }
 
 pub trait Strategy: Send + Sync + Debug {
-    /// Decodes JSON into the kind's type and back: the typed object's JSON
-    /// (unknown fields dropped) or the decoder's message. Kinds without a
-    /// typed form keep the object as it is.
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        Ok(object)
-    }
-
-    /// The kind's OpenAPI description; None leaves it out of `/openapi/v3`.
-    fn openapi(&self) -> Option<OpenApiResource> {
-        None
-    }
-
     /// The kind's strategic merge patch metadata (merge keys, strategies),
     /// from the generated tables; None refuses strategic merge patches, as
     /// kube refuses them for custom resources.

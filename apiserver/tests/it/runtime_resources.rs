@@ -31,41 +31,28 @@ const GV: &str = "/apis/example.com/v1";
 const WIDGETS: &str = "/apis/example.com/v1/namespaces/default/widgets";
 const OPENAPI_GV: &str = "apis/example.com/v1";
 
-/// A kind described by the test alone: every default behaviour, and an
-/// OpenAPI description made by hand (a ConfigMap's schema under another
-/// name, as a CustomResourceDefinition brings its own).
-#[derive(Debug)]
-struct WidgetStrategy;
-
-impl Strategy for WidgetStrategy {
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource {
-            group: "example.com",
-            version: "v1",
-            kind: "Widget",
-            list_kind: "WidgetList",
-            plural: "widgets",
-            namespaced: true,
-            subresources: &[],
-            schema: SchemaGenerator::subschema_for::<ConfigMap>,
-            list_schema: SchemaGenerator::subschema_for::<ListOf<ConfigMap>>,
-        })
-    }
-}
-
-/// Every default, no OpenAPI: a custom resource that happens to be called
-/// `services`.
+/// Every default behaviour: what a custom resource gets.
 #[derive(Debug)]
 struct PlainStrategy;
 
 impl Strategy for PlainStrategy {}
 
+/// A kind described by the test alone, with an OpenAPI description made by
+/// hand (a ConfigMap's schema under another name, as a
+/// CustomResourceDefinition brings its own).
 fn widgets() -> Kind {
-    Kind {
-        resource: Resource::new("example.com", "Widget", "widgets").stored_under("example.com/widgets"),
-        strategy: Arc::new(WidgetStrategy),
-        hooks: None,
-    }
+    let resource = Resource::new("example.com", "Widget", "widgets").stored_under("example.com/widgets");
+    Kind::new(resource, PlainStrategy).described_by(OpenApiResource {
+        group: "example.com",
+        version: "v1",
+        kind: "Widget",
+        list_kind: "WidgetList",
+        plural: "widgets",
+        namespaced: true,
+        subresources: &[],
+        schema: SchemaGenerator::subschema_for::<ConfigMap>,
+        list_schema: SchemaGenerator::subschema_for::<ListOf<ConfigMap>>,
+    })
 }
 
 /// The in-process server and the member it stores in.
@@ -313,12 +300,10 @@ async fn behaviour_is_the_kinds_not_the_plurals(server: &Server) {
     let addr = server.addr.as_str();
     server
         .resources
-        .add(Kind {
-            resource: Resource::new("example.com", "Service", "services")
-                .stored_under("example.com/services"),
-            strategy: Arc::new(PlainStrategy),
-            hooks: None,
-        })
+        .add(Kind::new(
+            Resource::new("example.com", "Service", "services").stored_under("example.com/services"),
+            PlainStrategy,
+        ))
         .unwrap();
     let path = "/apis/example.com/v1/namespaces/default/services";
     let body = json!({"apiVersion": "example.com/v1", "kind": "Service", "metadata": {"name": "a.b"},

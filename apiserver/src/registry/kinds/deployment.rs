@@ -5,14 +5,13 @@ use k8s_openapi::api::apps::v1 as apps;
 use serde_json::Value;
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<apps::Deployment>(
         Resource::new("apps", "Deployment", "deployments")
             .short_names(&["deploy"])
             .in_all()
@@ -26,14 +25,6 @@ pub fn kind() -> Kind {
 struct DeploymentStrategy;
 
 impl Strategy for DeploymentStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<apps::Deployment>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<apps::Deployment>(&["status", "scale"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::APPS_V1_DEPLOYMENT)
     }

@@ -1,16 +1,14 @@
 //! Endpoints, stored beside their Services as kube stores them.
 
 use k8s_openapi::api::core::v1 as core;
-use serde_json::Value;
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<core::Endpoints>(
         Resource::new("", "Endpoints", "endpoints").short_names(&["ep"]).stored_under("services/endpoints"),
         EndpointsStrategy,
     )
@@ -20,14 +18,6 @@ pub fn kind() -> Kind {
 struct EndpointsStrategy;
 
 impl Strategy for EndpointsStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<core::Endpoints>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<core::Endpoints>(&[]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_ENDPOINTS)
     }

@@ -6,7 +6,6 @@ use k8s_openapi::api::core::v1 as core;
 use serde_json::Value;
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
@@ -16,7 +15,7 @@ use crate::table::{self, Printer};
 const EVENT_TTL_SECONDS: i64 = 3600;
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<core::Event>(
         Resource::new("", "Event", "events").short_names(&["ev"]).with_ttl(EVENT_TTL_SECONDS),
         EventStrategy,
     )
@@ -69,14 +68,6 @@ fn field_value(object: &Value, field: &str) -> Option<String> {
 struct EventStrategy;
 
 impl Strategy for EventStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<core::Event>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<core::Event>(&[]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_EVENT)
     }

@@ -4,11 +4,14 @@
 
 use std::sync::Arc;
 
+use k8s_openapi::schemars::JsonSchema;
+use k8s_openapi::{ListableResource, Resource as KubeResource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Resource, Strategy, WriteHooks};
+use super::{Codec, Resource, Strategy, WriteHooks};
+use crate::openapi::OpenApiResource;
 use crate::storage::Storage;
 
 pub mod configmap;
@@ -33,13 +36,31 @@ pub mod statefulset;
 #[derive(Debug, Clone)]
 pub struct Kind {
     pub resource: Resource,
+    pub codec: Codec,
     pub strategy: Arc<dyn Strategy>,
     pub hooks: Option<Arc<dyn WriteHooks>>,
 }
 
 impl Kind {
+    /// A kind whose objects are kept as sent (no type to decode them with).
     pub fn new(resource: Resource, strategy: impl Strategy + 'static) -> Kind {
-        Kind { resource, strategy: Arc::new(strategy), hooks: None }
+        Kind { resource, codec: Codec::untyped(), strategy: Arc::new(strategy), hooks: None }
+    }
+
+    /// A kind whose objects decode into the k8s-openapi type `T`, described
+    /// by its schema.
+    pub fn typed<T>(resource: Resource, strategy: impl Strategy + 'static) -> Kind
+    where
+        T: KubeResource + ListableResource + JsonSchema + DeserializeOwned + Serialize + 'static,
+    {
+        let codec = Codec::typed::<T>(&resource);
+        Kind { resource, codec, strategy: Arc::new(strategy), hooks: None }
+    }
+
+    /// With this OpenAPI description.
+    pub fn described_by(mut self, openapi: OpenApiResource) -> Kind {
+        self.codec = self.codec.described_by(openapi);
+        self
     }
 
     pub fn with_hooks(mut self, hooks: impl WriteHooks + 'static) -> Kind {
@@ -80,13 +101,6 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
     ]
 }
 
-/// The typed decode both ways through a k8s-openapi type: what kube's strict
-/// decoder and its re-encoding do to a body.
-pub fn roundtrip<T: DeserializeOwned + Serialize>(value: Value) -> Result<Value, String> {
-    let typed: T = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    serde_json::to_value(typed).map_err(|e| e.to_string())
-}
-
 /// Workloads with replicas: `spec.replicas` defaults to 1.
 fn default_replicas(object: &mut Value) {
     if object["spec"].is_object() && object["spec"]["replicas"].is_null() {
@@ -125,15 +139,14 @@ pub(crate) mod tests {
     fn roundtrip_drops_unknown_fields_and_rejects_wrong_types() {
         let cm = configmap::kind();
         let out = cm
-            .strategy
+            .codec
             .roundtrip(serde_json::json!({
                 "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}, "bogus": 1
             }))
             .unwrap();
         assert_eq!(out["data"]["k"], "v");
         assert!(out.get("bogus").is_none());
-        let err =
-            cm.strategy.roundtrip(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": 5}));
+        let err = cm.codec.roundtrip(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": 5}));
         assert!(err.is_err());
     }
 
@@ -147,7 +160,10 @@ pub(crate) mod tests {
         };
         let kinds = builtin(&context);
         for (i, a) in kinds.iter().enumerate() {
-            assert!(a.strategy.openapi().is_some(), "{}", a.resource.kind);
+            assert!(a.codec.openapi().is_some(), "{}", a.resource.kind);
+            let openapi = a.codec.openapi().unwrap();
+            // The OpenAPI description serves the subresources the resource does.
+            assert_eq!(openapi.subresources.to_vec(), a.resource.subresources().collect::<Vec<_>>());
             for b in &kinds[i + 1..] {
                 assert!(!a.resource.is(&b.resource.group, &b.resource.plural));
             }

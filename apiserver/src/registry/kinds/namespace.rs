@@ -6,14 +6,13 @@ use k8s_openapi::api::core::v1 as core;
 use serde_json::{Value, json};
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{NameRule, Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<core::Namespace>(
         Resource::new("", "Namespace", "namespaces").cluster_scoped().short_names(&["ns"]).with_status(),
         NamespaceStrategy,
     )
@@ -31,14 +30,6 @@ pub static FIELDS: FieldLabels = FieldLabels {
 struct NamespaceStrategy;
 
 impl Strategy for NamespaceStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<core::Namespace>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<core::Namespace>(&["status"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_NAMESPACE)
     }

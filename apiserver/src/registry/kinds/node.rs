@@ -2,17 +2,15 @@
 //! their status is written with the object (kubelets do), not kept apart.
 
 use k8s_openapi::api::core::v1 as core;
-use serde_json::Value;
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<core::Node>(
         Resource::new("", "Node", "nodes")
             .cluster_scoped()
             .short_names(&["no"])
@@ -36,14 +34,6 @@ pub static FIELDS: FieldLabels = FieldLabels {
 struct NodeStrategy;
 
 impl Strategy for NodeStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<core::Node>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<core::Node>(&["status"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_NODE)
     }

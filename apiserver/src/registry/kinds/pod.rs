@@ -5,14 +5,16 @@ use k8s_openapi::api::core::v1 as core;
 use serde_json::{Value, json};
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(Resource::new("", "Pod", "pods").short_names(&["po"]).in_all().with_status(), PodStrategy)
+    Kind::typed::<core::Pod>(
+        Resource::new("", "Pod", "pods").short_names(&["po"]).in_all().with_status(),
+        PodStrategy,
+    )
 }
 
 pub static FIELDS: FieldLabels = FieldLabels {
@@ -62,14 +64,6 @@ fn pod_ip(object: &Value) -> String {
 struct PodStrategy;
 
 impl Strategy for PodStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<core::Pod>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<core::Pod>(&["status"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_POD)
     }

@@ -9,14 +9,13 @@ use serde_json::{Value, json};
 
 use super::Kind;
 use crate::errors::{ApiError, Cause};
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::runtime::meta;
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<policy::PodDisruptionBudget>(
         Resource::new("policy", "PodDisruptionBudget", "poddisruptionbudgets")
             .short_names(&["pdb"])
             .with_status(),
@@ -28,14 +27,6 @@ pub fn kind() -> Kind {
 struct PodDisruptionBudgetStrategy;
 
 impl Strategy for PodDisruptionBudgetStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<policy::PodDisruptionBudget>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<policy::PodDisruptionBudget>(&["status"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::POLICY_V1_POD_DISRUPTION_BUDGET)
     }

@@ -5,14 +5,13 @@ use k8s_openapi::api::apps::v1 as apps;
 use serde_json::Value;
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, attrs};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<apps::ReplicaSet>(
         Resource::new("apps", "ReplicaSet", "replicasets")
             .short_names(&["rs"])
             .in_all()
@@ -35,14 +34,6 @@ pub static FIELDS: FieldLabels = FieldLabels {
 struct ReplicaSetStrategy;
 
 impl Strategy for ReplicaSetStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<apps::ReplicaSet>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<apps::ReplicaSet>(&["status", "scale"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::APPS_V1_REPLICA_SET)
     }

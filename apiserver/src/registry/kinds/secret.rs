@@ -5,14 +5,13 @@ use k8s_openapi::api::core::v1 as core;
 use serde_json::{Value, json};
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(Resource::new("", "Secret", "secrets"), SecretStrategy)
+    Kind::typed::<core::Secret>(Resource::new("", "Secret", "secrets"), SecretStrategy)
 }
 
 pub static FIELDS: FieldLabels = FieldLabels {
@@ -27,14 +26,6 @@ pub static FIELDS: FieldLabels = FieldLabels {
 struct SecretStrategy;
 
 impl Strategy for SecretStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<core::Secret>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<core::Secret>(&[]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_SECRET)
     }

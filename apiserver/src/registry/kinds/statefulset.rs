@@ -5,14 +5,13 @@ use k8s_openapi::api::apps::v1 as apps;
 use serde_json::Value;
 
 use super::Kind;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
-    Kind::new(
+    Kind::typed::<apps::StatefulSet>(
         Resource::new("apps", "StatefulSet", "statefulsets")
             .short_names(&["sts"])
             .in_all()
@@ -26,14 +25,6 @@ pub fn kind() -> Kind {
 struct StatefulSetStrategy;
 
 impl Strategy for StatefulSetStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<apps::StatefulSet>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<apps::StatefulSet>(&["status", "scale"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::APPS_V1_STATEFUL_SET)
     }

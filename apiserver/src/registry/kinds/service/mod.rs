@@ -17,7 +17,6 @@ use serde_json::Value;
 
 use super::{Kind, KindContext};
 use crate::errors::ApiError;
-use crate::openapi::OpenApiResource;
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::metadata::invalid;
 use crate::registry::{NameRule, Resource, Strategy, Undo, WriteHooks};
@@ -38,7 +37,7 @@ pub fn kind(context: &KindContext) -> Kind {
         etcd_prefix: context.etcd_prefix.clone(),
         range: context.service_ips,
     };
-    Kind::new(resource, ServiceStrategy).with_hooks(allocator)
+    Kind::typed::<core::Service>(resource, ServiceStrategy).with_hooks(allocator)
 }
 
 pub static FIELDS: FieldLabels = FieldLabels {
@@ -57,14 +56,6 @@ pub static FIELDS: FieldLabels = FieldLabels {
 struct ServiceStrategy;
 
 impl Strategy for ServiceStrategy {
-    fn roundtrip(&self, object: Value) -> Result<Value, String> {
-        super::roundtrip::<core::Service>(object)
-    }
-
-    fn openapi(&self) -> Option<OpenApiResource> {
-        Some(OpenApiResource::of::<core::Service>(&["status"]))
-    }
-
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_SERVICE)
     }
