@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use crate::request::UserInfo;
 
 /// The verb, as admission names it.
@@ -44,7 +46,7 @@ pub struct GroupVersionResource {
 /// One write, as a plugin sees it.
 #[derive(Debug, Clone)]
 pub struct Attributes {
-    pub user: UserInfo,
+    pub user: Arc<UserInfo>,
     pub operation: Operation,
     pub kind: GroupVersionKind,
     pub resource: GroupVersionResource,

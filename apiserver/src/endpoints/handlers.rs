@@ -1,6 +1,8 @@
 //! Resource requests: one function per verb, each turning the request
 //! into a registry call and its result into kube's response.
 
+use std::sync::Arc;
+
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use serde_json::{Value, json};
@@ -22,7 +24,7 @@ use crate::runtime::meta;
 pub async fn serve(
     app: &App,
     info: &ResourceRequest,
-    user: &UserInfo,
+    user: &Arc<UserInfo>,
     params: &Params,
     headers: &HeaderMap,
     body: &[u8],
@@ -85,7 +87,7 @@ struct Request<'a> {
     name: &'a str,
     params: &'a Params,
     shape: Shape,
-    user: &'a UserInfo,
+    user: &'a Arc<UserInfo>,
 }
 
 impl Request<'_> {

@@ -91,7 +91,7 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
     };
     // The authentication filter sets the user; a request that did not go
     // through it (none in this server) would be anonymous.
-    let user = parts.extensions.get::<UserInfo>().cloned().unwrap_or_default();
+    let user = parts.extensions.get::<Arc<UserInfo>>().cloned().unwrap_or_default();
     let result = match &info {
         RequestInfo::Resource(resource) => {
             handlers::serve(&app, resource, &user, &params, &parts.headers, &body).await

@@ -4,7 +4,7 @@
 //! 1. `panic_recovery`: a panicking handler answers 500, the server goes on;
 //! 2. `request_info`: what the request is about, for everything below;
 //! 3. `observe`: metrics and request logging;
-//! 4. `authentication`: who sent it (a [`UserInfo`] in the extensions);
+//! 4. `authentication`: who sent it (an `Arc<UserInfo>` in the extensions);
 //!    audit and impersonation come right after it with the security issue;
 //! 5. `max_in_flight`: 429 beyond `--max-requests-inflight` /
 //!    `--max-mutating-requests-inflight` (watches are not counted);

@@ -47,12 +47,12 @@ pub enum Deleted {
 /// Who asks for a write and whether it is only tried.
 #[derive(Debug, Clone)]
 pub struct WriteContext {
-    pub user: UserInfo,
+    pub user: Arc<UserInfo>,
     pub dry_run: bool,
 }
 
 impl WriteContext {
-    pub fn new(user: UserInfo, dry_run: bool) -> Self {
+    pub fn new(user: Arc<UserInfo>, dry_run: bool) -> Self {
         WriteContext { user, dry_run }
     }
 

@@ -1,6 +1,7 @@
 //! The authenticated user of a request (kube's `user.Info`).
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 /// Who a request acts as: set by authentication (later impersonation), read
 /// by authorization, admission and audit.
@@ -14,20 +15,23 @@ pub struct UserInfo {
 
 impl UserInfo {
     /// The user every request is served as until real authenticators come:
-    /// a cluster administrator, as kube's loopback client is.
-    pub fn admin() -> UserInfo {
-        UserInfo {
-            name: "system:admin".into(),
-            uid: String::new(),
-            groups: vec!["system:masters".into(), "system:authenticated".into()],
-            extra: BTreeMap::new(),
-        }
+    /// a cluster administrator, as kube's loopback client is. Shared: a
+    /// request carries its user by reference count, not by copy.
+    pub fn admin() -> Arc<UserInfo> {
+        static ADMIN: OnceLock<Arc<UserInfo>> = OnceLock::new();
+        ADMIN.get_or_init(|| Arc::new(UserInfo::master("system:admin"))).clone()
     }
 
     /// The server's own controllers (namespace finalizer, bootstrap).
-    pub fn apiserver() -> UserInfo {
+    pub fn apiserver() -> Arc<UserInfo> {
+        static APISERVER: OnceLock<Arc<UserInfo>> = OnceLock::new();
+        APISERVER.get_or_init(|| Arc::new(UserInfo::master("system:apiserver"))).clone()
+    }
+
+    /// A member of `system:masters`, which every authorizer allows.
+    fn master(name: &str) -> UserInfo {
         UserInfo {
-            name: "system:apiserver".into(),
+            name: name.into(),
             uid: String::new(),
             groups: vec!["system:masters".into(), "system:authenticated".into()],
             extra: BTreeMap::new(),
