@@ -249,28 +249,37 @@ fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
 
 /// A self-signed certificate for 127.0.0.1 in `dir` (tls.crt, tls.key).
 fn make_certificate(dir: &Path) {
+    let (key, crt) = (dir.join("tls.key"), dir.join("tls.crt"));
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=rtcd-apiserver",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        &key.display().to_string(),
+        "-out",
+        &crt.display().to_string(),
+    ]);
+}
+
+/// Runs openssl (scripts/install-deps.sh installs it); it must succeed.
+pub fn openssl(args: &[&str]) {
     let status = Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-days",
-            "1",
-        ])
-        .args(["-subj", "/CN=rtcd-apiserver", "-addext", "subjectAltName=IP:127.0.0.1"])
-        .arg("-keyout")
-        .arg(dir.join("tls.key"))
-        .arg("-out")
-        .arg(dir.join("tls.crt"))
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .expect("openssl (scripts/install-deps.sh installs it)");
-    assert!(status.success(), "openssl could not make a certificate");
+    assert!(status.success(), "openssl {args:?} failed");
 }
 
 /// A program from the project's venv (~/.cache/rtcd/venv, or $RTCD_VENV).

@@ -1,7 +1,7 @@
 //! HTTPS with a certificate given by flag: kubectl (HTTP/2 over TLS, as
 //! client-go speaks it) trusts it through its kubeconfig.
 
-use crate::common::{ApiServer, Backend};
+use crate::common::{ApiServer, Backend, openssl};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_over_https() {
@@ -57,16 +57,6 @@ async fn client_certificates_are_verified_against_the_client_ca() {
     assert!(!mallory.status.success(), "a certificate from another CA was accepted");
     let anonymous = api.kubectl(&["get", "namespace", "default", "-o", "name"]);
     assert!(anonymous.status.success(), "{}", String::from_utf8_lossy(&anonymous.stderr));
-}
-
-fn openssl(args: &[&str]) {
-    let status = std::process::Command::new("openssl")
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("openssl (scripts/install-deps.sh installs it)");
-    assert!(status.success(), "openssl {args:?} failed");
 }
 
 /// A CA (`<name>.crt`, `<name>.key`) in `dir`.
