@@ -20,4 +20,5 @@ pub mod proxy;
 pub mod recorder;
 pub mod report;
 pub mod run;
+pub mod summary;
 pub mod workload;

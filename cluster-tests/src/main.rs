@@ -149,7 +149,7 @@ fn main() -> ExitCode {
 }
 
 fn report(
-    outcome: Result<rtcd_cluster_tests::run::Summary, rtcd_cluster_tests::run::RunError>,
+    outcome: Result<rtcd_cluster_tests::summary::Summary, rtcd_cluster_tests::run::RunError>,
     config: &RunConfig,
 ) -> ExitCode {
     let summary = match outcome {

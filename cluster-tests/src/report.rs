@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::history::{FaultWindow, LeaseAction, Micro, Nanos, Outcome, REFERENCE, Record, RegisterOp};
-use crate::run::Summary;
+use crate::summary::Summary;
 
 const WIDTH: f64 = 1000.0;
 const PLOT_HEIGHT: f64 = 180.0;

@@ -6,14 +6,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
-use crate::checker::{self, Verdicts};
+use crate::checker;
 use crate::cluster::{Cluster, ClusterError, Target};
 use crate::history::Record;
 use crate::nemesis::{self, Fault, Schedule};
 use crate::proxy::Network;
 use crate::recorder::{Recorder, Rng};
+use crate::summary::Summary;
 use crate::workload;
 
 #[derive(Debug, Clone)]
@@ -41,24 +40,6 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// Print a progress line to stderr every second.
     pub progress: bool,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Summary {
-    pub target: &'static str,
-    pub seed: u64,
-    pub seconds: u64,
-    pub faults: Vec<String>,
-    pub fault_windows: usize,
-    #[serde(flatten)]
-    pub verdicts: Verdicts,
-}
-
-impl Summary {
-    /// `Some(true)`: every checker found the history valid.
-    pub fn valid(&self) -> Option<bool> {
-        self.verdicts.valid()
-    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -17,6 +17,7 @@
 //!   snapshots are the store's checksummed dump.
 
 pub mod codec;
+mod error;
 pub mod log_store;
 pub mod membership;
 pub mod network;
@@ -27,8 +28,9 @@ pub mod state_machine;
 pub mod types;
 mod wire;
 
+pub use error::ReplicationError;
 pub use membership::MembershipChange;
-pub use node::{ApplySink, RaftConfig, RaftNode, ReplicationError};
+pub use node::{ApplySink, RaftConfig, RaftNode};
 pub use state_machine::AppliedEntry;
 pub use types::{Command, Member, TypeConfig};
 

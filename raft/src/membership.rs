@@ -10,7 +10,8 @@ use openraft::ChangeMembers;
 use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::{ChangeMembershipError, ClientWriteError, RaftError};
 
-use crate::node::{RaftNode, ReplicationError};
+use crate::error::ReplicationError;
+use crate::node::RaftNode;
 use crate::types::Member;
 
 /// One change to the cluster's membership.

@@ -18,6 +18,7 @@ use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
 use rtcd_store::{Applied, Store, StoreError, WriteRequest};
 use tokio::sync::oneshot;
 
+use crate::error::ReplicationError;
 use crate::log_store::RocksLogStore;
 use crate::network::PeerNetwork;
 use crate::peer_service::{LeaderContact, PeerService};
@@ -50,26 +51,6 @@ pub struct RaftConfig {
     pub request_timeout: Duration,
     /// Peer URL -> URL to dial instead (fault-injection proxies); usually empty.
     pub dial_overrides: HashMap<String, String>,
-}
-
-/// Why a proposal or read did not complete, in terms etcd clients know.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReplicationError {
-    #[error("no leader")]
-    NoLeader,
-    #[error("request timed out")]
-    Timeout,
-    #[error("leader changed")]
-    LeaderChanged,
-    /// This member does not lead (membership changes run on the leader).
-    #[error("not leader")]
-    NotLeader,
-    /// openraft refused a membership change the server's checks let
-    /// through (a concurrent change won the race).
-    #[error("membership change rejected: {0}")]
-    Rejected(String),
-    #[error("raft stopped: {0}")]
-    Stopped(String),
 }
 
 /// Proposals waiting for this member's apply, and the member's apply sink.

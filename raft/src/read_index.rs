@@ -18,8 +18,8 @@ use rtcd_proto::rtcdraftpb::RaftMessage;
 use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
 use tokio::sync::oneshot;
 
+use crate::error::ReplicationError;
 use crate::network::PeerNetwork;
-use crate::node::ReplicationError;
 use crate::types::Member;
 use crate::{RtcdRaft, wire};
 

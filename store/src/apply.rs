@@ -24,7 +24,7 @@ use crate::error::StoreError;
 use crate::key_index::KeyRange;
 use crate::lease::{LeaseInfo, MAX_LEASE_TTL};
 use crate::revision::Revision;
-use crate::store::{State, meta};
+use crate::state::{State, meta};
 use crate::validate;
 use crate::view::{View, header};
 
@@ -63,30 +63,6 @@ pub struct Applied {
     /// What watchers see, in order, each with `prev_kv` filled when the key
     /// existed before.
     pub events: Vec<Event>,
-}
-
-/// The caller's position in its log, stored atomically with the batch it
-/// covers. `context` is opaque to the store (Raft keeps its log id and
-/// membership there).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AppliedMark {
-    pub index: u64,
-    pub context: Vec<u8>,
-}
-
-impl AppliedMark {
-    pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut out = self.index.to_be_bytes().to_vec();
-        out.extend_from_slice(&self.context);
-        out
-    }
-
-    pub(crate) fn decode(raw: &[u8]) -> Result<Self, StoreError> {
-        let (index, context) = raw
-            .split_first_chunk::<8>()
-            .ok_or_else(|| StoreError::Corrupt("applied mark too short".into()))?;
-        Ok(Self { index: u64::from_be_bytes(*index), context: context.to_vec() })
-    }
 }
 
 /// One batch being applied.

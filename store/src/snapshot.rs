@@ -20,10 +20,11 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::apply::AppliedMark;
 use crate::engine::{Engine, RocksEngine, Table, WriteBatch};
 use crate::error::StoreError;
-use crate::store::{Store, meta};
+use crate::state::AppliedMark;
+use crate::state::meta;
+use crate::store::Store;
 
 const MAGIC: &[u8; 8] = b"RTCDSNAP";
 const FORMAT_VERSION: u32 = 1;

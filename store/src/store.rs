@@ -10,21 +10,15 @@ use rtcd_proto::etcdserverpb::{RangeRequest, RangeResponse};
 use rtcd_proto::mvccpb::KeyValue;
 
 use crate::alarm::Alarms;
-use crate::apply::{Applied, AppliedMark, Batch, WriteRequest};
+use crate::apply::{Applied, Batch, WriteRequest};
 use crate::engine::{Engine, EngineSnapshot, RocksEngine, Table, WriteBatch};
 use crate::error::StoreError;
 use crate::key_index::{KeyIndex, KeyRev};
 use crate::lease::{LeaseInfo, Leases};
 use crate::revision::Revision;
+use crate::state::{AppliedMark, State, meta};
 use crate::validate;
 use crate::view::View;
-
-/// Keys of the `meta` table.
-pub(crate) mod meta {
-    pub const REVISION: &[u8] = b"revision";
-    pub const COMPACTED: &[u8] = b"compacted";
-    pub const APPLIED: &[u8] = b"applied";
-}
 
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
@@ -39,21 +33,6 @@ impl Default for StoreOptions {
     fn default() -> Self {
         Self { sync: true, max_txn_ops: 128 }
     }
-}
-
-/// Everything in memory; guarded by one lock so a batch is seen whole.
-#[derive(Debug)]
-pub(crate) struct State {
-    pub index: KeyIndex,
-    pub leases: Leases,
-    /// The current revision; a new store is at 1.
-    pub rev: i64,
-    /// The compacted revision; -1 before the first compaction.
-    pub compacted: i64,
-    pub applied: AppliedMark,
-    pub alarms: Alarms,
-    /// Set when a batch failed half-way: memory is ahead of disk.
-    pub poisoned: bool,
 }
 
 pub struct Store {
