@@ -1,5 +1,5 @@
 //! The generic store and the kinds' strategies against in-memory storage,
-//! served as `server::serve_builtin_kinds` serves them (every built-in kind,
+//! served as `kinds::serve` serves them (every built-in kind,
 //! NamespaceLifecycle admission): each test checks what a kube client would
 //! see — objects, status codes and messages — and what storage holds.
 
@@ -11,10 +11,9 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use super::kinds::{self, Kind, KindContext};
+use super::kinds::{self, Kind};
 use super::{DeleteOptions, Deleted, Resource, Resources, Store, Strategy, WriteContext};
-use crate::admission::{self, NamespaceLifecycle};
-use crate::cacher::{CacheConfig, Delivery, Filter, ReadAt, WatchSpec, WatchStart};
+use crate::cacher::{Delivery, Filter, ReadAt, WatchSpec, WatchStart};
 use crate::errors::ApiError;
 use crate::patch::PatchType;
 use crate::request::UserInfo;
@@ -40,19 +39,8 @@ impl Cluster {
 
     /// Served over `storage`, which reads and writes `memory`.
     async fn on(memory: MemoryStorage, storage: Arc<dyn Storage>) -> Cluster {
-        // As server::serve_builtin_kinds builds it.
-        let lifecycle = Arc::new(NamespaceLifecycle::default());
-        let chain = Arc::new(admission::Chain::new(vec![lifecycle.clone()]));
-        let resources = Resources::new(storage.clone(), chain, CacheConfig::default(), "/registry");
-        let context = KindContext {
-            storage,
-            etcd_prefix: resources.etcd_prefix().to_string(),
-            service_ips: kinds::service::IpRange::parse("10.0.0.0/24").unwrap(),
-        };
-        for kind in kinds::builtin(&context) {
-            resources.add(kind).unwrap();
-        }
-        lifecycle.set_namespaces(Arc::new(resources.store("", "namespaces").unwrap()));
+        let ips = kinds::service::IpRange::parse("10.0.0.0/24").unwrap();
+        let resources = kinds::serve(storage, "/registry", ips).unwrap();
         let cluster = Cluster { memory, resources };
         eventually("the watch caches to load", || async { cluster.resources.caches_ready() }).await;
         cluster.create("", "namespaces", None, json!({"metadata": {"name": "default"}})).await.unwrap();

@@ -12,14 +12,12 @@ use std::time::Duration;
 
 use tonic::transport::{Channel, Endpoint};
 
-use crate::admission::{self, NamespaceLifecycle};
-use crate::cacher::CacheConfig;
 use crate::endpoints::{self, App};
 use crate::filters::{self, FilterState, Limits};
 use crate::metrics::Metrics;
 use crate::options::Options;
 use crate::registry::Resources;
-use crate::registry::kinds::{self, KindContext};
+use crate::registry::kinds;
 use crate::storage::{Compactor, Etcd3Store, Step, Storage};
 
 #[derive(Debug, thiserror::Error)]
@@ -32,8 +30,8 @@ pub enum StartError {
     PlainHttpNotLoopback(std::net::IpAddr),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
-    #[error("cannot serve {kind}: {why}")]
-    Register { kind: String, why: String },
+    #[error("cannot serve the built-in kinds: {0}")]
+    Register(String),
     #[error("cannot listen on {addr}: {why}")]
     Bind { addr: SocketAddr, why: String },
     #[error("serving failed: {0}")]
@@ -99,26 +97,10 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     }
 }
 
-/// The admission chain and every built-in kind, registered the way a
-/// CustomResourceDefinition's resource will be.
+/// Every built-in kind, served over `storage` as the flags say.
 pub fn serve_builtin_kinds(storage: Arc<dyn Storage>, options: &Options) -> Result<Resources, StartError> {
-    let lifecycle = Arc::new(NamespaceLifecycle::default());
-    let chain = Arc::new(admission::Chain::new(vec![lifecycle.clone()]));
-    let resources = Resources::new(storage.clone(), chain, CacheConfig::default(), &options.etcd.etcd_prefix);
-    let context = KindContext {
-        storage,
-        etcd_prefix: resources.etcd_prefix().to_string(),
-        service_ips: options.service_cluster_ip_range,
-    };
-    for kind in kinds::builtin(&context) {
-        let name = kind.resource.qualified_name();
-        resources.add(kind).map_err(|e| StartError::Register { kind: name, why: e.to_string() })?;
-    }
-    let namespaces = resources
-        .store("", "namespaces")
-        .map_err(|e| StartError::Register { kind: "namespaces".into(), why: e.to_string() })?;
-    lifecycle.set_namespaces(Arc::new(namespaces));
-    Ok(resources)
+    kinds::serve(storage, &options.etcd.etcd_prefix, options.service_cluster_ip_range)
+        .map_err(|e| StartError::Register(e.to_string()))
 }
 
 /// kube-apiserver's compaction loop: one step per interval.

@@ -10,7 +10,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Codec, Resource, Strategy, WriteHooks};
+use super::{Codec, Resource, Resources, Strategy, WriteHooks};
+use crate::admission::{self, NamespaceLifecycle};
+use crate::cacher::CacheConfig;
+use crate::errors::ApiError;
 use crate::openapi::OpenApiResource;
 use crate::storage::Storage;
 
@@ -101,6 +104,25 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
     ]
 }
 
+/// Every built-in kind served over `storage`, through an admission chain of
+/// NamespaceLifecycle, registered the way a CustomResourceDefinition's
+/// resource will be.
+pub fn serve(
+    storage: Arc<dyn Storage>,
+    etcd_prefix: &str,
+    service_ips: service::IpRange,
+) -> Result<Resources, ApiError> {
+    let lifecycle = Arc::new(NamespaceLifecycle::default());
+    let chain = Arc::new(admission::Chain::new(vec![lifecycle.clone()]));
+    let resources = Resources::new(storage.clone(), chain, CacheConfig::default(), etcd_prefix);
+    let context = KindContext { storage, etcd_prefix: resources.etcd_prefix().to_string(), service_ips };
+    for kind in builtin(&context) {
+        resources.add(kind)?;
+    }
+    lifecycle.set_namespaces(Arc::new(resources.store("", "namespaces")?));
+    Ok(resources)
+}
+
 /// Workloads with replicas: `spec.replicas` defaults to 1.
 fn default_replicas(object: &mut Value) {
     if object["spec"].is_object() && object["spec"]["replicas"].is_null() {
@@ -117,22 +139,12 @@ pub(crate) mod tests {
     /// (for tests of what is derived from the served set).
     pub(crate) fn builtin_resources() -> crate::registry::Resources {
         let channel = tonic::transport::Endpoint::from_static("http://127.0.0.1:1").connect_lazy();
-        let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel));
-        let resources = crate::registry::Resources::new(
-            storage.clone(),
-            Arc::default(),
-            crate::cacher::CacheConfig::default(),
+        serve(
+            Arc::new(Etcd3Store::new(channel)),
             "/registry",
-        );
-        let context = KindContext {
-            storage,
-            etcd_prefix: "/registry".into(),
-            service_ips: service::IpRange::parse("10.0.0.0/24").unwrap(),
-        };
-        for kind in builtin(&context) {
-            resources.add(kind).unwrap();
-        }
-        resources
+            service::IpRange::parse("10.0.0.0/24").unwrap(),
+        )
+        .unwrap()
     }
 
     #[test]
