@@ -19,6 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(true)
         // Keys, values and blobs stay `Bytes` end to end: no copies on the hot path.
         .bytes(".")
+        // prost's codec, but txns decode at etcd's nesting (src/codec.rs).
+        .codec_path("crate::codec::EtcdCodec")
         .compile_fds(descriptors)?;
     Ok(())
 }

@@ -2,36 +2,44 @@
 //! `protos/`. Modules are named like etcd's Go packages so code reads the same
 //! as etcd's: `etcdserverpb::RangeRequest`, `mvccpb::KeyValue`.
 //!
-//! This crate holds generated code and re-exports only; no logic.
+//! This crate holds generated code, plus the one piece of wire logic the
+//! generated services need: `codec`, which decodes txns nested as deep as
+//! etcd allows.
 
-#![allow(clippy::all, missing_docs)]
+pub mod codec;
 
 /// Key-value records and watch events.
+#[allow(clippy::all, missing_docs)]
 pub mod mvccpb {
     tonic::include_proto!("mvccpb");
 }
 
 /// Users, roles and permissions.
+#[allow(clippy::all, missing_docs)]
 pub mod authpb {
     tonic::include_proto!("authpb");
 }
 
 /// The client API: KV, Watch, Lease, Cluster, Maintenance and Auth services.
+#[allow(clippy::all, missing_docs)]
 pub mod etcdserverpb {
     tonic::include_proto!("etcdserverpb");
 }
 
 /// The lock service.
+#[allow(clippy::all, missing_docs)]
 pub mod v3lockpb {
     tonic::include_proto!("v3lockpb");
 }
 
 /// The election service.
+#[allow(clippy::all, missing_docs)]
 pub mod v3electionpb {
     tonic::include_proto!("v3electionpb");
 }
 
 /// rtcd's member-to-member protocol on the peer URL.
+#[allow(clippy::all, missing_docs)]
 pub mod rtcdraftpb {
     tonic::include_proto!("rtcdraftpb");
 }

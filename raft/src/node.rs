@@ -358,6 +358,21 @@ impl RaftNode {
         config.nodes().map(|(id, member)| (*id, member.clone(), !voters.contains(id))).collect()
     }
 
+    /// Resolves when this member's Raft has stopped on a fatal error (its
+    /// storage failed, or a committed entry could not be applied), with the
+    /// cause. A member in that state can serve nothing correctly.
+    pub async fn stopped(&self) -> String {
+        let mut metrics = self.raft.metrics();
+        loop {
+            if let Err(fatal) = &metrics.borrow_watched().running_state {
+                return fatal.to_string();
+            }
+            if metrics.changed().await.is_err() {
+                return "raft stopped".to_owned();
+            }
+        }
+    }
+
     pub async fn shutdown(&self) {
         let _ = self.raft.shutdown().await;
     }

@@ -64,6 +64,26 @@ fn read_mark(mark: &AppliedMark) -> io::Result<RaftApplied> {
     postcard::from_bytes(&mark.context).map_err(io_err)
 }
 
+/// A committed entry this member cannot decode stops the state machine:
+/// skipping it would let this member's data differ from every member that
+/// applies it, and no later entry may be applied without it. The error makes
+/// openraft stop this member's Raft (a fatal storage error), and the server
+/// exits with the line below.
+fn decode_committed(proposal: &[u8], log_id: &LogId) -> io::Result<(u64, WriteRequest)> {
+    codec::decode(proposal).map_err(|error| {
+        tracing::error!(
+            %log_id,
+            %error,
+            "a committed log entry cannot be decoded by this version; stopping rather than skipping it \
+             (run the version that wrote it)"
+        );
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("committed entry {log_id} cannot be decoded: {error}"),
+        )
+    })
+}
+
 const CURRENT_SNAPSHOT: &str = "current.snap";
 const CURRENT_META: &str = "current.meta";
 
@@ -135,15 +155,11 @@ impl RaftStateMachine<TypeConfig> for StoreStateMachine {
             let (entry, responder) = item?;
             match entry.payload {
                 EntryPayload::Blank => {}
-                EntryPayload::Normal(command) => match codec::decode(&command.proposal) {
-                    Some((id, request)) => {
-                        ids.push(id);
-                        requests.push(request);
-                    }
-                    None => {
-                        tracing::warn!(log_id = %entry.log_id, "skipping an entry this version cannot decode")
-                    }
-                },
+                EntryPayload::Normal(command) => {
+                    let (id, request) = decode_committed(&command.proposal, &entry.log_id)?;
+                    ids.push(id);
+                    requests.push(request);
+                }
                 EntryPayload::Membership(m) => applied.membership = Stored::new(Some(entry.log_id), m),
             }
             applied.last_applied = Some(entry.log_id);

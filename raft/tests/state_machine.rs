@@ -91,3 +91,20 @@ async fn applies_in_batches_resumes_and_ships_snapshots() {
     let current = sm_b.get_current_snapshot().await.unwrap().unwrap();
     assert_eq!(current.meta, snapshot.meta);
 }
+
+/// A committed entry this version cannot decode stops the state machine
+/// (openraft then stops the member) instead of being skipped: nothing of
+/// the batch is applied and the applied position does not move past it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undecodable_committed_entry_stops_the_state_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, mut sm) = open(dir.path(), Arc::new(()));
+    apply(&mut sm, vec![put(1, 1, "before")]).await;
+    let garbage = Entry::new_normal(log_id::<TypeConfig>(1, 1, 3), Command { proposal: vec![0xff, 0xff] });
+    let items = vec![put(2, 2, "same-batch"), garbage, put(4, 4, "after")].into_iter().map(|e| Ok((e, None)));
+    let error = sm.apply(futures_util::stream::iter(items)).await.unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+    assert!(error.to_string().contains("cannot be decoded"), "{error}");
+    assert_eq!(keys(&store), vec![Bytes::from("before")]);
+    assert_eq!(sm.applied_state().await.unwrap().0, Some(log_id::<TypeConfig>(1, 1, 1)));
+}

@@ -65,6 +65,17 @@ pub struct Config {
     pub max_txn_ops: usize,
     #[arg(long, env = "ETCD_MAX_REQUEST_BYTES", default_value_t = 1_572_864)]
     pub max_request_bytes: usize,
+    /// Streams one client connection may have open at once. etcd's default
+    /// is unbounded (4294967295); rtcd bounds it, since every stream holds
+    /// server memory, and gRPC clients wait for a free stream at the bound.
+    #[arg(long, env = "ETCD_MAX_CONCURRENT_STREAMS", default_value_t = 1000)]
+    pub max_concurrent_streams: u32,
+    /// How long a client connection may stay silent before the server pings it.
+    #[arg(long, env = "ETCD_GRPC_KEEPALIVE_INTERVAL", default_value = "2h")]
+    pub grpc_keepalive_interval: String,
+    /// How long the server waits for the answer to that ping before closing the connection.
+    #[arg(long, env = "ETCD_GRPC_KEEPALIVE_TIMEOUT", default_value = "20s")]
+    pub grpc_keepalive_timeout: String,
     #[arg(long, env = "ETCD_AUTO_COMPACTION_MODE", default_value = "periodic")]
     pub auto_compaction_mode: String,
     #[arg(long, env = "ETCD_AUTO_COMPACTION_RETENTION", default_value = "0")]
@@ -120,10 +131,22 @@ pub enum ConfigError {
     BadClusterState(String),
     #[error("invalid --experimental-lease-checkpoint-interval {0:?}")]
     BadCheckpointInterval(String),
+    #[error("invalid --{0} {1:?}")]
+    BadDuration(&'static str, String),
+    #[error("--max-concurrent-streams must be at least 1")]
+    NoStreams,
     #[error("invalid --initial-cluster {0:?}: expected name=peerURL,...")]
     BadInitialCluster(String),
     #[error("--initial-cluster has no entry for this member ({0}) with its --initial-advertise-peer-urls")]
     NotInInitialCluster(String),
+}
+
+/// A duration flag that must be above zero.
+fn positive(flag: &'static str, raw: &str) -> Result<Duration, ConfigError> {
+    match rtcd_duration::parse(raw) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        _ => Err(ConfigError::BadDuration(flag, raw.to_owned())),
+    }
 }
 
 /// The space quota when `--quota-backend-bytes` is 0 (etcd's default).
@@ -184,6 +207,12 @@ impl Config {
             },
             max_txn_ops: self.max_txn_ops,
             max_request_bytes: self.max_request_bytes,
+            max_concurrent_streams: match self.max_concurrent_streams {
+                0 => return Err(ConfigError::NoStreams),
+                n => n,
+            },
+            grpc_keepalive_interval: positive("grpc-keepalive-interval", &self.grpc_keepalive_interval)?,
+            grpc_keepalive_timeout: positive("grpc-keepalive-timeout", &self.grpc_keepalive_timeout)?,
         })
     }
 
@@ -314,6 +343,11 @@ mod tests {
         assert_eq!(s.cluster_state, ClusterState::New);
         assert_eq!(s.max_txn_ops, 128);
         assert_eq!(s.max_request_bytes, 1_572_864);
+        assert_eq!(s.max_concurrent_streams, 1000);
+        assert_eq!(
+            (s.grpc_keepalive_interval, s.grpc_keepalive_timeout),
+            (Duration::from_secs(7200), Duration::from_secs(20))
+        );
         assert_eq!(s.quota_backend_bytes, DEFAULT_QUOTA_BYTES);
         assert_eq!(
             (s.heartbeat_interval, s.election_timeout),

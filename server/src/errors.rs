@@ -173,4 +173,13 @@ mod tests {
         let s: Status = EtcdError::RequestTooLarge.into();
         assert_eq!((s.code(), s.message()), (Code::InvalidArgument, "etcdserver: request is too large"));
     }
+
+    /// A txn nested too deep is refused by the gRPC codec, before it reaches
+    /// the store's op budget: the client must not tell the two apart.
+    #[test]
+    fn the_codec_refuses_deep_txns_with_the_budgets_error() {
+        let budget: Status = EtcdError::from(StoreError::TooManyOps).into();
+        let codec = Status::from(rtcd_proto::codec::TxnDecodeError::TooDeep);
+        assert_eq!((codec.code(), codec.message()), (budget.code(), budget.message()));
+    }
 }

@@ -12,6 +12,7 @@ pub mod applied;
 pub mod compactor;
 pub mod config;
 pub mod errors;
+pub mod grpc_body;
 pub mod header;
 pub mod http;
 pub mod hub;

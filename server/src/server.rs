@@ -9,6 +9,7 @@ use rtcd_proto::etcdserverpb::{
 use tonic::service::Routes;
 use tonic::transport::Server;
 
+use crate::grpc_body::WholeMessagesLayer;
 use crate::node::Node;
 use crate::services::lease::LeaseService;
 use crate::services::peer::PeerService;
@@ -16,12 +17,19 @@ use crate::services::{
     cluster::ClusterService, kv::KvService, maintenance::MaintenanceService, watch::WatchService,
 };
 
+/// See where it is set.
+const CONNECTION_WINDOW: u32 = 16 << 20;
+
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The error and its causes, joined: tonic's own text is only
     /// "transport error", the cause says what went wrong (address in use).
     #[error("serving {0}: {1}")]
     Transport(std::net::SocketAddr, String),
+    /// Replication stopped on a fatal error: serving on would answer reads
+    /// from a state no longer kept up to date.
+    #[error("raft stopped: {0}")]
+    RaftStopped(String),
 }
 
 fn transport_error(addr: std::net::SocketAddr, error: tonic::transport::Error) -> ServeError {
@@ -100,7 +108,18 @@ pub async fn serve(
             );
         // etcd answers plain HTTP (/health, /metrics, /version) on the same port.
         let routes = Routes::from(grpc.into_axum_router().merge(crate::http::routes(node.clone())));
-        let router = Server::builder().accept_http1(true).add_routes(routes);
+        let router = Server::builder()
+            .accept_http1(true)
+            .max_concurrent_streams(settings.max_concurrent_streams)
+            // HTTP/2 (h2) tears a connection down when more small DATA frames
+            // sit unread than half this window allows for: at hyper's 1 MiB,
+            // ~2,000 watch creates sent back to back. 16 MiB is the most
+            // grpc-go (etcd) grows a connection's window to.
+            .initial_connection_window_size(CONNECTION_WINDOW)
+            .http2_keepalive_interval(Some(settings.grpc_keepalive_interval))
+            .http2_keepalive_timeout(Some(settings.grpc_keepalive_timeout))
+            .layer(WholeMessagesLayer { max_message_bytes: max_recv })
+            .add_routes(routes);
         let mut stop = stop_rx.clone();
         servers.spawn(async move {
             let stopped = async move {
@@ -110,10 +129,16 @@ pub async fn serve(
         });
         tracing::info!(%addr, "serving client requests");
     }
-    while let Some(done) = servers.join_next().await {
-        if let Ok(Err(e)) = done {
-            return Err(e);
+    let serving = async move {
+        while let Some(done) = servers.join_next().await {
+            if let Ok(Err(e)) = done {
+                return Err(e);
+            }
         }
+        Ok(())
+    };
+    tokio::select! {
+        served = serving => served,
+        cause = node.raft().stopped() => Err(ServeError::RaftStopped(cause)),
     }
-    Ok(())
 }

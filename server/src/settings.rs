@@ -55,6 +55,12 @@ pub struct Settings {
     pub max_txn_ops: usize,
     /// `--max-request-bytes`.
     pub max_request_bytes: usize,
+    /// `--max-concurrent-streams`, per client connection.
+    pub max_concurrent_streams: u32,
+    /// `--grpc-keepalive-interval`: the server pings a connection silent this long.
+    pub grpc_keepalive_interval: Duration,
+    /// `--grpc-keepalive-timeout`: and closes it when the ping goes unanswered this long.
+    pub grpc_keepalive_timeout: Duration,
     /// `--auto-compaction-mode` and `--auto-compaction-retention`.
     pub auto_compaction: AutoCompaction,
     /// `--experimental-watch-progress-notify-interval`, at least 100 ms.

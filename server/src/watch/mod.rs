@@ -3,5 +3,6 @@
 //! responses.
 
 pub mod fragment;
+pub mod requests;
 pub mod stream;
 pub mod watcher;

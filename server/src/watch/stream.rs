@@ -27,6 +27,7 @@ use tokio::sync::{broadcast, mpsc};
 use tonic::{Status, Streaming};
 
 use super::fragment::fragments;
+use super::requests::Requests;
 use super::watcher::Watcher;
 use crate::errors::{EtcdError, WatchRefusal};
 use crate::hub::{LiveBatch, event_revision, with_queued};
@@ -53,6 +54,11 @@ pub struct WatchStream {
     live_revision: i64,
     /// A `WatchProgressRequest` waiting for every watcher to be synced.
     progress_requested: bool,
+    /// Some watcher may be behind `live_revision`. Looking for one costs a
+    /// pass over every watcher, too much on each of thousands of creates in
+    /// a row; so the pass runs only after something that can leave a watcher
+    /// behind (a create in the past, batches a watcher skipped).
+    maybe_unsynced: bool,
 }
 
 impl WatchStream {
@@ -69,6 +75,7 @@ impl WatchStream {
             live,
             live_revision,
             progress_requested: false,
+            maybe_unsynced: false,
         })
     }
 
@@ -77,7 +84,7 @@ impl WatchStream {
     /// keeps receiving events, as with etcd.
     pub async fn run(
         mut self,
-        mut incoming: Streaming<WatchRequest>,
+        incoming: Streaming<WatchRequest>,
         progress_interval: Duration,
         require_leader: bool,
     ) {
@@ -95,18 +102,26 @@ impl WatchStream {
             with_jitter(progress_interval),
         );
         progress.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut incoming = Requests::spawn(incoming);
         let mut receiving = true;
         loop {
-            let lagging = self.first_unsynced().is_some();
+            let lagging = self.maybe_unsynced && self.first_unsynced().is_some();
+            self.maybe_unsynced = lagging;
             let step = tokio::select! {
                 () = self.out.closed() => Err(Gone),
-                req = incoming.message(), if receiving => match req {
+                req = incoming.next(), if receiving => match req {
                     Ok(Some(req)) => self.handle(req).await,
                     Ok(None) => {
                         receiving = false;
                         Ok(())
                     }
-                    Err(_) => Err(Gone),
+                    // A request that does not decode (or a broken body) ends
+                    // the stream with its error, as on etcd; a client gone
+                    // away does not read it.
+                    Err(status) => {
+                        let _ = self.out.send(Err(status)).await;
+                        Err(Gone)
+                    }
                 },
                 batch = self.live.recv() => match batch {
                     Ok(batch) => {
@@ -160,6 +175,7 @@ impl WatchStream {
         };
         let start = if req.start_revision == 0 { current + 1 } else { req.start_revision };
         self.watchers.insert(id, Watcher::new(id, &req, start));
+        self.maybe_unsynced |= start <= self.live_revision;
         let mut resp = self.response(current, id);
         resp.created = true;
         self.send(resp).await
@@ -168,6 +184,8 @@ impl WatchStream {
     /// Checks a create request and picks its watch ID: the client's, or the
     /// lowest free one counting up from where auto-assignment left off.
     fn admit(&mut self, req: &WatchCreateRequest) -> Result<i64, WatchRefusal> {
+        // etcd 3.4 accepted it and then silently dropped events until its
+        // next sync; etcd 3.5 and later refuse it, and so does rtcd.
         if req.start_revision < 0 {
             return Err(WatchRefusal::NegativeRevision);
         }
@@ -207,6 +225,7 @@ impl WatchStream {
         let mut responses = Vec::new();
         for w in self.watchers.values_mut() {
             if w.next_revision < first {
+                self.maybe_unsynced = true;
                 continue;
             }
             let events: Vec<_> = batches.iter().flat_map(|batch| w.select(&batch.events)).collect();
@@ -282,7 +301,9 @@ impl WatchStream {
     /// vouch for and, like etcd, nothing is sent.
     async fn answer_progress(&mut self) -> Result<(), Gone> {
         self.take_published().await?;
-        if !self.watchers.values().all(|w| w.next_revision == self.live_revision + 1) {
+        // A watcher waiting for a revision not yet written owes nothing,
+        // like one that is caught up (etcd keeps both in its synced group).
+        if !self.watchers.values().all(|w| w.next_revision > self.live_revision) {
             return Ok(());
         }
         self.progress_requested = false;
@@ -314,7 +335,7 @@ impl WatchStream {
     async fn on_progress_tick(&mut self) -> Result<(), Gone> {
         let mut due = Vec::new();
         for w in self.watchers.values_mut() {
-            if w.progress_notify && !w.sent_since_progress && w.next_revision == self.live_revision + 1 {
+            if w.progress_notify && !w.sent_since_progress && w.next_revision > self.live_revision {
                 due.push(w.id);
             }
             w.sent_since_progress = false;

@@ -117,6 +117,11 @@ impl Member {
         (self.client_url.clone(), self.peer_url.clone())
     }
 
+    /// The member's process ID (to read its memory use, say).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// SIGKILL, leaving the data for a later `restart`.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -14,5 +14,6 @@ mod etcdctl_kv;
 mod etcdctl_lease;
 mod etcdctl_watch;
 mod harness;
+mod hostile;
 mod maintenance;
 mod watch_grpc;
