@@ -20,6 +20,7 @@ pub mod identity;
 pub mod leader;
 pub mod leases;
 pub mod lessor;
+pub mod listener;
 pub mod membership;
 pub mod node;
 pub mod require_leader;

@@ -125,7 +125,9 @@ pub async fn serve(
             let stopped = async move {
                 let _ = stop.wait_for(|s| *s).await;
             };
-            router.serve_with_shutdown(addr, stopped).await.map_err(|e| transport_error(addr, e))
+            let incoming =
+                crate::listener::bind(addr).map_err(|e| ServeError::Transport(addr, e.to_string()))?;
+            router.serve_with_incoming_shutdown(incoming, stopped).await.map_err(|e| transport_error(addr, e))
         });
         tracing::info!(%addr, "serving client requests");
     }

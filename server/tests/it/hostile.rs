@@ -361,3 +361,25 @@ async fn progress_is_answered_while_a_watcher_waits_for_the_future() {
             .await;
     assert!(answered, "a progress response while the only watcher waits for revision 1000");
 }
+
+/// The probe's third finding, continued: connections that never sent a
+/// byte stayed open. A connection that has not sent HTTP/2's preface within
+/// 10 s is closed, freeing its socket and buffers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_that_never_send_a_preface_are_closed() {
+    use tokio::io::AsyncReadExt;
+    let rtcd = start(Kind::Rtcd, "silent");
+    let authority = rtcd.client_url.trim_start_matches("http://").to_owned();
+    let mut silent = TcpStream::connect(&authority).await.unwrap();
+    let mut slow = TcpStream::connect(&authority).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut slow, b"PRI * HTTP/2.0").await.unwrap();
+    for connection in [&mut silent, &mut slow] {
+        let mut byte = [0u8; 1];
+        let closed = tokio::time::timeout(Duration::from_secs(30), connection.read(&mut byte)).await;
+        assert!(matches!(closed, Ok(Ok(0)) | Ok(Err(_))), "closed by the server: {closed:?}");
+    }
+    // A client that speaks promptly is served as ever.
+    let mut raw = Raw::connect(&rtcd.client_url).await;
+    let range = frame(&RangeRequest { key: "k".into(), ..Default::default() }.encode_to_vec());
+    assert_eq!(raw.call("/etcdserverpb.KV/Range", range).await.code, 0);
+}
