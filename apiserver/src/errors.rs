@@ -17,8 +17,13 @@ pub enum ApiError {
     Conflict { qualified: String, name: String, why: String },
     #[error("{0}")]
     Expired(String),
-    /// Validation failed: `<Kind> "<name>" is invalid: <causes>`.
-    #[error("{kind} \"{name}\" is invalid: {}", causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect::<Vec<_>>().join(", "))]
+    /// A continued list whose revision is compacted: 410 with a token that
+    /// goes on from the same key at the latest revision.
+    #[error("{message}")]
+    ExpiredContinue { message: String, continue_token: String },
+    /// Validation failed: `<Kind> "<name>" is invalid: <causes>`, several
+    /// causes bracketed and repeated ones once (kube's error aggregate).
+    #[error("{kind} \"{name}\" is invalid: {}", aggregate(causes))]
     Invalid { kind: String, name: String, causes: Vec<Cause> },
     /// A request that is well-formed but cannot be applied (a patch that
     /// does not fit the object): 422 without field causes.
@@ -26,6 +31,10 @@ pub enum ApiError {
     Unprocessable(String),
     #[error("{0}")]
     BadRequest(String),
+    /// A body, or what a patch would copy, over the server's limits:
+    /// kube's `NewRequestEntityTooLargeError`.
+    #[error("Request entity too large: {0}")]
+    RequestEntityTooLarge(String),
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -40,7 +49,7 @@ pub enum ApiError {
     TooManyRequests,
     /// A read or watch at a revision the server has not seen yet: kube's
     /// 504 whose cause tells client-go to relist from the latest.
-    #[error("Too large resource version: {requested}, current: {current}")]
+    #[error("Timeout: Too large resource version: {requested}, current: {current}")]
     TooLargeResourceVersion { requested: i64, current: i64 },
     #[error("Internal error occurred: {0}")]
     Internal(String),
@@ -62,9 +71,10 @@ impl ApiError {
         match self {
             ApiError::NotFound { .. } | ApiError::NoSuchPath => 404,
             ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
-            ApiError::Expired(_) => 410,
+            ApiError::Expired(_) | ApiError::ExpiredContinue { .. } => 410,
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => 422,
             ApiError::BadRequest(_) => 400,
+            ApiError::RequestEntityTooLarge(_) => 413,
             ApiError::Forbidden(_) => 403,
             ApiError::UnsupportedMediaType(_) => 415,
             ApiError::NotAcceptable(_) => 406,
@@ -81,9 +91,10 @@ impl ApiError {
             ApiError::NotFound { .. } | ApiError::NoSuchPath => "NotFound",
             ApiError::AlreadyExists { .. } => "AlreadyExists",
             ApiError::Conflict { .. } => "Conflict",
-            ApiError::Expired(_) => "Expired",
+            ApiError::Expired(_) | ApiError::ExpiredContinue { .. } => "Expired",
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
+            ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
             ApiError::Forbidden(_) => "Forbidden",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
             ApiError::NotAcceptable(_) => "NotAcceptable",
@@ -108,6 +119,9 @@ impl ApiError {
         });
         if let Some(details) = self.details() {
             status["details"] = details;
+        }
+        if let ApiError::ExpiredContinue { continue_token, .. } = self {
+            status["metadata"] = json!({"continue": continue_token});
         }
         status
     }
@@ -159,6 +173,22 @@ impl ApiError {
             StorageError::Update(message) => ApiError::BadRequest(message),
             StorageError::Etcd(message) => ApiError::Internal(message),
         }
+    }
+}
+
+/// Causes as kube's error aggregate prints them: one alone, several in
+/// brackets, each distinct message once.
+fn aggregate(causes: &[Cause]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for cause in causes {
+        let line = format!("{}: {}", cause.field, cause.message);
+        if !seen.contains(&line) {
+            seen.push(line);
+        }
+    }
+    match seen.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
     }
 }
 

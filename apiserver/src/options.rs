@@ -64,6 +64,15 @@ pub struct ServingOptions {
     /// passed on to authentication; clients without one are still served.
     #[arg(long, requires = "tls_cert_file")]
     pub client_ca_file: Option<PathBuf>,
+    /// The limit the server gives clients on the streams of one HTTP/2
+    /// connection; 0 means kube-apiserver's default, 100.
+    #[arg(long, default_value_t = 0)]
+    pub http2_max_streams_per_connection: u32,
+    /// rtcd-specific (kube-apiserver hard-codes 32s): how long a client may
+    /// take to send a request's headers, and on a new connection its TLS
+    /// handshake and first request, before the connection is closed.
+    #[arg(long, default_value = "32s", value_parser = parse_positive_duration)]
+    pub read_header_timeout: Duration,
 }
 
 /// How much is served at once.
@@ -75,11 +84,27 @@ pub struct LimitOptions {
     /// Mutating requests served at once before answering 429.
     #[arg(long, default_value_t = 200)]
     pub max_mutating_requests_inflight: usize,
+    /// rtcd-specific (kube-apiserver has it in its configuration only, as
+    /// MaxRequestBodyBytes): longer request bodies are answered 413.
+    #[arg(long, default_value_t = 3 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_request_body_bytes: u64,
+    /// rtcd-specific: connections open at once; more are closed as soon as
+    /// they are accepted. Every watch over HTTP/1.1 holds one.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
 }
 
 /// Go's `time.ParseDuration`, as kube-apiserver reads duration flags.
 fn parse_duration(text: &str) -> Result<Duration, String> {
     rtcd_duration::parse(text).map_err(|e| e.to_string())
+}
+
+/// A Go duration that is not zero (a timeout of nothing is no timeout).
+fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    match parse_duration(text)? {
+        Duration::ZERO => Err(format!("{text:?} must be longer than zero")),
+        d => Ok(d),
+    }
 }
 
 #[cfg(test)]
@@ -113,5 +138,22 @@ mod tests {
         assert_eq!(options.etcd.etcd_servers.len(), 2);
         assert_eq!(options.serving.secure_port, 8080);
         assert_eq!(options.etcd.etcd_compaction_interval, Duration::ZERO);
+    }
+
+    #[test]
+    fn limits_default_to_kube_apiservers() {
+        let options = Options::try_parse_from(["rtcd-apiserver"]).unwrap();
+        assert_eq!(options.limits.max_request_body_bytes, 3_145_728);
+        assert_eq!(options.serving.read_header_timeout, Duration::from_secs(32));
+        assert_eq!(options.serving.http2_max_streams_per_connection, 0);
+        let short =
+            Options::try_parse_from(["rtcd-apiserver", "--read-header-timeout=2s", "--max-connections=5"])
+                .unwrap();
+        assert_eq!(
+            (short.serving.read_header_timeout, short.limits.max_connections),
+            (Duration::from_secs(2), 5)
+        );
+        assert!(Options::try_parse_from(["rtcd-apiserver", "--read-header-timeout=0"]).is_err());
+        assert!(Options::try_parse_from(["rtcd-apiserver", "--max-request-body-bytes=0"]).is_err());
     }
 }

@@ -11,6 +11,15 @@ use super::{CachedObject, Cacher, Filter, Watch, WatchSpec};
 use crate::errors::ApiError;
 use crate::storage::{ContinueToken, Storage, StorageError};
 
+/// kube's 410 for a list at a compacted revision.
+const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
+/// kube's 410 for a continued list whose revision is compacted.
+const CONTINUE_EXPIRED: &str = "The provided continue parameter is too old to display a consistent list \
+     result. You can start a new list without the continue parameter, or use the continue token in this \
+     response to retrieve the remainder of the results. Continuing with the provided token results in an \
+     inconsistent list - objects that were created, modified, or deleted between the time the first chunk \
+     was returned and now may show up in the list.";
+
 /// `?resourceVersion=` and `?resourceVersionMatch=` of a read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReadAt {
@@ -108,18 +117,21 @@ impl ReadDelegator {
             None => prefix.to_string(),
         };
         let rv = opts.at.resource_version.unwrap_or(0);
+        if opts.continue_token.is_some() && rv != 0 {
+            // The token pins the revision; kube refuses a second one.
+            return Err(ApiError::BadRequest(
+                "specifying resource version is not allowed when using continue".into(),
+            ));
+        }
         let filtered = opts.filter.labels.is_some() || opts.filter.fields.is_some();
         let mut token = opts.continue_token.clone();
         let mut items = Vec::new();
         loop {
-            let page =
-                self.storage.list(&prefix, opts.limit, rv, token.as_deref()).await.map_err(|e| match e {
-                    StorageError::FutureRevision => ApiError::TooLargeResourceVersion {
-                        requested: rv,
-                        current: self.cacher.resource_version(),
-                    },
-                    e => self.error(e, ""),
-                })?;
+            let page = self
+                .storage
+                .list(&prefix, opts.limit, rv, token.as_deref())
+                .await
+                .map_err(|e| self.list_error(e, rv, token.as_deref()))?;
             let read = page.items.len();
             for (i, (key, object)) in page.items.iter().enumerate() {
                 let key = String::from_utf8_lossy(key).into_owned();
@@ -159,6 +171,26 @@ impl ReadDelegator {
                     });
                 }
             }
+        }
+    }
+
+    /// kube's answer to a failed list read at `rv` or continuing `token`
+    /// (kube's etcd3 store and watch cache): a revision ahead is the
+    /// token's or the request's, a compacted continuation gets a token that
+    /// goes on from the same key at the latest revision.
+    fn list_error(&self, err: StorageError, rv: i64, token: Option<&str>) -> ApiError {
+        let continued = token.and_then(|t| ContinueToken::decode(t).ok());
+        match (err, continued) {
+            (StorageError::FutureRevision, continued) => ApiError::TooLargeResourceVersion {
+                requested: continued.map_or(rv, |t| t.rv),
+                current: self.cacher.resource_version(),
+            },
+            (StorageError::Expired, Some(continued)) => ApiError::ExpiredContinue {
+                message: CONTINUE_EXPIRED.into(),
+                continue_token: ContinueToken::new(-1, continued.start_key()).encode(),
+            },
+            (StorageError::Expired, None) => ApiError::Expired(LIST_EXPIRED.into()),
+            (e, _) => self.error(e, ""),
         }
     }
 

@@ -314,16 +314,61 @@ async fn exact_reads_see_an_old_revision_until_it_is_compacted() {
     let err = s.list(&ListOptions { at: at(future, true), ..ListOptions::default() }).await.unwrap_err();
     assert_eq!(err.code(), 504);
     assert!(
-        err.to_string().starts_with(&format!("Too large resource version: {future}, current: ")),
+        err.to_string().starts_with(&format!("Timeout: Too large resource version: {future}, current: ")),
         "{err}"
     );
     // Compacted away: 410.
     s.memory.compact(s.memory.revision()).unwrap();
     let err = s.list(&exact).await.unwrap_err();
     assert_eq!(err.code(), 410);
+    assert_eq!(err.to_string(), "The resourceVersion for the provided list is too old.");
+}
+
+#[tokio::test]
+async fn continued_lists_fail_as_kubes_do() {
+    let s = Setup::new().await;
+    for name in ["a", "b", "c"] {
+        s.put("default", name, json!({})).await;
+    }
+    let first = s.list(&ListOptions { limit: 1, ..ListOptions::default() }).await.unwrap();
+    let token = first.continue_token.clone().unwrap();
+    let continued = |token: &str| ListOptions {
+        limit: 1,
+        continue_token: Some(token.to_string()),
+        ..ListOptions::default()
+    };
+    // A second revision besides the token's: 400.
+    let both = ListOptions { at: at(first.resource_version, false), ..continued(&token) };
+    let err = s.list(&both).await.unwrap_err();
     assert_eq!(
-        err.to_string(),
-        "The provided continue parameter is too old to display a consistent list result."
+        (err.code(), err.to_string().as_str()),
+        (400, "specifying resource version is not allowed when using continue")
+    );
+    // A forged revision ahead of etcd: the 504 names the token's revision.
+    let ahead = crate::storage::ContinueToken::new(999_999_999, "default/b\u{0}").encode();
+    let err = s.list(&continued(&ahead)).await.unwrap_err();
+    assert_eq!(err.code(), 504);
+    assert!(
+        err.to_string().starts_with("Timeout: Too large resource version: 999999999, current: "),
+        "{err}"
+    );
+    // Compacted: 410 with a token that goes on at the latest revision.
+    s.put("default", "d", json!({})).await;
+    s.memory.compact(s.memory.revision()).unwrap();
+    let err = s.list(&continued(&token)).await.unwrap_err();
+    let status = err.status();
+    assert_eq!((status["code"].as_u64(), status["reason"].as_str()), (Some(410), Some("Expired")));
+    assert!(err.to_string().starts_with("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response"));
+    let fresh = status["metadata"]["continue"].as_str().unwrap();
+    let decoded = crate::storage::ContinueToken::decode(fresh).unwrap();
+    assert_eq!(decoded.rv, -1);
+    let rest = s.list(&ListOptions { limit: 0, ..continued(fresh) }).await.unwrap();
+    assert_eq!(names(&rest), ["default/b", "default/c", "default/d"]);
+    // Malformed: 400 with kube's text.
+    let err = s.list(&continued("%%%")).await.unwrap_err();
+    assert_eq!(
+        (err.code(), err.to_string().as_str()),
+        (400, "invalid continue token: continue key is not valid: illegal base64 data at input byte 0")
     );
 }
 
@@ -337,7 +382,7 @@ async fn a_resource_version_the_cache_never_reaches_is_too_large() {
     assert_eq!(err.code(), 504);
     assert_eq!(
         err.to_string(),
-        format!("Too large resource version: {future}, current: {}", s.memory.revision())
+        format!("Timeout: Too large resource version: {future}, current: {}", s.memory.revision())
     );
 }
 

@@ -18,7 +18,7 @@ use crate::protobuf::{self, ProtobufError};
 use crate::registry::metadata::{self, prepare_update};
 use crate::registry::{DeleteOptions, Deleted, Resource, Store, WriteContext};
 use crate::request::{ResourceRequest, UserInfo};
-use crate::runtime::meta;
+use crate::runtime::{decode, meta};
 
 /// A resource request, already parsed; the whole body read.
 pub async fn serve(
@@ -55,7 +55,8 @@ pub async fn serve(
     let accept = header_str(headers, header::ACCEPT);
     let shape = Shape::negotiate(accept, params.get("includeObject"))?;
     let name = info.name.as_deref().unwrap_or_default();
-    let request = Request { store, resource, namespace, name, params, shape, user };
+    let max_body = app.max_request_body_bytes;
+    let request = Request { store, resource, namespace, name, params, shape, user, max_body };
     match (info.verb, info.subresource.as_deref()) {
         ("get", Some("scale")) => request.get_scale().await,
         ("get", _) => request.get().await,
@@ -88,6 +89,8 @@ struct Request<'a> {
     params: &'a Params,
     shape: Shape,
     user: &'a Arc<UserInfo>,
+    /// The request body limit, which also bounds what a YAML body expands to.
+    max_body: usize,
 }
 
 impl Request<'_> {
@@ -124,9 +127,18 @@ impl Request<'_> {
         Ok(respond::json_response(StatusCode::OK, &body))
     }
 
-    /// Decodes a JSON request body as an object of this resource.
+    /// Decodes a JSON, YAML or protobuf request body as an object of this
+    /// resource.
     fn decode(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
-        self.store.decode(body_json(headers, body)?, self.params.field_validation()?)
+        let json = body_json(headers, body, self.body_type(&self.resource.kind))?;
+        self.store.decode(json, self.params.field_validation()?)
+    }
+
+    /// How a body of `kind` is decoded for this request.
+    fn body_type<'k>(&self, kind: &'k str) -> BodyType<'k> {
+        // A YAML body may expand to twice the body limit: JSON spells out
+        // what block YAML leaves implicit, but aliases cannot take more.
+        BodyType { kind, max_yaml_json_bytes: self.max_body.saturating_mul(2) }
     }
 
     async fn create(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
@@ -158,7 +170,7 @@ impl Request<'_> {
     }
 
     async fn delete(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        let options = query::delete_body(&delete_options(headers, body)?)?;
+        let options = query::delete_body(&delete_options(headers, body, self.body_type("DeleteOptions"))?)?;
         let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
         let opts = DeleteOptions { preconditions: options.preconditions };
         match self.store.delete(&ctx, self.namespace, self.name, &opts).await? {
@@ -172,7 +184,7 @@ impl Request<'_> {
 
     /// Deletes every object the selectors match; the list of them.
     async fn delete_collection(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        let options = query::delete_body(&delete_options(headers, body)?)?;
+        let options = query::delete_body(&delete_options(headers, body, self.body_type("DeleteOptions"))?)?;
         let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
         let opts = DeleteOptions { preconditions: options.preconditions };
         let list_opts = self.params.list_options(self.store, self.namespace)?;
@@ -200,7 +212,7 @@ impl Request<'_> {
     }
 
     async fn update_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        let scale = body_json(headers, body)?;
+        let scale = body_json(headers, body, self.body_type("Scale"))?;
         self.set_replicas(|_| Ok(scale.clone())).await
     }
 
@@ -249,30 +261,41 @@ impl Request<'_> {
     }
 }
 
-/// A request body as JSON: JSON as sent, or protobuf (what client-go's
-/// typed clients send for built-in kinds) decoded into the same JSON.
-fn body_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, ApiError> {
+/// What a request body must decode into: the kind named in decoding
+/// errors, and the JSON bytes a YAML body may expand to.
+struct BodyType<'a> {
+    kind: &'a str,
+    max_yaml_json_bytes: usize,
+}
+
+/// A request body as JSON: JSON as sent, YAML turned into JSON (what kube's
+/// YAML serializer does; kubectl never sends it, curl users do), or protobuf
+/// (what client-go's typed clients send for built-in kinds) decoded into the
+/// same JSON.
+fn body_json(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) -> Result<Value, ApiError> {
     let content_type = header_str(headers, header::CONTENT_TYPE);
     let media = content_type.split(';').next().unwrap_or_default().trim();
     match media {
         "" | "application/json" | "*/*" => serde_json::from_slice(body)
             .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}"))),
+        "application/yaml" => decode::yaml_to_json(body, into.kind, into.max_yaml_json_bytes),
         protobuf::PROTOBUF => protobuf::decode(body).map_err(|e| match e {
             ProtobufError::UnsupportedKind { .. } => ApiError::UnsupportedMediaType(e.to_string()),
             _ => ApiError::BadRequest(e.to_string()),
         }),
-        other => Err(ApiError::UnsupportedMediaType(format!(
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf; got {other:?}"
-        ))),
+        // kube lists the media types its serializers decode.
+        _ => Err(ApiError::UnsupportedMediaType(
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf".to_string(),
+        )),
     }
 }
 
 /// A DELETE's body (DeleteOptions) as JSON bytes; empty when none was sent.
-fn delete_options(headers: &HeaderMap, body: &[u8]) -> Result<Vec<u8>, ApiError> {
+fn delete_options(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) -> Result<Vec<u8>, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Vec::new());
     }
-    let value = body_json(headers, body)?;
+    let value = body_json(headers, body, into)?;
     serde_json::to_vec(&value).map_err(|e| ApiError::Internal(e.to_string()))
 }
 

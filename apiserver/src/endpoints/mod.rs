@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -33,8 +33,10 @@ use crate::request::{RequestInfo, UserInfo};
 use openapi_cache::OpenApiCache;
 use query::Params;
 
-/// kube-apiserver's limit on a request body (3 MiB).
-const MAX_BODY: usize = 3 * 1024 * 1024;
+/// kube-apiserver's limit on a request body: `MaxRequestBodyBytes`, 3 MiB
+/// (twice etcd's 1.5 MiB request limit, since JSON is larger than the
+/// protobuf stored).
+pub const DEFAULT_MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// The Kubernetes version this server reports (`/version`): the API it
 /// serves is Kubernetes 1.37's, as kubectl 1.37 expects.
@@ -45,6 +47,8 @@ pub const KUBE_VERSION: (&str, &str) = ("1", "37");
 pub struct App {
     pub resources: Resources,
     pub metrics: Arc<Metrics>,
+    /// Longer request bodies are refused with 413 before they are read.
+    pub max_request_body_bytes: usize,
     openapi: OpenApiCache,
 }
 
@@ -52,10 +56,19 @@ pub type SharedApp = Arc<App>;
 
 impl App {
     pub fn new(resources: Resources, metrics: Arc<Metrics>) -> SharedApp {
+        Self::with_body_limit(resources, metrics, DEFAULT_MAX_REQUEST_BODY_BYTES)
+    }
+
+    /// As `new`, refusing request bodies longer than `max_request_body_bytes`.
+    pub fn with_body_limit(
+        resources: Resources,
+        metrics: Arc<Metrics>,
+        max_request_body_bytes: usize,
+    ) -> SharedApp {
         let openapi = OpenApiCache::new(resources.clone());
         // Built now rather than on the first request, which would wait for it.
         openapi.docs();
-        Arc::new(App { resources, metrics, openapi })
+        Arc::new(App { resources, metrics, max_request_body_bytes, openapi })
     }
 }
 
@@ -82,12 +95,9 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
         Some(info) => info.clone(),
         None => RequestInfo::parse(&parts.method, parts.uri.path(), params.is_watch()),
     };
-    let body = match axum::body::to_bytes(body, MAX_BODY).await {
+    let body = match read_body(&parts.headers, body, app.max_request_body_bytes).await {
         Ok(body) => body,
-        Err(_) => {
-            return ApiError::BadRequest("the request body is too large or could not be read".into())
-                .into_response();
-        }
+        Err(e) => return e.into_response(),
     };
     // The authentication filter sets the user; a request that did not go
     // through it (none in this server) would be anonymous.
@@ -101,6 +111,26 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
         }
     };
     result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// The whole body, read only as far as `limit`: a longer one is refused
+/// with kube's 413 ("limit is N"), and one that says it is longer is
+/// refused before any of it is read.
+async fn read_body(headers: &axum::http::HeaderMap, body: Body, limit: usize) -> Result<Bytes, ApiError> {
+    let too_large = || ApiError::RequestEntityTooLarge(format!("limit is {limit}"));
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(too_large());
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let over =
+            std::error::Error::source(&e).is_some_and(|cause| cause.is::<http_body_util::LengthLimitError>());
+        if over {
+            too_large()
+        } else {
+            ApiError::BadRequest(format!("the request body could not be read: {e}"))
+        }
+    })
 }
 
 /// Query strings that are not valid form encoding, read as far as they go.

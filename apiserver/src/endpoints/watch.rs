@@ -1,7 +1,10 @@
 //! Watch responses: a chunked stream of `{"type", "object"}` JSON events,
 //! one per chunk, served from the resource's watch cache until the watch's
-//! deadline. A watch that cannot start (too old a resourceVersion) gets
-//! kube's answer: 200 with one ERROR event carrying the Status.
+//! deadline. A watch that cannot start (too old a resourceVersion, or a
+//! WatchList whose revision the cache does not reach in time) gets kube's
+//! answer: 200 with one ERROR event carrying the Status. A plain watch from
+//! a revision ahead of the cache starts anyway, as kube's cacher starts it:
+//! it sees the events after that revision once there are any.
 
 use std::convert::Infallible;
 
@@ -43,13 +46,17 @@ pub async fn serve(
     if !fresh && !cache.is_ready() {
         return Err(ApiError::TooManyRequests);
     }
-    if !fresh && spec.initial_events_end {
-        let requested = must_see.unwrap_or(0);
-        return Err(ApiError::TooLargeResourceVersion { requested, current: cache.resource_version() });
-    }
     let deadline = tokio::time::Instant::from_std(spec.deadline);
     let encoder = Encoder { store: store.clone(), shape, headers_sent: false };
-    let body = match store.watch(spec) {
+    let started = if !fresh && spec.initial_events_end {
+        // kube's cacher waits for a WatchList's revision, then ends the
+        // watch with the 504 Status as its only event.
+        let requested = must_see.unwrap_or(0);
+        Err(ApiError::TooLargeResourceVersion { requested, current: cache.resource_version() })
+    } else {
+        store.watch(spec)
+    };
+    let body = match started {
         Ok(watch) => stream_body(watch, deadline, encoder),
         Err(err) => Body::from(error_event(&err)),
     };

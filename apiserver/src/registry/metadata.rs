@@ -9,6 +9,7 @@ use super::Resource;
 use super::strategy::{NameRule, Strategy};
 use crate::errors::{ApiError, Cause};
 use crate::runtime::meta::{self, metadata_mut};
+use crate::selector::validation::{go_quote, label_value_errors, qualified_name_errors};
 
 /// Fills what the server owns on a new object and lets the kind prepare it;
 /// drops what a client may not set. The name is returned for keys and
@@ -50,7 +51,6 @@ pub fn prepare_create(
                 ));
             }
         };
-    validate_name(resource, strategy.name_rule(), &name)?;
     meta.insert("name".into(), json!(name));
     meta.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
     meta.insert("creationTimestamp".into(), json!(meta::now()));
@@ -139,34 +139,212 @@ pub fn invalid(
     }
 }
 
-/// Names are DNS subdomains (RFC 1123): lower-case alphanumerics, `-` and
-/// `.`, starting and ending alphanumeric, at most 253 characters; kinds
-/// that take DNS labels (namespaces, services) at most 63 and no dots.
-pub fn validate_name(resource: &Resource, rule: NameRule, name: &str) -> Result<(), ApiError> {
-    let label_only = rule == NameRule::Label;
-    let max = if label_only { 63 } else { 253 };
-    let ok_chars = name
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || (b == b'.' && !label_only));
-    let ok_ends = name.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-        && name.bytes().last().is_some_and(|b| b.is_ascii_alphanumeric());
-    if name.len() <= max && ok_chars && ok_ends {
+/// The checks kube runs on every new object's metadata (its
+/// `ValidateObjectMeta` with the kind's name rule, and the finalizer rule of
+/// kube's own kinds), as causes of one 422.
+pub fn validate_create(rule: NameRule, object: &Value) -> Vec<Cause> {
+    let meta = &object["metadata"];
+    let mut causes = name_causes(rule, meta::name_of(object));
+    causes.extend(label_causes(meta));
+    causes.extend(annotation_causes(meta));
+    causes.extend(finalizer_causes(meta));
+    causes.extend(kube_finalizer_causes(meta));
+    causes
+}
+
+/// The checks kube runs on a replacing object's metadata: labels,
+/// annotations and finalizers as on create, and no finalizer added once the
+/// object is being deleted.
+pub fn validate_update(old: &Value, new: &Value) -> Vec<Cause> {
+    let meta = &new["metadata"];
+    let mut causes = label_causes(meta);
+    causes.extend(annotation_causes(meta));
+    causes.extend(finalizer_causes(meta));
+    causes.extend(new_finalizer_causes(&old["metadata"], meta));
+    causes.extend(kube_finalizer_causes(meta));
+    causes
+}
+
+/// One 422 for the metadata causes and the kind's own refusal together, as
+/// kube reports all of an object's problems at once.
+pub fn refuse(
+    resource: &Resource,
+    object: &Value,
+    mut causes: Vec<Cause>,
+    kind: Result<(), ApiError>,
+) -> Result<(), ApiError> {
+    match kind {
+        Err(ApiError::Invalid { causes: more, .. }) => causes.extend(more),
+        Err(other) if causes.is_empty() => return Err(other),
+        _ => {}
+    }
+    if causes.is_empty() {
         return Ok(());
     }
-    let what = if label_only {
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-    } else {
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+    Err(ApiError::Invalid { kind: resource.kind.clone(), name: meta::name_of(object).to_string(), causes })
+}
+
+/// `field.Invalid(path, value, detail)` of a string value.
+fn invalid_string(field: &str, value: &str, detail: &str) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid",
+        field: field.to_string(),
+        message: format!("Invalid value: {}: {detail}", go_quote(value)),
+    }
+}
+
+const DNS_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const DNS_1035_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn is_dns_label(s: &str) -> bool {
+    let lower_alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(&first), Some(&last)) => {
+            lower_alnum(first) && lower_alnum(last) && b.iter().all(|&c| lower_alnum(c) || c == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// Dot-separated RFC 1123 labels: `a..b` and `a.` are not.
+fn is_dns_subdomain(s: &str) -> bool {
+    s.split('.').all(is_dns_label)
+}
+
+/// `[a-z]([-a-z0-9]*[a-z0-9])?`
+fn is_dns_1035_label(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii_lowercase) && is_dns_label(s)
+}
+
+/// kube's name checks (`IsDNS1123Subdomain`, `IsDNS1123Label`,
+/// `IsDNS1035Label`): each failed rule one cause on `metadata.name`.
+pub fn name_causes(rule: NameRule, name: &str) -> Vec<Cause> {
+    let (max, fits, why) = match rule {
+        NameRule::Subdomain => (253, is_dns_subdomain(name), DNS_SUBDOMAIN_MSG),
+        // A valid subdomain that is not a label can only have dots.
+        NameRule::Label if is_dns_subdomain(name) => (63, is_dns_label(name), "must not contain dots"),
+        NameRule::Label => (63, is_dns_label(name), DNS_LABEL_MSG),
+        NameRule::Dns1035Label => (63, is_dns_1035_label(name), DNS_1035_MSG),
     };
-    let message =
-        if name.len() > max { format!("must be no more than {max} characters") } else { what.to_string() };
-    Err(invalid(
-        resource,
-        name,
-        "FieldValueInvalid",
-        "metadata.name",
-        &format!("Invalid value: \"{name}\": {message}"),
-    ))
+    let mut causes = Vec::new();
+    if name.len() > max {
+        causes.push(invalid_string("metadata.name", name, &format!("must be no more than {max} bytes")));
+    }
+    if !fits {
+        causes.push(invalid_string("metadata.name", name, why));
+    }
+    causes
+}
+
+/// Every label key a qualified name, every value a label value; kube
+/// reports them on `metadata.labels` itself.
+fn label_causes(meta: &Value) -> Vec<Cause> {
+    let Some(labels) = meta["labels"].as_object() else { return Vec::new() };
+    let mut causes = Vec::new();
+    for (key, value) in labels {
+        for why in qualified_name_errors(key) {
+            causes.push(invalid_string("metadata.labels", key, &why));
+        }
+        for why in label_value_errors(value.as_str().unwrap_or_default()) {
+            causes.push(invalid_string("metadata.labels", value.as_str().unwrap_or_default(), &why));
+        }
+    }
+    causes
+}
+
+/// kube's limit on all annotation keys and values together.
+const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
+
+/// Annotation keys are qualified names whatever their case; keys and values
+/// together at most 256 KiB.
+fn annotation_causes(meta: &Value) -> Vec<Cause> {
+    let Some(annotations) = meta["annotations"].as_object() else { return Vec::new() };
+    let mut causes = Vec::new();
+    let mut total = 0;
+    for (key, value) in annotations {
+        for why in qualified_name_errors(&key.to_lowercase()) {
+            causes.push(invalid_string("metadata.annotations", key, &why));
+        }
+        total += key.len() + value.as_str().map_or(0, str::len);
+    }
+    if total > ANNOTATIONS_MAX_BYTES {
+        causes.push(Cause {
+            reason: "FieldValueTooLong",
+            field: "metadata.annotations".into(),
+            message: format!("Too long: may not be more than {ANNOTATIONS_MAX_BYTES} bytes"),
+        });
+    }
+    causes
+}
+
+/// The finalizers the garbage collector acts on; they exclude each other.
+const ORPHAN: &str = "orphan";
+const FOREGROUND: &str = "foregroundDeletion";
+
+/// Every finalizer a qualified name (reported on `metadata.finalizers`),
+/// and not both of the garbage collector's.
+fn finalizer_causes(meta: &Value) -> Vec<Cause> {
+    let finalizers = finalizer_names(meta);
+    let mut causes = Vec::new();
+    for finalizer in &finalizers {
+        for why in qualified_name_errors(finalizer) {
+            causes.push(invalid_string("metadata.finalizers", finalizer, &why));
+        }
+    }
+    if finalizers.contains(&ORPHAN) && finalizers.contains(&FOREGROUND) {
+        let all = serde_json::to_string(&finalizers).unwrap_or_default();
+        causes.push(Cause {
+            reason: "FieldValueInvalid",
+            field: "metadata.finalizers".into(),
+            message: format!("Invalid value: {all}: finalizer {ORPHAN} and {FOREGROUND} cannot be both set"),
+        });
+    }
+    causes
+}
+
+/// kube's own kinds take a finalizer without a `/` only if it is one of
+/// the standard ones; reported per index.
+fn kube_finalizer_causes(meta: &Value) -> Vec<Cause> {
+    const STANDARD: [&str; 3] = ["kubernetes", ORPHAN, FOREGROUND];
+    finalizer_names(meta)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, f)| !f.contains('/') && !STANDARD.contains(f))
+        .map(|(i, f)| {
+            let field = format!("metadata.finalizers[{i}]");
+            invalid_string(&field, f, "name is neither a standard finalizer name nor is it fully qualified")
+        })
+        .collect()
+}
+
+/// Once an object is being deleted, its finalizers may only go.
+fn new_finalizer_causes(old: &Value, new: &Value) -> Vec<Cause> {
+    if !old["deletionTimestamp"].is_string() {
+        return Vec::new();
+    }
+    let before = finalizer_names(old);
+    let mut added: Vec<&str> = finalizer_names(new).into_iter().filter(|f| !before.contains(f)).collect();
+    if added.is_empty() {
+        return Vec::new();
+    }
+    added.sort_unstable();
+    added.dedup();
+    // Go's %#v of the sorted []string.
+    let listed = added.iter().map(|f| go_quote(f)).collect::<Vec<_>>().join(", ");
+    vec![Cause {
+        reason: "FieldValueForbidden",
+        field: "metadata.finalizers".into(),
+        message: format!(
+            "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{listed}}}"
+        ),
+    }]
+}
+
+fn finalizer_names(meta: &Value) -> Vec<&str> {
+    meta["finalizers"].as_array().map(|f| f.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -204,16 +382,106 @@ mod tests {
         assert_eq!(same["metadata"]["generation"], 2);
     }
 
+    fn messages(causes: &[Cause]) -> Vec<String> {
+        causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect()
+    }
+
     #[test]
     fn bad_names_are_invalid() {
         let configmaps = kinds::configmap::kind();
-        let mut obj = json!({"metadata": {"name": "Bad_Name"}});
-        let err =
-            prepare_create(&configmaps.resource, configmaps.strategy.as_ref(), &mut obj, Some("default"))
-                .unwrap_err();
+        let obj = json!({"metadata": {"name": "Bad_Name"}});
+        let causes = validate_create(NameRule::Subdomain, &obj);
+        let err = refuse(&configmaps.resource, &obj, causes, Ok(())).unwrap_err();
         assert_eq!(err.code(), 422);
         assert!(
             err.to_string().starts_with("ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value")
         );
+    }
+
+    #[test]
+    fn names_follow_each_kinds_rule() {
+        assert_eq!(
+            messages(&name_causes(NameRule::Subdomain, "a..b")),
+            [format!("metadata.name: Invalid value: \"a..b\": {DNS_SUBDOMAIN_MSG}")]
+        );
+        assert!(name_causes(NameRule::Subdomain, "a.b-c.d").is_empty());
+        assert!(!name_causes(NameRule::Subdomain, "a.").is_empty());
+        let long = "a".repeat(254);
+        assert_eq!(
+            messages(&name_causes(NameRule::Subdomain, &long)),
+            [format!("metadata.name: Invalid value: \"{long}\": must be no more than 253 bytes")]
+        );
+        assert_eq!(
+            messages(&name_causes(NameRule::Label, "a.b")),
+            ["metadata.name: Invalid value: \"a.b\": must not contain dots"]
+        );
+        assert_eq!(
+            messages(&name_causes(NameRule::Label, "a..b")),
+            [format!("metadata.name: Invalid value: \"a..b\": {DNS_LABEL_MSG}")]
+        );
+        assert!(name_causes(NameRule::Label, "1abc").is_empty());
+        assert_eq!(
+            messages(&name_causes(NameRule::Dns1035Label, "1abc")),
+            [format!("metadata.name: Invalid value: \"1abc\": {DNS_1035_MSG}")]
+        );
+    }
+
+    #[test]
+    fn labels_and_annotations_follow_kubes_rules() {
+        let long = "v".repeat(64);
+        let obj = json!({"metadata": {"name": "x", "labels": {"k": long, "ok": "", "bad/": "-v"}}});
+        assert_eq!(
+            messages(&validate_create(NameRule::Subdomain, &obj)),
+            [
+                "metadata.labels: Invalid value: \"bad/\": name part must be non-empty".to_string(),
+                "metadata.labels: Invalid value: \"bad/\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string(),
+                "metadata.labels: Invalid value: \"-v\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_string(),
+                format!("metadata.labels: Invalid value: \"{long}\": must be no more than 63 bytes"),
+            ]
+        );
+        let big = "x".repeat(ANNOTATIONS_MAX_BYTES);
+        let obj = json!({"metadata": {"name": "x", "annotations": {"Example.COM/Key": "v", "a": big}}});
+        let causes = validate_create(NameRule::Subdomain, &obj);
+        assert_eq!(messages(&causes), ["metadata.annotations: Too long: may not be more than 262144 bytes"]);
+        assert_eq!(causes[0].reason, "FieldValueTooLong");
+    }
+
+    #[test]
+    fn finalizers_are_qualified_names_or_standard() {
+        let obj = json!({"metadata": {"name": "x", "finalizers": ["", "kubernetes", "mine", "example.com/ok", "/"]}});
+        let got = messages(&validate_create(NameRule::Subdomain, &obj));
+        let name_regex = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+        assert_eq!(
+            got,
+            [
+                "metadata.finalizers: Invalid value: \"\": name part must be non-empty".to_string(),
+                format!("metadata.finalizers: Invalid value: \"\": {name_regex}"),
+                "metadata.finalizers: Invalid value: \"/\": prefix part must be non-empty".to_string(),
+                "metadata.finalizers: Invalid value: \"/\": name part must be non-empty".to_string(),
+                format!("metadata.finalizers: Invalid value: \"/\": {name_regex}"),
+                "metadata.finalizers[0]: Invalid value: \"\": name is neither a standard finalizer name nor is it fully qualified".to_string(),
+                "metadata.finalizers[2]: Invalid value: \"mine\": name is neither a standard finalizer name nor is it fully qualified".to_string(),
+            ]
+        );
+        let both = json!({"metadata": {"name": "x", "finalizers": ["orphan", "foregroundDeletion"]}});
+        assert_eq!(
+            messages(&validate_create(NameRule::Subdomain, &both)),
+            [
+                "metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be both set"
+            ]
+        );
+    }
+
+    #[test]
+    fn no_finalizer_is_added_to_an_object_being_deleted() {
+        let old = json!({"metadata": {"deletionTimestamp": "t", "finalizers": ["a.io/x"]}});
+        let new = json!({"metadata": {"finalizers": ["a.io/x", "b.io/y"]}});
+        assert_eq!(
+            messages(&validate_update(&old, &new)),
+            [
+                "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{\"b.io/y\"}"
+            ]
+        );
+        assert!(validate_update(&old, &json!({"metadata": {}})).is_empty());
     }
 }

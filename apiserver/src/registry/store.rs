@@ -163,7 +163,8 @@ impl Store {
         self.admission.admit(&mut attributes).await?;
         let mut object = attributes.object.take().unwrap_or_default();
         let name = metadata::prepare_create(&self.resource, self.strategy.as_ref(), &mut object, namespace)?;
-        self.strategy.validate(&object)?;
+        let causes = metadata::validate_create(self.strategy.name_rule(), &object);
+        metadata::refuse(&self.resource, &object, causes, self.strategy.validate(&object))?;
         let key = self.key(namespace, &name);
         let undo = match &self.hooks {
             Some(hooks) => hooks.begin_create(&mut object, ctx.dry_run).await?,
@@ -296,7 +297,10 @@ impl Store {
             attributes.object = Some(new);
             attributes.old_object = Some(old);
             self.admission.admit(&mut attributes).await?;
-            self.strategy.validate(attributes.object.as_ref().unwrap_or(&Value::Null))?;
+            let (new, old) = (attributes.object.as_ref().unwrap_or(&Value::Null), &attributes.old_object);
+            let old = old.as_ref().unwrap_or(&Value::Null);
+            let causes = metadata::validate_update(old, new);
+            metadata::refuse(&self.resource, new, causes, self.strategy.validate_update(new, old))?;
             self.admission.validate(&attributes).await?;
             let new = attributes.object.take().unwrap_or_default();
             if ctx.dry_run {

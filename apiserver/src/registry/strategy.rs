@@ -23,9 +23,10 @@ use crate::table::Printer;
 pub enum NameRule {
     /// DNS subdomain (RFC 1123): at most 253 characters, dots allowed.
     Subdomain,
-    /// DNS label (RFC 1123): at most 63 characters, no dots (namespaces,
-    /// services).
+    /// DNS label (RFC 1123): at most 63 characters, no dots (namespaces).
     Label,
+    /// DNS label (RFC 1035): as a label, starting with a letter (services).
+    Dns1035Label,
 }
 
 pub trait Strategy: Send + Sync + Debug {
@@ -61,6 +62,12 @@ pub trait Strategy: Send + Sync + Debug {
     /// Refuses an object the kind cannot hold (422 with causes).
     fn validate(&self, _object: &Value) -> Result<(), ApiError> {
         Ok(())
+    }
+
+    /// Refuses a replacing object the kind cannot hold, or a change the
+    /// kind does not allow (a live Pod's containers).
+    fn validate_update(&self, new: &Value, _old: &Value) -> Result<(), ApiError> {
+        self.validate(new)
     }
 
     /// Whether a delete always goes through a deletionTimestamp, whatever

@@ -1,6 +1,11 @@
 //! Objects on their way in: JSON decoded into the kind's type with kube's
-//! field validation (unknown fields dropped, reported or refused).
+//! field validation (unknown fields dropped, reported or refused), and YAML
+//! bodies turned into that JSON first, as kube's YAML serializer does.
 
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 
 use crate::errors::ApiError;
@@ -126,6 +131,195 @@ fn is_empty(value: &Value) -> bool {
     }
 }
 
+/// What go-yaml (and so kube) answers for a document whose aliases expand
+/// to far more than the document itself: the billion laughs.
+const EXCESSIVE_ALIASING: &str = "yaml: document contains excessive aliasing";
+
+/// A YAML body as JSON, refused as kube refuses it (400, naming the `kind`
+/// it had to be). What aliases expand to is bounded: the JSON may take at
+/// most `max_bytes` (go-yaml bounds the ratio of alias expansion instead;
+/// both stop a few hundred bytes of anchors from taking gigabytes).
+pub fn yaml_to_json(body: &[u8], kind: &str, max_bytes: usize) -> Result<Value, ApiError> {
+    let budget = Budget { left: Cell::new(max_bytes), exhausted: Cell::new(false) };
+    let result = BoundedValue(&budget).deserialize(serde_norway::Deserializer::from_slice(body));
+    result.map_err(|e| {
+        // serde_norway stops some bombs itself (more alias jumps than 100
+        // per event): the same refusal.
+        let bomb = budget.exhausted.get() || e.to_string().starts_with("repetition limit exceeded");
+        let why = if bomb { EXCESSIVE_ALIASING.to_string() } else { format!("yaml: {e}") };
+        ApiError::BadRequest(format!(
+            "the object provided is unrecognized (must be of type {kind}): {why} ({})",
+            summarize(body)
+        ))
+    })
+}
+
+/// The start of a body for an error message, as kube shows it: as text if
+/// it looks like JSON, else in hex; 30 bytes at most.
+fn summarize(body: &[u8]) -> String {
+    const MAX: usize = 30;
+    let (head, more) = if body.len() > MAX { (&body[..MAX], " ...") } else { (body, "") };
+    match body.first() {
+        None => "<empty>".to_string(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(head)),
+        Some(_) => format!("{}{more}", head.iter().map(|b| format!("{b:02x}")).collect::<String>()),
+    }
+}
+
+/// The JSON bytes a YAML document may still expand to.
+struct Budget {
+    left: Cell<usize>,
+    exhausted: Cell<bool>,
+}
+
+impl Budget {
+    /// Takes `bytes` from the budget; an error once it is spent.
+    fn spend<E: serde::de::Error>(&self, bytes: usize) -> Result<(), E> {
+        match self.left.get().checked_sub(bytes) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => {
+                self.exhausted.set(true);
+                Err(E::custom(EXCESSIVE_ALIASING))
+            }
+        }
+    }
+}
+
+/// Builds a JSON value from any YAML node, charging what each node takes
+/// in JSON to the budget as it goes, so an alias bomb is stopped before it
+/// is built rather than after.
+struct BoundedValue<'a>(&'a Budget);
+
+impl<'de> DeserializeSeed<'de> for BoundedValue<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BoundedValue<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a YAML value")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Value, E> {
+        self.0.spend(5)?;
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Value, E> {
+        self.0.spend(20)?;
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value, E> {
+        self.0.spend(20)?;
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        self.0.spend(24)?;
+        // JSON has no NaN or infinities (Go's encoder refuses them too).
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom(format!("unsupported value: {v}")))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value, E> {
+        self.0.spend(v.len() + 2)?;
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.0.spend(4)?;
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        self.0.spend(2)?;
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(BoundedValue(self.0))? {
+            self.0.spend(1)?;
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        self.0.spend(2)?;
+        let mut fields = Map::new();
+        while let Some(key) = map.next_key_seed(Key(self.0))? {
+            let value = map.next_value_seed(BoundedValue(self.0))?;
+            fields.insert(key, value);
+        }
+        Ok(Value::Object(fields))
+    }
+}
+
+/// A mapping key as JSON's string key: YAML's scalar keys (numbers,
+/// booleans, null) are spelled as strings, as sigs.k8s.io/yaml does;
+/// collections as keys are refused.
+struct Key<'a>(&'a Budget);
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a scalar mapping key")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<String, E> {
+        self.visit_string(v.to_string())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<String, E> {
+        self.visit_string(v.to_string())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<String, E> {
+        self.visit_string(v.to_string())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<String, E> {
+        self.visit_string(v.to_string())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+        self.visit_string(v.to_string())
+    }
+
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<String, E> {
+        self.0.spend(v.len() + 3)?;
+        Ok(v)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<String, E> {
+        self.visit_string("null".to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +356,46 @@ mod tests {
             decode(configmaps(), json!({"apiVersion": "v1", "kind": "Secret"}), FieldValidation::Strict);
         assert!(
             matches!(err, Err(ApiError::BadRequest(m)) if m.contains("does not match the expected kind"))
+        );
+    }
+
+    #[test]
+    fn yaml_becomes_the_same_json() {
+        let yaml = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {1: x, true: y}\ndata:\n  k: v\n";
+        let value = yaml_to_json(yaml, "ConfigMap", 1 << 20).unwrap();
+        assert_eq!(
+            value,
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "labels": {"1": "x", "true": "y"}}, "data": {"k": "v"}})
+        );
+    }
+
+    #[test]
+    fn malformed_yaml_is_refused_as_kube_refuses_it() {
+        let err = yaml_to_json(b"a: b: c\n", "ConfigMap", 1 << 20).unwrap_err();
+        let ApiError::BadRequest(message) = err else { panic!("{err:?}") };
+        assert!(
+            message.starts_with("the object provided is unrecognized (must be of type ConfigMap): yaml: ")
+        );
+        assert!(message.ends_with(" (613a20623a20630a)"), "{message}");
+    }
+
+    #[test]
+    fn alias_bombs_stop_at_the_budget() {
+        // Nine levels of nine aliases: 9^9 copies of "lol" if expanded.
+        let mut yaml = String::from("a0: &a0 lol\n");
+        for level in 1..10 {
+            let refs = vec![format!("*a{}", level - 1); 9].join(", ");
+            yaml.push_str(&format!("a{level}: &a{level} [{refs}]\n"));
+        }
+        let err = yaml_to_json(yaml.as_bytes(), "ConfigMap", 1 << 20).unwrap_err();
+        assert!(err.to_string().contains(EXCESSIVE_ALIASING), "{err}");
+        // One big anchor aliased many times is bounded the same way.
+        let big = format!("a: &a {}\nb: [{}]\n", "x".repeat(100_000), vec!["*a"; 100].join(", "));
+        assert!(
+            yaml_to_json(big.as_bytes(), "ConfigMap", 1 << 20)
+                .unwrap_err()
+                .to_string()
+                .contains(EXCESSIVE_ALIASING)
         );
     }
 }

@@ -65,7 +65,7 @@ impl Requirement {
     fn new(key: String, op: Op, values: BTreeSet<String>) -> Result<Self, String> {
         let values: Vec<String> = values.into_iter().collect();
         let mut errs: Vec<String> = Vec::new();
-        let key_errs = label_key_errors(&key);
+        let key_errs = qualified_name_errors(&key);
         if !key_errs.is_empty() {
             errs.push(invalid("key", &key, &key_errs.join("; ")));
         }
@@ -177,7 +177,7 @@ fn is_lower_alnum(c: u8) -> bool {
 }
 
 /// kube's label-key (qualified name) check: `[prefix/]name`.
-fn label_key_errors(key: &str) -> Vec<String> {
+pub fn qualified_name_errors(key: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = key.split('/').collect();
     let name = match parts.as_slice() {
@@ -213,7 +213,8 @@ fn label_key_errors(key: &str) -> Vec<String> {
     errs
 }
 
-fn label_value_errors(value: &str) -> Vec<String> {
+/// kube's label-value check: empty, or a name part of at most 63 bytes.
+pub fn label_value_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > MAX_NAME_LEN {
         errs.push(format!("must be no more than {MAX_NAME_LEN} bytes"));
@@ -451,7 +452,7 @@ impl Parser {
         if tok != Tok::Ident {
             return Err(format!("found '{lit}', expected: identifier"));
         }
-        let errs = label_key_errors(&lit);
+        let errs = qualified_name_errors(&lit);
         if !errs.is_empty() {
             // kube validates here with an unset field path, printed as "<nil>".
             return Err(invalid("<nil>", &lit, &errs.join("; ")));

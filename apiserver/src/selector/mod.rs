@@ -16,6 +16,13 @@ pub mod attrs {
 }
 pub use labels::LabelSelector;
 
+/// kube's label key (qualified name) and label value checks, shared with
+/// object metadata validation so both refuse with the same texts.
+pub mod validation {
+    pub use super::go_quote;
+    pub use super::labels::{label_value_errors, qualified_name_errors};
+}
+
 /// Why a selector was refused; every variant is a 400 Bad Request whose
 /// message (`Display`) is the one kube-apiserver sends.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -32,7 +39,7 @@ pub enum SelectorError {
 }
 
 /// Go's `%q`: kube quotes bad values this way inside its messages.
-fn go_quote(s: &str) -> String {
+pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

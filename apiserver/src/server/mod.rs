@@ -2,8 +2,10 @@
 //! the admission chain, start the controllers and the compactor, and serve
 //! HTTP(S) through the filters.
 //!
-//! * `tls`: the HTTPS listener, with the client's certificate passed on.
+//! * `conn`: accepting and serving connections within kube's limits.
+//! * `tls`: the HTTPS configuration, with the client's certificate passed on.
 
+pub mod conn;
 pub mod tls;
 
 use std::net::SocketAddr;
@@ -19,6 +21,7 @@ use crate::options::Options;
 use crate::registry::Resources;
 use crate::registry::kinds;
 use crate::storage::{Compactor, Etcd3Store, Step, Storage};
+use conn::ConnectionLimits;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -34,8 +37,6 @@ pub enum StartError {
     Register(String),
     #[error("cannot listen on {addr}: {why}")]
     Bind { addr: SocketAddr, why: String },
-    #[error("serving failed: {0}")]
-    Serve(String),
 }
 
 /// One channel balanced over every etcd member given.
@@ -78,22 +79,25 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         options.limits.max_requests_inflight,
         options.limits.max_mutating_requests_inflight,
     ));
-    let app = App::new(resources, metrics.clone());
+    let max_body = usize::try_from(options.limits.max_request_body_bytes).unwrap_or(usize::MAX);
+    let app = App::with_body_limit(resources, metrics.clone(), max_body);
     let router = filters::build(endpoints::router(app), FilterState { metrics, limits });
     let addr = SocketAddr::new(serving.bind_address, serving.secure_port);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| StartError::Bind { addr, why: e.to_string() })?;
     tracing::info!(%addr, https = tls.is_some(), etcd = ?options.etcd.etcd_servers, "serving");
-    match tls {
-        Some(acceptor) => {
-            tls::serve(listener, acceptor, router, shutdown_signal()).await;
-            Ok(())
-        }
-        None => axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .map_err(|e| StartError::Serve(e.to_string())),
+    conn::serve(listener, tls, router, connection_limits(&options), shutdown_signal()).await;
+    Ok(())
+}
+
+/// What the flags allow each connection.
+fn connection_limits(options: &Options) -> ConnectionLimits {
+    ConnectionLimits {
+        read_header_timeout: options.serving.read_header_timeout,
+        idle_timeout: conn::IDLE_TIMEOUT,
+        max_connections: u32::try_from(options.limits.max_connections).unwrap_or(u32::MAX),
+        http2_max_streams: options.serving.http2_max_streams_per_connection,
     }
 }
 

@@ -1,25 +1,23 @@
 //! HTTPS: the certificate and key given by `--tls-cert-file` and
 //! `--tls-private-key-file`, HTTP/2 or HTTP/1.1 by ALPN (client-go speaks
-//! HTTP/2 over TLS), each connection served by the same router as plain
-//! HTTP. With `--client-ca-file`, a client certificate is asked for and
-//! verified against those CAs (clients without one are served too, as kube
-//! serves them), and its chain goes with every request of the connection
-//! (`request::ClientCertificates`) for authentication.
+//! HTTP/2 over TLS), each connection served (by `conn`) with the same
+//! router as plain HTTP. With `--client-ca-file`, a client certificate is
+//! asked for and verified against those CAs (clients without one are served
+//! too, as kube serves them), and its chain goes with every request of the
+//! connection (`request::ClientCertificates`) for authentication.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use axum::Router;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
 use rustls::RootCertStore;
 use rustls::ServerConfig;
 use rustls::server::WebPkiClientVerifier;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
-use tokio::net::TcpListener;
+use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
 
 use crate::request::ClientCertificates;
 
@@ -85,48 +83,14 @@ fn client_verifier(
         .map_err(|e| error(e.to_string()))
 }
 
-/// Accepts TLS connections until `shutdown` completes.
-pub async fn serve(
-    listener: TcpListener,
-    acceptor: TlsAcceptor,
-    router: Router,
-    shutdown: impl Future<Output = ()>,
-) {
-    tokio::pin!(shutdown);
-    loop {
-        let (tcp, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    continue;
-                }
-            },
-            () = &mut shutdown => return,
-        };
-        let acceptor = acceptor.clone();
-        let router = router.clone();
-        tokio::spawn(async move {
-            let tls = match acceptor.accept(tcp).await {
-                Ok(tls) => tls,
-                Err(e) => {
-                    tracing::debug!(%peer, error = %e, "TLS handshake failed");
-                    return;
-                }
-            };
-            // The verified chain goes with every request of the connection.
-            let service = match tls.get_ref().1.peer_certificates() {
-                Some(chain) if !chain.is_empty() => {
-                    let chain =
-                        ClientCertificates(Arc::new(chain.iter().map(|c| c.clone().into_owned()).collect()));
-                    TowerToHyperService::new(router.layer(axum::Extension(chain)))
-                }
-                _ => TowerToHyperService::new(router),
-            };
-            let builder = auto::Builder::new(TokioExecutor::new());
-            if let Err(e) = builder.serve_connection_with_upgrades(TokioIo::new(tls), service).await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
-            }
-        });
+/// The router for one HTTPS connection: with the client's verified
+/// certificate chain, if it sent one, going with every request.
+pub fn with_client_chain(router: Router, tls: &TlsStream<TcpStream>) -> Router {
+    match tls.get_ref().1.peer_certificates() {
+        Some(chain) if !chain.is_empty() => {
+            let chain = ClientCertificates(Arc::new(chain.iter().map(|c| c.clone().into_owned()).collect()));
+            router.layer(axum::Extension(chain))
+        }
+        _ => router,
     }
 }

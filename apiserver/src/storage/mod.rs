@@ -100,8 +100,9 @@ pub enum StorageError {
     /// The revision asked for is ahead of etcd's.
     #[error("etcdserver: mvcc: required revision is a future revision")]
     FutureRevision,
-    /// A continue token that this server did not issue (400 BadRequest).
-    #[error("continue key is not valid: {0}")]
+    /// A continue token that this server did not issue (400 BadRequest);
+    /// the text after kube's prefix.
+    #[error("invalid continue token: {0}")]
     InvalidContinue(String),
     /// The update function refused the object; its error goes out as is.
     #[error("{0}")]

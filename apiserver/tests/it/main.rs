@@ -9,6 +9,8 @@ mod common;
 mod fanout;
 mod https;
 mod kubectl;
+mod limits;
+mod refusals;
 mod runtime_resources;
 mod semantics;
 mod storage;

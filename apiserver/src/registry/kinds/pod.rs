@@ -5,8 +5,10 @@ use k8s_openapi::api::core::v1 as core;
 use serde_json::{Value, json};
 
 use super::Kind;
+use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
+use crate::runtime::meta;
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
@@ -72,6 +74,14 @@ impl Strategy for PodStrategy {
         object["status"] = json!({"phase": "Pending", "qosClass": "BestEffort"});
     }
 
+    fn validate_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {
+        let causes = spec_update_causes(&new["spec"], &old["spec"]);
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::Invalid { kind: "Pod".into(), name: meta::name_of(new).into(), causes })
+    }
+
     fn field_labels(&self) -> &'static FieldLabels {
         &FIELDS
     }
@@ -81,6 +91,218 @@ impl Strategy for PodStrategy {
     }
 }
 
+/// What a live Pod's spec may change, as kube's message lists it.
+const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// kube's pod update rules (`ValidatePodUpdate`): containers neither added
+/// nor removed, images set, the deadline only shortened, tolerations only
+/// added, scheduling gates only removed, a gated pod's node selector only
+/// extended; any other change to the spec is forbidden.
+fn spec_update_causes(new: &Value, old: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for list in ["containers", "initContainers"] {
+        let field = format!("spec.{list}");
+        if items(&new[list]).len() != items(&old[list]).len() {
+            causes.push(forbidden(&field, "pod updates may not add or remove containers"));
+            return causes;
+        }
+        causes.extend(image_causes(&new[list], &field));
+    }
+    causes.extend(deadline_causes(&new["activeDeadlineSeconds"], &old["activeDeadlineSeconds"]));
+    causes.extend(toleration_causes(&new["tolerations"], &old["tolerations"]));
+    causes.extend(gate_causes(&new["schedulingGates"], &old["schedulingGates"]));
+    let (munged, selector_causes) = munge(new, old);
+    causes.extend(selector_causes);
+    if !same(&munged, old) {
+        let message =
+            format!("pod updates may not change fields other than {UPDATABLE}\n{}", spec_diff(old, &munged));
+        causes.push(forbidden("spec", &message));
+    }
+    causes
+}
+
+fn items(list: &Value) -> &[Value] {
+    list.as_array().map_or(&[], Vec::as_slice)
+}
+
+fn forbidden(field: &str, detail: &str) -> Cause {
+    Cause { reason: "FieldValueForbidden", field: field.into(), message: format!("Forbidden: {detail}") }
+}
+
+fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
+    Cause {
+        reason: "FieldValueInvalid",
+        field: field.into(),
+        message: format!("Invalid value: {value}: {detail}"),
+    }
+}
+
+/// Every container keeps an image, without surrounding blanks.
+fn image_causes(containers: &Value, field: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for (i, container) in items(containers).iter().enumerate() {
+        let image = container["image"].as_str().unwrap_or_default();
+        let field = format!("{field}[{i}].image");
+        if image.is_empty() {
+            causes.push(Cause {
+                reason: "FieldValueRequired",
+                field: field.clone(),
+                message: "Required value".into(),
+            });
+        }
+        if image.trim() != image {
+            causes.push(invalid(&field, &json!(image), "must not have leading or trailing whitespace"));
+        }
+    }
+    causes
+}
+
+/// `activeDeadlineSeconds` may be set, or lowered, never raised or unset.
+fn deadline_causes(new: &Value, old: &Value) -> Vec<Cause> {
+    const FIELD: &str = "spec.activeDeadlineSeconds";
+    match (new.as_i64(), old.as_i64()) {
+        (Some(n), _) if !(0..=i64::from(i32::MAX)).contains(&n) => {
+            vec![invalid(FIELD, new, "must be between 0 and 2147483647, inclusive")]
+        }
+        (Some(n), Some(o)) if o < n => {
+            vec![invalid(FIELD, new, "must be less than or equal to previous value")]
+        }
+        (None, Some(_)) => {
+            vec![invalid(FIELD, &Value::Null, "must not update from a positive integer to nil value")]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Every existing toleration stays, only its `tolerationSeconds` may change.
+fn toleration_causes(new: &Value, old: &Value) -> Vec<Cause> {
+    let without_seconds = |t: &Value| {
+        let mut t = t.clone();
+        meta::remove_field(&mut t, "tolerationSeconds");
+        t
+    };
+    let new: Vec<Value> = items(new).iter().map(without_seconds).collect();
+    let kept = items(old).iter().map(without_seconds).all(|o| new.iter().any(|n| same(n, &o)));
+    if kept {
+        return Vec::new();
+    }
+    vec![forbidden(
+        "spec.tolerations",
+        "existing toleration can not be modified except its tolerationSeconds",
+    )]
+}
+
+/// Scheduling gates may only go.
+fn gate_causes(new: &Value, old: &Value) -> Vec<Cause> {
+    let old: Vec<&Value> = items(old).iter().map(|g| &g["name"]).collect();
+    items(new)
+        .iter()
+        .enumerate()
+        .filter(|(_, gate)| !old.contains(&&gate["name"]))
+        .map(|(i, gate)| {
+            let name = gate["name"].as_str().unwrap_or_default();
+            let detail = format!("only deletion is allowed, but found new scheduling gate '{name}'");
+            forbidden(&format!("spec.schedulingGates[{i}].name"), &detail)
+        })
+        .collect()
+}
+
+/// The new spec with what may change taken from the old one, so that what
+/// is left to compare must not have changed; with the refusals of a gated
+/// pod's node selector, which may only grow.
+fn munge(new: &Value, old: &Value) -> (Value, Vec<Cause>) {
+    let mut munged = new.clone();
+    for list in ["containers", "initContainers"] {
+        if let Some(containers) = munged[list].as_array_mut() {
+            for (container, was) in containers.iter_mut().zip(items(&old[list])) {
+                container["image"] = was["image"].clone();
+            }
+        }
+    }
+    for field in ["activeDeadlineSeconds", "schedulingGates", "tolerations"] {
+        set(&mut munged, field, &old[field]);
+    }
+    let grace = "terminationGracePeriodSeconds";
+    if old[grace].as_i64().is_some_and(|g| g < 0) && new[grace].as_i64() == Some(1) {
+        set(&mut munged, grace, &old[grace]);
+    }
+    let mut causes = Vec::new();
+    if !items(&old["schedulingGates"]).is_empty() && !same(&new["nodeSelector"], &old["nodeSelector"]) {
+        let kept = old["nodeSelector"]
+            .as_object()
+            .is_none_or(|was| was.iter().all(|(k, v)| new["nodeSelector"].get(k) == Some(v)));
+        if !kept {
+            let detail = "only additions to spec.nodeSelector are allowed (no mutations or deletions)";
+            causes.push(invalid("spec.nodeSelector", &new["nodeSelector"], detail));
+        }
+        set(&mut munged, "nodeSelector", &old["nodeSelector"]);
+    }
+    (munged, causes)
+}
+
+/// Sets a spec field to `value`, or removes it when that is absent.
+fn set(spec: &mut Value, field: &str, value: &Value) {
+    match spec.as_object_mut() {
+        Some(fields) if value.is_null() => {
+            fields.remove(field);
+        }
+        Some(fields) => {
+            fields.insert(field.to_string(), value.clone());
+        }
+        None => {}
+    }
+}
+
+/// kube's semantic equality over JSON: an empty list or map, null and
+/// absence are the same (Go's nil and empty slices and maps).
+fn same(a: &Value, b: &Value) -> bool {
+    normalize(a) == normalize(b)
+}
+
+fn normalize(value: &Value) -> Value {
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields.iter().map(|(k, v)| (k.clone(), normalize(v))).filter(|(_, v)| !is_empty(v)).collect(),
+        ),
+        Value::Array(values) => Value::Array(values.iter().map(normalize).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(values) => values.is_empty(),
+        Value::Object(fields) => fields.is_empty(),
+        _ => false,
+    }
+}
+
+/// Which spec fields differ, old (`-`) and new (`+`), in the shape of the
+/// diff kube appends (its exact text comes from Go's cmp package).
+fn spec_diff(old: &Value, new: &Value) -> String {
+    let (old, new) = (normalize(old), normalize(new));
+    let empty = serde_json::Map::new();
+    let fields = |v: &Value| v.as_object().cloned().unwrap_or_else(|| empty.clone());
+    let (old, new) = (fields(&old), fields(&new));
+    let mut names: Vec<&String> = old.keys().chain(new.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut lines = vec!["  core.PodSpec{".to_string()];
+    for name in names {
+        if old.get(name) != new.get(name) {
+            if let Some(was) = old.get(name) {
+                lines.push(format!("- \t{name}: {was},"));
+            }
+            if let Some(now) = new.get(name) {
+                lines.push(format!("+ \t{name}: {now},"));
+            }
+        }
+    }
+    lines.push("  }".to_string());
+    lines.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +310,93 @@ mod tests {
 
     fn sel(s: &str) -> FieldSelector {
         FieldSelector::parse(s).unwrap()
+    }
+
+    fn spec(extra: Value) -> Value {
+        let mut spec = json!({"containers": [{"name": "a", "image": "nginx:1"}]});
+        if let (Some(spec), Some(extra)) = (spec.as_object_mut(), extra.as_object()) {
+            spec.extend(extra.clone());
+        }
+        spec
+    }
+
+    fn messages(new: &Value, old: &Value) -> Vec<String> {
+        spec_update_causes(new, old).iter().map(|c| format!("{}: {}", c.field, c.message)).collect()
+    }
+
+    #[test]
+    fn live_pods_change_only_what_kube_lets_change() {
+        let old =
+            spec(json!({"activeDeadlineSeconds": 30, "tolerations": [{"key": "k", "operator": "Exists"}]}));
+        // Images, a shorter deadline, more tolerations: allowed.
+        let mut new = old.clone();
+        new["containers"][0]["image"] = json!("nginx:2");
+        new["activeDeadlineSeconds"] = json!(10);
+        new["tolerations"] =
+            json!([{"key": "k", "operator": "Exists", "tolerationSeconds": 5}, {"key": "z"}]);
+        assert!(messages(&new, &old).is_empty(), "{:?}", messages(&new, &old));
+        // Empty lists are absent lists.
+        let mut new = old.clone();
+        new["volumes"] = json!([]);
+        assert!(messages(&new, &old).is_empty());
+
+        let mut added = old.clone();
+        added["containers"] = json!([{"name": "a", "image": "nginx:1"}, {"name": "b", "image": "busybox"}]);
+        assert_eq!(
+            messages(&added, &old),
+            ["spec.containers: Forbidden: pod updates may not add or remove containers"]
+        );
+        let mut removed = old.clone();
+        removed["containers"] = json!([]);
+        assert_eq!(
+            messages(&removed, &old),
+            ["spec.containers: Forbidden: pod updates may not add or remove containers"]
+        );
+
+        let mut longer = old.clone();
+        longer["activeDeadlineSeconds"] = json!(60);
+        assert_eq!(
+            messages(&longer, &old),
+            ["spec.activeDeadlineSeconds: Invalid value: 60: must be less than or equal to previous value"]
+        );
+        let mut blank = old.clone();
+        blank["containers"][0]["image"] = json!(" x");
+        assert_eq!(
+            messages(&blank, &old),
+            ["spec.containers[0].image: Invalid value: \" x\": must not have leading or trailing whitespace"]
+        );
+        let mut gated = old.clone();
+        gated["schedulingGates"] = json!([{"name": "g"}]);
+        assert_eq!(
+            messages(&gated, &old),
+            [
+                "spec.schedulingGates[0].name: Forbidden: only deletion is allowed, but found new scheduling gate 'g'"
+            ]
+        );
+        let mut policy = old.clone();
+        policy["restartPolicy"] = json!("Never");
+        let got = messages(&policy, &old);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].starts_with(&format!(
+            "spec: Forbidden: pod updates may not change fields other than {UPDATABLE}\n"
+        )));
+        assert!(got[0].contains("+ \trestartPolicy: \"Never\","), "{}", got[0]);
+    }
+
+    #[test]
+    fn gated_pods_may_extend_their_node_selector() {
+        let old = spec(json!({"schedulingGates": [{"name": "g"}], "nodeSelector": {"a": "b"}}));
+        let mut new = old.clone();
+        new["nodeSelector"] = json!({"a": "b", "c": "d"});
+        new["schedulingGates"] = json!([]);
+        assert!(messages(&new, &old).is_empty());
+        new["nodeSelector"] = json!({"a": "z"});
+        assert_eq!(
+            messages(&new, &old),
+            [
+                "spec.nodeSelector: Invalid value: {\"a\":\"z\"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)"
+            ]
+        );
     }
 
     #[test]

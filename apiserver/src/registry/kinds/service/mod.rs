@@ -61,7 +61,7 @@ impl Strategy for ServiceStrategy {
     }
 
     fn name_rule(&self) -> NameRule {
-        NameRule::Label
+        NameRule::Dns1035Label
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {

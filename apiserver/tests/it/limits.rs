@@ -1,0 +1,398 @@
+//! Resource limits an attacker on the network meets: request bodies, patch
+//! amplification, slow headers and connection counts, answered as kube-apiserver
+//! answers them.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::common::{Backend, Member, free_port, openssl};
+
+/// kube-apiserver's `MaxRequestBodyBytes` and `JSONPatchMaxCopyBytes`.
+const THREE_MIB: usize = 3 * 1024 * 1024;
+
+/// How long a test waits for the server to close a connection it should
+/// close: far longer than the 2s header timeout the servers here get, far
+/// shorter than forever (what happens without the timeout).
+const CLOSE_WITHIN: Duration = Duration::from_secs(20);
+
+/// rtcd-apiserver with extra flags on its own etcd member, killed when
+/// dropped (the common `ApiServer` takes no flags).
+struct Server {
+    child: Child,
+    addr: String,
+    dir: tempfile::TempDir,
+    _member: Member,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    async fn start(backend: Backend, tls: bool, flags: &[&str]) -> Server {
+        let member = Member::start(backend).await;
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"));
+        command
+            .arg(format!("--etcd-servers={}", member.url))
+            .arg(format!("--secure-port={port}"))
+            .args(flags);
+        if tls {
+            self_signed(dir.path());
+            command.arg(format!("--tls-cert-file={}", dir.path().join("tls.crt").display()));
+            command.arg(format!("--tls-private-key-file={}", dir.path().join("tls.key").display()));
+        }
+        let log = std::fs::File::create(dir.path().join("apiserver.log")).unwrap();
+        let child = command.stdout(Stdio::null()).stderr(log).spawn().unwrap();
+        let server = Server { child, addr: format!("127.0.0.1:{port}"), dir, _member: member };
+        server.wait_listening().await;
+        server
+    }
+
+    /// Waits until the port accepts (plain servers: until /readyz is 200).
+    async fn wait_listening(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(mut stream) = TcpStream::connect(&self.addr).await {
+                // Over TLS, listening is all the tests here need.
+                if self.dir.path().join("tls.crt").exists() {
+                    return;
+                }
+                let ready = b"GET /readyz HTTP/1.0\r\n\r\n";
+                if stream.write_all(ready).await.is_ok() {
+                    let mut answer = Vec::new();
+                    let _ = stream.read_to_end(&mut answer).await;
+                    if answer.starts_with(b"HTTP/1.0 200") {
+                        return;
+                    }
+                }
+            }
+            assert!(Instant::now() < deadline, "apiserver never became ready: {}", self.log());
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("apiserver.log")).unwrap_or_default()
+    }
+
+    /// One HTTP/1.1 request (the connection closed after it): its status
+    /// code and JSON body, within a bound: none of these may take long.
+    async fn request(&self, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, Value) {
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            self.addr,
+            body.len()
+        );
+        let mut request = head.into_bytes();
+        request.extend_from_slice(body);
+        self.send(&request).await
+    }
+
+    /// Sends `raw` while reading the answer (the server may answer and
+    /// close before it has read all of it); the status code and JSON body.
+    async fn send(&self, raw: &[u8]) -> (u16, Value) {
+        let stream = TcpStream::connect(&self.addr).await.unwrap();
+        let (mut reader, mut writer) = stream.into_split();
+        let raw = raw.to_vec();
+        let writing = tokio::spawn(async move {
+            let _ = writer.write_all(&raw).await;
+            writer
+        });
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(60), async {
+            let mut buf = vec![0; 64 * 1024];
+            // A reset after the answer still leaves the answer read.
+            while let Ok(n @ 1..) = reader.read(&mut buf).await {
+                answer.extend_from_slice(&buf[..n]);
+            }
+        })
+        .await;
+        assert!(read.is_ok(), "no answer within a minute: {}", String::from_utf8_lossy(&answer));
+        drop(writing);
+        parse_response(&answer)
+    }
+}
+
+/// The status code and JSON body of a raw HTTP/1.1 response.
+fn parse_response(answer: &[u8]) -> (u16, Value) {
+    let text = String::from_utf8_lossy(answer);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no response: {text:?}"));
+    let code =
+        head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("{head}"));
+    // Chunked bodies: the JSON is the first chunk's data.
+    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        body.split_once("\r\n").map(|(_, rest)| rest).unwrap_or_default()
+    } else {
+        body
+    };
+    let json = serde_json::Deserializer::from_str(body).into_iter::<Value>().next();
+    (code, json.and_then(Result::ok).unwrap_or(Value::Null))
+}
+
+/// A self-signed certificate for 127.0.0.1 in `dir`.
+fn self_signed(dir: &Path) {
+    let (key, crt) = (dir.join("tls.key").display().to_string(), dir.join("tls.crt").display().to_string());
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=rtcd-apiserver",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        &key,
+        "-out",
+        &crt,
+    ]);
+}
+
+/// Whether the server closes `stream` within `within`, while `trickle`
+/// (if any) is sent a byte at a time, as a slowloris client sends it.
+async fn closed_by_server(stream: &mut TcpStream, trickle: &[u8], within: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut next = trickle.iter().cycle();
+    let mut buf = [0u8; 4096];
+    loop {
+        tokio::select! {
+            read = stream.read(&mut buf) => match read {
+                Ok(0) | Err(_) => return true,
+                Ok(_) => {}
+            },
+            () = tokio::time::sleep(Duration::from_millis(300)) => {
+                if let Some(byte) = next.next()
+                    && stream.write_all(&[*byte]).await.is_err()
+                {
+                    return true;
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => return false,
+        }
+    }
+}
+
+fn assert_status(answer: &(u16, Value), code: u16, reason: &str, message: &str) {
+    let (got, status) = answer;
+    assert_eq!(*got, code, "{status}");
+    assert_eq!(status["kind"], "Status", "{status}");
+    assert_eq!(status["code"], code, "{status}");
+    assert_eq!(status["reason"], reason, "{status}");
+    assert_eq!(status["message"], message, "{status}");
+}
+
+/// A client that opens a connection and then sends its request slowly, or
+/// never, or only the start of an HTTP/2 preface, is disconnected after
+/// the header timeout (kube: 32s, here 2s by flag); the server goes on
+/// serving others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_clients_are_disconnected_after_the_header_timeout() {
+    let server = Server::start(Backend::Etcd, false, &["--read-header-timeout=2s"]).await;
+    let cases: [(&str, &[u8], &[u8]); 4] = [
+        ("headers one byte at a time", b"GET /api HTTP/1.1\r\nHost: x\r\n", b"X-Slow: y\r\n"),
+        ("nothing at all", b"", b""),
+        ("half an HTTP/2 preface", b"PRI * HTTP/2.0\r\n", b""),
+        // The whole preface and SETTINGS, then never a request.
+        (
+            "an HTTP/2 connection without a request",
+            b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0",
+            b"",
+        ),
+    ];
+    let mut held = Vec::new();
+    for (what, start, trickle) in cases {
+        let mut stream = TcpStream::connect(&server.addr).await.unwrap();
+        stream.write_all(start).await.unwrap();
+        held.push(tokio::spawn(
+            async move { (what, closed_by_server(&mut stream, trickle, CLOSE_WITHIN).await) },
+        ));
+    }
+    for handle in held {
+        let (what, closed) = handle.await.unwrap();
+        assert!(closed, "a client sending {what} was still connected after {CLOSE_WITHIN:?}");
+    }
+    let answer = server.request("GET", "/api/v1/namespaces/default", "application/json", b"").await;
+    assert_eq!(answer.0, 200, "{}", answer.1);
+}
+
+/// Over HTTPS the TLS handshake counts against the header timeout: a
+/// client that connects and never says hello is disconnected.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_handshake_that_never_comes_is_disconnected() {
+    let server = Server::start(Backend::Etcd, true, &["--read-header-timeout=2s"]).await;
+    let mut silent = TcpStream::connect(&server.addr).await.unwrap();
+    assert!(
+        closed_by_server(&mut silent, b"", CLOSE_WITHIN).await,
+        "a client without a TLS handshake was still connected after {CLOSE_WITHIN:?}"
+    );
+}
+
+/// `--max-connections` bounds the connections open at once: one more is
+/// closed as soon as it is accepted, and once the others go the server
+/// takes new ones again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_beyond_the_limit_are_closed() {
+    let server = Server::start(Backend::Etcd, false, &["--max-connections=3"]).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(TcpStream::connect(&server.addr).await.unwrap());
+    }
+    // The three are the server's (it accepted them) before the fourth comes.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut extra = TcpStream::connect(&server.addr).await.unwrap();
+    assert!(
+        closed_by_server(&mut extra, b"", Duration::from_secs(10)).await,
+        "a fourth connection was kept open with --max-connections=3"
+    );
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let stream = TcpStream::connect(&server.addr).await.unwrap();
+        let (mut reader, mut writer) = stream.into_split();
+        let _ = writer.write_all(b"GET /healthz HTTP/1.0\r\n\r\n").await;
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), reader.read_to_end(&mut answer)).await;
+        if answer.starts_with(b"HTTP/1.0 200") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "connections were not taken again once the others closed");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Bodies over 3 MiB are refused with kube's 413, whether their length is
+/// declared or streamed; JSON patches that copy more than 3 MiB, or have
+/// more than 10,000 operations, are refused as kube refuses them instead of
+/// growing the object without bound; and an object patched past what etcd
+/// stores is refused by etcd.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_and_patches_are_bounded_as_kube_bounds_them() {
+    let server = Server::start(Backend::Rtcd, false, &[]).await;
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let too_large = "Request entity too large: limit is 3145728";
+
+    // A declared length over the limit: refused before the body is read.
+    let head = format!(
+        "POST {configmaps} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        THREE_MIB + 1
+    );
+    assert_status(&server.send(head.as_bytes()).await, 413, "RequestEntityTooLarge", too_large);
+    // Streamed in chunks with no length: refused once past the limit.
+    let mut chunked =
+        format!("POST {configmaps} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            .into_bytes();
+    let chunk = vec![b' '; 64 * 1024];
+    for _ in 0..(THREE_MIB / chunk.len() + 1) {
+        chunked.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        chunked.extend_from_slice(&chunk);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    assert_status(&server.send(&chunked).await, 413, "RequestEntityTooLarge", too_large);
+
+    let cm =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "amp"}, "data": {"a": "b"}});
+    let created = server.request("POST", configmaps, "application/json", cm.to_string().as_bytes()).await;
+    assert_eq!(created.0, 201, "{}", created.1);
+    let amp = format!("{configmaps}/amp");
+
+    // The probe's patch: 1 KiB added, then copied into itself 19 times
+    // (2,000 bytes that would grow the object to half a gigabyte).
+    let mut ops = vec![json!({"op": "add", "path": "/x", "value": {"v": "a".repeat(1024)}})];
+    ops.extend((0..19).map(|i| json!({"op": "copy", "from": "/x", "path": format!("/x/c{i}")})));
+    let patch = serde_json::to_vec(&ops).unwrap();
+    assert!(patch.len() < 2100);
+    let answer = server.request("PATCH", &amp, "application/json-patch+json", &patch).await;
+    assert_status(&answer, 422, "Invalid", "the server rejected our request due to an error in our request");
+
+    let many: Vec<Value> =
+        (0..10_001).map(|_| json!({"op": "test", "path": "/data/a", "value": "b"})).collect();
+    let answer = server
+        .request("PATCH", &amp, "application/json-patch+json", &serde_json::to_vec(&many).unwrap())
+        .await;
+    assert_status(
+        &answer,
+        413,
+        "RequestEntityTooLarge",
+        "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001",
+    );
+
+    // A merge patch under the body limit whose result is over etcd's
+    // request limit (1.5 MiB, and under the 2 MiB its gRPC server takes):
+    // etcd refuses the write, and so the request.
+    let big = json!({"data": {"big": "x".repeat(1_800_000)}});
+    let (code, status) =
+        server.request("PATCH", &amp, "application/merge-patch+json", big.to_string().as_bytes()).await;
+    assert_eq!(code, 500, "{status}");
+    assert!(
+        status["message"].as_str().unwrap_or_default().contains("etcdserver: request is too large"),
+        "{status}"
+    );
+
+    // The object is as it was, and the server still serves.
+    let (code, object) = server.request("GET", &amp, "application/json", b"").await;
+    assert_eq!(code, 200, "{object}");
+    assert_eq!(object["data"], json!({"a": "b"}));
+    assert!(object.get("x").is_none());
+}
+
+/// YAML bodies are accepted on create and update as kube accepts them;
+/// malformed YAML and alias bombs are refused with kube's 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn yaml_bodies_are_decoded_and_bounded() {
+    let server = Server::start(Backend::Etcd, false, &[]).await;
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n  labels:\n    app: web\ndata:\n  greeting: hello\n  count: \"3\"\n";
+    let (code, created) = server.request("POST", configmaps, "application/yaml", yaml.as_bytes()).await;
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(created["data"], json!({"greeting": "hello", "count": "3"}));
+    assert_eq!(created["metadata"]["labels"]["app"], "web");
+
+    let rv = created["metadata"]["resourceVersion"].as_str().unwrap();
+    let update = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n  resourceVersion: \"{rv}\"\ndata:\n  greeting: bye\n"
+    );
+    let path = format!("{configmaps}/from-yaml");
+    let (code, updated) =
+        server.request("PUT", &path, "application/yaml; charset=utf-8", update.as_bytes()).await;
+    assert_eq!(code, 200, "{updated}");
+    assert_eq!(updated["data"], json!({"greeting": "bye"}));
+
+    let (code, status) =
+        server.request("POST", configmaps, "application/yaml", b"metadata: {name: [x\n").await;
+    assert_eq!((code, status["reason"].as_str()), (400, Some("BadRequest")), "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the object provided is unrecognized (must be of type ConfigMap): yaml: "),
+        "{message}"
+    );
+
+    // Billion laughs: under a kilobyte, 9^9 strings if expanded.
+    let mut bomb = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\nl0: &l0 lol\n");
+    for level in 1..10 {
+        bomb.push_str(&format!("l{level}: &l{level} [{}]\n", vec![format!("*l{}", level - 1); 9].join(", ")));
+    }
+    assert!(bomb.len() < 1024);
+    let (code, status) = server.request("POST", configmaps, "application/yaml", bomb.as_bytes()).await;
+    assert_eq!((code, status["reason"].as_str()), (400, Some("BadRequest")), "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(message.contains("yaml: document contains excessive aliasing"), "{message}");
+
+    // Server-side apply is still not served.
+    let (code, _) = server.request("PATCH", &path, "application/apply-patch+yaml", update.as_bytes()).await;
+    assert_eq!(code, 415);
+}
