@@ -248,7 +248,7 @@ fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
 }
 
 /// A self-signed certificate for 127.0.0.1 in `dir` (tls.crt, tls.key).
-fn make_certificate(dir: &Path) {
+pub fn make_certificate(dir: &Path) {
     let (key, crt) = (dir.join("tls.key"), dir.join("tls.crt"));
     openssl(&[
         "req",

@@ -2,7 +2,6 @@
 //! amplification, slow headers and connection counts, answered as kube-apiserver
 //! answers them.
 
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -10,7 +9,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::common::{Backend, Member, free_port, openssl};
+use crate::common::{Backend, Member, free_port, make_certificate};
 
 /// kube-apiserver's `MaxRequestBodyBytes` and `JSONPatchMaxCopyBytes`.
 const THREE_MIB: usize = 3 * 1024 * 1024;
@@ -47,7 +46,7 @@ impl Server {
             .arg(format!("--secure-port={port}"))
             .args(flags);
         if tls {
-            self_signed(dir.path());
+            make_certificate(dir.path());
             command.arg(format!("--tls-cert-file={}", dir.path().join("tls.crt").display()));
             command.arg(format!("--tls-private-key-file={}", dir.path().join("tls.key").display()));
         }
@@ -137,30 +136,6 @@ fn parse_response(answer: &[u8]) -> (u16, Value) {
     };
     let json = serde_json::Deserializer::from_str(body).into_iter::<Value>().next();
     (code, json.and_then(Result::ok).unwrap_or(Value::Null))
-}
-
-/// A self-signed certificate for 127.0.0.1 in `dir`.
-fn self_signed(dir: &Path) {
-    let (key, crt) = (dir.join("tls.key").display().to_string(), dir.join("tls.crt").display().to_string());
-    openssl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=rtcd-apiserver",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-        "-keyout",
-        &key,
-        "-out",
-        &crt,
-    ]);
 }
 
 /// Whether the server closes `stream` within `within`, while `trickle`
