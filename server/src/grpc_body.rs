@@ -198,7 +198,9 @@ impl HttpBody for WholeMessages {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.ready.is_empty() && self.inner.is_end_stream()
+        // A partial message still held must reach tonic (as a truncation).
+        let holding = !matches!(self.framing, Framing::Prefix { have: 0, .. });
+        self.ready.is_empty() && !holding && self.inner.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
