@@ -361,14 +361,15 @@ impl RaftNode {
     /// Resolves when this member's Raft has stopped on a fatal error (its
     /// storage failed, or a committed entry could not be applied), with the
     /// cause. A member in that state can serve nothing correctly.
+    ///
+    /// Checked once a second rather than on every metrics change: those come
+    /// with every write, and waking a task for each cost writes measurably.
     pub async fn stopped(&self) -> String {
-        let mut metrics = self.raft.metrics();
+        let mut every_second = tokio::time::interval(Duration::from_secs(1));
         loop {
-            if let Err(fatal) = &metrics.borrow_watched().running_state {
+            every_second.tick().await;
+            if let Err(fatal) = &self.raft.metrics().borrow_watched().running_state {
                 return fatal.to_string();
-            }
-            if metrics.changed().await.is_err() {
-                return "raft stopped".to_owned();
             }
         }
     }
