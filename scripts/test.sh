@@ -19,3 +19,9 @@ cargo clippy --workspace --all-targets --locked --profile test -- -D warnings
 
 echo "== cargo test"
 cargo test --workspace --all-targets --locked
+
+echo "== fuzz (15 s per target)"
+# A short libFuzzer run of every target (fuzz/): catches what the committed
+# seeds (replayed above by rtcd-fuzz's tests) do not. Skipped, with a note,
+# without a nightly toolchain or cargo-fuzz.
+scripts/fuzz.sh --optional 15

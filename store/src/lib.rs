@@ -31,7 +31,9 @@ pub use history::History;
 pub use lease::{LeaseInfo, MAX_LEASE_TTL};
 pub use maintenance::KvHash;
 pub use revision::Revision;
-pub use snapshot::{Restored, SnapshotError, Written, restore_snapshot};
+#[cfg(feature = "rocksdb")]
+pub use snapshot::restore_snapshot;
+pub use snapshot::{Restored, SnapshotError, Written};
 pub use state::AppliedMark;
 pub use store::{Store, StoreOptions};
 pub use validate::{check_delete, check_put, check_range, check_txn};

@@ -20,9 +20,13 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::engine::{Engine, RocksEngine, Table, WriteBatch};
+use crate::engine::Table;
+// Restoring builds a new RocksDB store; without the engine there is nothing to restore into.
+#[cfg(feature = "rocksdb")]
+use crate::engine::{Engine, RocksEngine, WriteBatch};
 use crate::error::StoreError;
 use crate::state::AppliedMark;
+#[cfg(feature = "rocksdb")]
 use crate::state::meta;
 use crate::store::Store;
 
@@ -32,6 +36,7 @@ const END: u8 = 0xff;
 const BLOCK: u64 = 512;
 const DIGEST_LEN: u64 = 32;
 /// Records per engine write while restoring.
+#[cfg(feature = "rocksdb")]
 const RESTORE_BATCH: usize = 10_000;
 
 #[derive(Debug, thiserror::Error)]
@@ -143,6 +148,7 @@ fn write_record<W: Write>(
 /// Checks `file`'s trailing SHA-256, then builds a new store in `dir` from
 /// it. The restored store keeps the revision and compaction point but starts
 /// with no applied log position: it is the first state of a new cluster.
+#[cfg(feature = "rocksdb")]
 pub fn restore_snapshot(file: &Path, dir: &Path) -> Result<Restored, SnapshotError> {
     if dir.exists() {
         return Err(SnapshotError::Exists(dir.display().to_string()));

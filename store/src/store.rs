@@ -1,7 +1,6 @@
 //! [`Store`]: the MVCC key-value store as the rest of rtcd sees it.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use bytes::Bytes;
@@ -11,7 +10,9 @@ use rtcd_proto::mvccpb::KeyValue;
 
 use crate::alarm::Alarms;
 use crate::apply::{Applied, Batch, WriteRequest};
-use crate::engine::{Engine, EngineSnapshot, RocksEngine, Table, WriteBatch};
+#[cfg(feature = "rocksdb")]
+use crate::engine::RocksEngine;
+use crate::engine::{Engine, EngineSnapshot, Table, WriteBatch};
 use crate::error::StoreError;
 use crate::key_index::{KeyIndex, KeyRev};
 use crate::lease::{LeaseInfo, Leases};
@@ -49,7 +50,8 @@ impl std::fmt::Debug for Store {
 
 impl Store {
     /// Opens (or creates) a store in `dir` on RocksDB.
-    pub fn open(dir: impl AsRef<Path>, options: StoreOptions) -> Result<Self, StoreError> {
+    #[cfg(feature = "rocksdb")]
+    pub fn open(dir: impl AsRef<std::path::Path>, options: StoreOptions) -> Result<Self, StoreError> {
         Self::with_engine(Box::new(RocksEngine::open(dir)?), options)
     }
 

@@ -4,9 +4,11 @@
 //! are interchangeable.
 
 mod mem;
+#[cfg(feature = "rocksdb")]
 mod rocks;
 
 pub use mem::MemEngine;
+#[cfg(feature = "rocksdb")]
 pub use rocks::RocksEngine;
 
 use crate::error::StoreError;

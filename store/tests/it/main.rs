@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agreement;
 mod crash;
 mod model;
 mod model_check;

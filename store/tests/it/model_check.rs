@@ -6,68 +6,14 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use rtcd_proto::etcdserverpb::RangeRequest;
 use rtcd_store::engine::{MemEngine, RocksEngine};
-use rtcd_store::{AppliedMark, Store, StoreOptions, WriteRequest};
+use rtcd_store::{Store, StoreOptions, WriteRequest};
 
+use crate::agreement::{compare_everything, compare_writes, mark};
 use crate::model::Model;
 use crate::strategies;
 
 fn cases(var: &str, default: u32) -> u32 {
     std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn mark(i: usize) -> AppliedMark {
-    AppliedMark { index: i as u64 + 1, context: format!("batch {i}").into_bytes() }
-}
-
-/// Applies `batches` to both and compares as it goes.
-fn run(store: &Store, model: &mut Model, batches: &[Vec<WriteRequest>], reads: &[RangeRequest]) {
-    for (i, batch) in batches.iter().enumerate() {
-        let outcomes = store.apply(batch, mark(i)).expect("batch reaches the engine");
-        for (req, got) in batch.iter().zip(outcomes) {
-            let want = model.apply(req);
-            match (got, want) {
-                (Ok(got), Ok((response, events))) => {
-                    assert_eq!(got.response, response, "response to {req:?}");
-                    assert_eq!(got.events, events, "events of {req:?}");
-                    assert_eq!(got.revision, model.rev(), "revision after {req:?}");
-                }
-                (Err(got), Err(want)) => assert_eq!(got, want, "error for {req:?}"),
-                (got, want) => panic!("{req:?}: store {got:?}, model {want:?}"),
-            }
-        }
-        assert_eq!(store.revision().ok(), Some(model.rev()));
-        assert_eq!(store.applied().ok(), Some(mark(i)));
-        for r in reads {
-            assert_eq!(store.range(r), model.range(r), "range {r:?}");
-        }
-    }
-}
-
-/// Reads every retained revision and the whole history back.
-fn check_everything(store: &Store, model: &Model, reads: &[RangeRequest]) {
-    for rev in -1..=model.rev() + 1 {
-        for r in reads {
-            let r = RangeRequest { revision: rev, ..r.clone() };
-            assert_eq!(store.range(&r), model.range(&r), "range {r:?}");
-        }
-    }
-    for from in 0..=model.rev() + 1 {
-        let whole = store.history(from, usize::MAX).map(|h| h.events);
-        assert_eq!(whole, model.history(from), "history from {from}");
-        // Small slices never split a revision and add up to the whole.
-        if let Ok(whole) = whole {
-            let (mut pieced, mut next) = (Vec::new(), from);
-            while next <= model.rev() {
-                let h = store.history(next, 1).expect("history slice");
-                let revs: std::collections::BTreeSet<i64> =
-                    h.events.iter().filter_map(|e| e.kv.as_ref()).map(|kv| kv.mod_revision).collect();
-                assert!(revs.len() <= 1, "a slice holds one revision: {revs:?}");
-                pieced.extend(h.events);
-                next = h.next_revision;
-            }
-            assert_eq!(pieced, whole, "history from {from} in slices");
-        }
-    }
 }
 
 fn strategy() -> impl Strategy<Value = (Vec<Vec<WriteRequest>>, Vec<RangeRequest>)> {
@@ -82,8 +28,8 @@ fn store_agrees_with_model() {
         let store =
             Store::with_engine(Box::new(MemEngine::new()), StoreOptions::default()).expect("open in memory");
         let mut model = Model::new();
-        run(&store, &mut model, &batches, &reads);
-        check_everything(&store, &model, &reads);
+        compare_writes(&store, &mut model, &batches, &reads);
+        compare_everything(&store, &model, &reads);
         Ok(())
     });
     if let Err(e) = result {
@@ -104,13 +50,13 @@ fn rocksdb_store_agrees_with_model_across_reopen() {
         let mut model = Model::new();
         {
             let store = open();
-            run(&store, &mut model, &batches, &reads);
+            compare_writes(&store, &mut model, &batches, &reads);
         }
         let store = open();
         assert_eq!(store.revision().ok(), Some(model.rev()));
         assert_eq!(store.compacted_revision().ok(), Some(model.compacted.max(0)));
         assert_eq!(store.applied().ok(), Some(mark(batches.len() - 1)));
-        check_everything(&store, &model, &reads);
+        compare_everything(&store, &model, &reads);
         Ok(())
     });
     if let Err(e) = result {
