@@ -66,7 +66,7 @@ bin_dir="$CARGO_TARGET_DIR/$triple/release"
 echo "== cargo +nightly fuzz build (into $CARGO_TARGET_DIR)"
 # Release with debug assertions, AddressSanitizer (cargo-fuzz's default):
 # overflow checks and leaks count as findings too.
-nice -n 10 cargo +nightly fuzz build --fuzz-dir fuzz --release --debug-assertions 2>&1 |
+nice -n 10 cargo +nightly fuzz build --fuzz-dir fuzz --release --debug-assertions --features libfuzzer 2>&1 |
   grep -vE '^\s+(Compiling|Checking|Fresh|Downloaded|Downloading)' || true
 for t in "${targets[@]}"; do
   [ -x "$bin_dir/$t" ] || { echo "fuzz: build failed: $bin_dir/$t is missing" >&2; exit 1; }
