@@ -19,6 +19,7 @@
 //! * `metrics`: `/metrics`.
 
 pub mod admission;
+pub mod audit;
 pub mod cacher;
 pub mod controllers;
 pub mod endpoints;
@@ -28,6 +29,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod options;
 pub mod patch;
+pub mod pki;
 pub mod protobuf;
 pub mod registry;
 pub mod request;

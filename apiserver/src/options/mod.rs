@@ -9,6 +9,10 @@ use clap::{Args, Parser};
 
 use crate::registry::kinds::service::IpRange;
 
+mod audit;
+
+pub use audit::AuditOptions;
+
 /// The command line, one group of flags per concern, each parsed into its
 /// type as it is read (a bad value is refused before anything starts).
 #[derive(Debug, Clone, Parser)]
@@ -24,6 +28,8 @@ pub struct Options {
     pub serving: ServingOptions,
     #[command(flatten)]
     pub limits: LimitOptions,
+    #[command(flatten)]
+    pub audit: AuditOptions,
     /// The IPv4 range Services' cluster IPs come from.
     #[arg(long, default_value = "10.0.0.0/24", value_parser = IpRange::parse)]
     pub service_cluster_ip_range: IpRange,

@@ -1,0 +1,2 @@
+//! The cluster's certificates and kubeconfigs (`rtcd-pki`): being built for
+//! the security issue.
