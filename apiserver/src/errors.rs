@@ -37,6 +37,15 @@ pub enum ApiError {
     RequestEntityTooLarge(String),
     #[error("{0}")]
     Forbidden(String),
+    /// A request the authorizers did not allow, or an impersonation or
+    /// RBAC grant they refused (kube's `NewForbidden`): `qualified` is
+    /// `<resource>[.<group>]`, empty for a path; `why` says who cannot do
+    /// what.
+    #[error("{}", forbidden_message(qualified, name, why))]
+    ForbiddenFor { qualified: String, name: String, why: String },
+    /// No valid credentials (kube answers just "Unauthorized").
+    #[error("Unauthorized")]
+    Unauthorized,
     #[error("{0}")]
     UnsupportedMediaType(String),
     #[error("{0}")]
@@ -75,7 +84,8 @@ impl ApiError {
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => 422,
             ApiError::BadRequest(_) => 400,
             ApiError::RequestEntityTooLarge(_) => 413,
-            ApiError::Forbidden(_) => 403,
+            ApiError::Forbidden(_) | ApiError::ForbiddenFor { .. } => 403,
+            ApiError::Unauthorized => 401,
             ApiError::UnsupportedMediaType(_) => 415,
             ApiError::NotAcceptable(_) => 406,
             ApiError::MethodNotAllowed(_) => 405,
@@ -95,7 +105,8 @@ impl ApiError {
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
             ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
-            ApiError::Forbidden(_) => "Forbidden",
+            ApiError::Forbidden(_) | ApiError::ForbiddenFor { .. } => "Forbidden",
+            ApiError::Unauthorized => "Unauthorized",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
             ApiError::NotAcceptable(_) => "NotAcceptable",
             ApiError::MethodNotAllowed(_) => "MethodNotAllowed",
@@ -143,6 +154,18 @@ impl ApiError {
                 "kind": kind,
                 "causes": causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect::<Vec<_>>(),
             })),
+            ApiError::ForbiddenFor { qualified, name, .. } => {
+                // kube fills group, kind (the plural) and name, each only
+                // when set: a path's 403 carries empty details.
+                let (kind, group) = qualified.split_once('.').unwrap_or((qualified, ""));
+                let mut details = json!({});
+                for (field, value) in [("name", name.as_str()), ("group", group), ("kind", kind)] {
+                    if !value.is_empty() {
+                        details[field] = json!(value);
+                    }
+                }
+                Some(details)
+            }
             ApiError::TooManyRequests => Some(json!({"retryAfterSeconds": 1})),
             ApiError::TooLargeResourceVersion { .. } => Some(json!({
                 "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
@@ -190,6 +213,36 @@ fn aggregate(causes: &[Cause]) -> String {
         [one] => one.clone(),
         many => format!("[{}]", many.join(", ")),
     }
+}
+
+/// kube's `NewForbidden` message: `forbidden: …` for a path,
+/// `<resource> is forbidden: …`, or `<resource> "<name>" is forbidden: …`.
+fn forbidden_message(qualified: &str, name: &str, why: &str) -> String {
+    match (qualified, name) {
+        ("", _) => format!("forbidden: {why}"),
+        (_, "") => format!("{qualified} is forbidden: {why}"),
+        _ => format!("{qualified} {} is forbidden: {why}", go_quote(name)),
+    }
+}
+
+/// A string as Go's `%q` writes it (kube quotes names and users with it).
+pub fn go_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// kube's "the object has been modified" conflict, for stale updates.

@@ -20,6 +20,8 @@
 
 pub mod admission;
 pub mod audit;
+pub mod authn;
+pub mod authz;
 pub mod cacher;
 pub mod controllers;
 pub mod endpoints;

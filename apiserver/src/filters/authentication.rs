@@ -1,18 +1,39 @@
-//! Who sent the request. Until the security issue brings kube's
-//! authenticators (client certificates, tokens, service accounts), every
-//! request is served as the cluster administrator, as before; the verified
-//! client certificate chain, when the TLS listener got one, is already in
-//! the request for them ([`ClientCertificates`]).
-//!
-//! [`ClientCertificates`]: crate::request::ClientCertificates
+//! Who sent the request (kube's `WithAuthentication`): the configured
+//! authenticators (`crate::authn`) name the user, who goes into the
+//! request's extensions as an `Arc<UserInfo>`; the credential itself is
+//! removed so nothing later can forward it. A request whose credential is
+//! not recognized, or that has none when anonymous requests are off,
+//! answers 401 `Unauthorized`.
 
-use axum::extract::Request;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 
-use crate::request::UserInfo;
+use crate::authn::Authenticator;
+use crate::errors::ApiError;
 
-pub(super) async fn authenticate(mut request: Request, next: Next) -> Response {
-    request.extensions_mut().insert(UserInfo::admin());
-    next.run(request).await
+pub(super) async fn authenticate(
+    State(authenticator): State<Arc<Authenticator>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (mut parts, body) = request.into_parts();
+    match authenticator.authenticate(&parts).await {
+        Ok(user) => {
+            parts.headers.remove(AUTHORIZATION);
+            parts.extensions.insert(user);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(failure) => {
+            tracing::debug!(
+                path = parts.uri.path(),
+                message = failure.audit_message(),
+                "unauthenticated request"
+            );
+            ApiError::Unauthorized.into_response()
+        }
+    }
 }

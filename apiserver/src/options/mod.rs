@@ -10,8 +10,12 @@ use clap::{Args, Parser};
 use crate::registry::kinds::service::IpRange;
 
 mod audit;
+mod authentication;
+mod authorization;
 
 pub use audit::AuditOptions;
+pub use authentication::AuthenticationOptions;
+pub use authorization::{AuthorizationMode, AuthorizationOptions};
 
 /// The command line, one group of flags per concern, each parsed into its
 /// type as it is read (a bad value is refused before anything starts).
@@ -28,6 +32,10 @@ pub struct Options {
     pub serving: ServingOptions,
     #[command(flatten)]
     pub limits: LimitOptions,
+    #[command(flatten)]
+    pub authentication: AuthenticationOptions,
+    #[command(flatten)]
+    pub authorization: AuthorizationOptions,
     #[command(flatten)]
     pub audit: AuditOptions,
     /// The IPv4 range Services' cluster IPs come from.
@@ -161,5 +169,26 @@ mod tests {
         );
         assert!(Options::try_parse_from(["rtcd-apiserver", "--read-header-timeout=0"]).is_err());
         assert!(Options::try_parse_from(["rtcd-apiserver", "--max-request-body-bytes=0"]).is_err());
+    }
+
+    #[test]
+    fn security_flags_read_as_kube_apiservers() {
+        let defaults = Options::try_parse_from(["rtcd-apiserver"]).unwrap();
+        assert!(defaults.authentication.anonymous_auth);
+        assert_eq!(defaults.authorization.authorization_mode, [AuthorizationMode::AlwaysAllow]);
+        let set = Options::try_parse_from([
+            "rtcd-apiserver",
+            "--anonymous-auth=false",
+            "--authorization-mode=AlwaysDeny,RBAC",
+            "--token-auth-file=/tmp/tokens.csv",
+        ])
+        .unwrap();
+        assert!(!set.authentication.anonymous_auth);
+        assert_eq!(
+            set.authorization.authorization_mode,
+            [AuthorizationMode::AlwaysDeny, AuthorizationMode::Rbac]
+        );
+        assert!(set.authorization.rbac());
+        assert!(Options::try_parse_from(["rtcd-apiserver", "--authorization-mode=Node"]).is_err());
     }
 }

@@ -14,10 +14,13 @@ use std::time::Duration;
 
 use tonic::transport::{Channel, Endpoint};
 
+use crate::authn::{Authenticator, TokenFile};
+use crate::authz::rbac::{self, Rbac, RbacIndex};
+use crate::authz::{AlwaysAllow, AlwaysDeny, Authorizer, Union};
 use crate::endpoints::{self, App};
 use crate::filters::{self, FilterState, Limits};
 use crate::metrics::Metrics;
-use crate::options::Options;
+use crate::options::{AuthorizationMode, Options};
 use crate::registry::Resources;
 use crate::registry::kinds;
 use crate::storage::{Compactor, Etcd3Store, Step, Storage};
@@ -33,6 +36,8 @@ pub enum StartError {
     PlainHttpNotLoopback(std::net::IpAddr),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
+    #[error(transparent)]
+    TokenFile(#[from] crate::authn::token_file::TokenFileError),
     #[error("cannot serve the built-in kinds: {0}")]
     Register(String),
     #[error("cannot listen on {addr}: {why}")]
@@ -80,8 +85,11 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         options.limits.max_mutating_requests_inflight,
     ));
     let max_body = usize::try_from(options.limits.max_request_body_bytes).unwrap_or(usize::MAX);
-    let app = App::with_body_limit(resources, metrics.clone(), max_body);
-    let router = filters::build(endpoints::router(app), FilterState { metrics, limits });
+    let app = App::with_body_limit(resources.clone(), metrics.clone(), max_body);
+    let authenticator = Arc::new(authenticator(&options)?);
+    let authorizer = Arc::new(authorizer(&options, &resources));
+    let state = FilterState { metrics, limits, authenticator, authorizer };
+    let router = filters::build(endpoints::router(app), state);
     let addr = SocketAddr::new(serving.bind_address, serving.secure_port);
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -89,6 +97,36 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     tracing::info!(%addr, https = tls.is_some(), etcd = ?options.etcd.etcd_servers, "serving");
     conn::serve(listener, tls, router, connection_limits(&options), shutdown_signal()).await;
     Ok(())
+}
+
+/// The authenticators the flags configure.
+fn authenticator(options: &Options) -> Result<Authenticator, StartError> {
+    let token_file = match &options.authentication.token_auth_file {
+        Some(path) => Some(TokenFile::read(path)?),
+        None => None,
+    };
+    Ok(Authenticator {
+        client_certificates: options.serving.client_ca_file.is_some(),
+        token_file,
+        anonymous: options.authentication.anonymous_auth,
+    })
+}
+
+/// The authorizers of `--authorization-mode`, in order; RBAC's objects are
+/// followed by watches, and its bootstrap policy reconciled, when it is one.
+pub fn authorizer(options: &Options, resources: &Resources) -> Union {
+    let mut authorizers: Vec<Arc<dyn Authorizer>> = Vec::new();
+    for mode in &options.authorization.authorization_mode {
+        authorizers.push(match mode {
+            AuthorizationMode::AlwaysAllow => Arc::new(AlwaysAllow),
+            AuthorizationMode::AlwaysDeny => Arc::new(AlwaysDeny),
+            AuthorizationMode::Rbac => {
+                tokio::spawn(rbac::bootstrap::run(resources.clone()));
+                Arc::new(Rbac::new(RbacIndex::follow(resources)))
+            }
+        });
+    }
+    Union::new(authorizers)
 }
 
 /// What the flags allow each connection.

@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::schemars::SchemaGenerator;
+use rtcd_apiserver::authn::Authenticator;
+use rtcd_apiserver::authz::{AlwaysAllow, Union};
 use rtcd_apiserver::filters::{self, FilterState, Limits};
 use rtcd_apiserver::metrics::Metrics;
 use rtcd_apiserver::openapi::{ListOf, OpenApiResource};
@@ -87,7 +89,13 @@ impl Server {
             options.limits.max_mutating_requests_inflight,
         ));
         let app = endpoints::App::new(resources.clone(), metrics.clone());
-        let router = filters::build(endpoints::router(app), FilterState { metrics, limits });
+        let state = FilterState {
+            metrics,
+            limits,
+            authenticator: Arc::new(Authenticator::anonymous_only()),
+            authorizer: Arc::new(Union::new(vec![Arc::new(AlwaysAllow)])),
+        };
+        let router = filters::build(endpoints::router(app), state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
         let task = tokio::spawn(async move {

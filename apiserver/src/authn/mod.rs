@@ -1,0 +1,182 @@
+//! Authentication (kube's authenticator union): who sent a request.
+//!
+//! In kube's order: the client certificate (`x509`), then a bearer token
+//! against the token file (`token_file`) and ServiceAccount tokens
+//! (ServiceAccount tokens come next). The first that recognizes the request wins; a
+//! credential that is presented but not recognized fails the request (401)
+//! even when anonymous requests are allowed; a request with no credential at
+//! all is `system:anonymous` when `--anonymous-auth` allows it.
+//! Authenticated users get the `system:authenticated` group.
+
+pub mod bearer;
+pub mod token_file;
+pub mod x509;
+
+use std::sync::Arc;
+
+use axum::http::request::Parts;
+
+use crate::request::{ClientCertificates, UserInfo};
+pub use token_file::TokenFile;
+
+pub const ANONYMOUS: &str = "system:anonymous";
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
+pub const AUTHENTICATED: &str = "system:authenticated";
+
+/// Why a request was not authenticated; it answers 401 and its audit
+/// event says which methods were tried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// `x509`, `bearer`: the credentials presented and not accepted; empty
+    /// when none was presented.
+    pub attempted: Vec<&'static str>,
+}
+
+impl Failure {
+    /// kube's failed-authentication audit message.
+    pub fn audit_message(&self) -> String {
+        if self.attempted.is_empty() {
+            "Authentication failed, no credentials provided".to_string()
+        } else {
+            format!("Authentication failed, attempted: {}", self.attempted.join(", "))
+        }
+    }
+}
+
+/// The configured authenticators.
+#[derive(Debug, Default)]
+pub struct Authenticator {
+    /// Client certificates verified by the TLS listener (`--client-ca-file`).
+    pub client_certificates: bool,
+    pub token_file: Option<TokenFile>,
+    /// `--anonymous-auth`.
+    pub anonymous: bool,
+}
+
+impl Authenticator {
+    /// Every request is anonymous (no authenticators, `--anonymous-auth`).
+    pub fn anonymous_only() -> Authenticator {
+        Authenticator { anonymous: true, ..Authenticator::default() }
+    }
+
+    /// The user who sent the request, or why there is none.
+    pub async fn authenticate(&self, parts: &Parts) -> Result<Arc<UserInfo>, Failure> {
+        let mut attempted = Vec::new();
+        if self.client_certificates
+            && let Some(chain) = parts.extensions.get::<ClientCertificates>()
+        {
+            match x509::user_of(chain) {
+                Some(user) => return Ok(with_authenticated_group(user)),
+                None => attempted.push("x509"),
+            }
+        }
+        match bearer::token_of(&parts.headers) {
+            bearer::Token::Absent => {}
+            bearer::Token::Present(token) => {
+                if let Some(user) = self.authenticate_token(&token, &[]).await {
+                    return Ok(with_authenticated_group(user));
+                }
+                attempted.push("bearer");
+            }
+        }
+        if attempted.is_empty() && self.anonymous {
+            return Ok(anonymous());
+        }
+        Err(Failure { attempted })
+    }
+
+    /// The user a bearer token stands for (also TokenReview's question),
+    /// with `audiences` it must be meant for (empty: the server's own).
+    pub async fn authenticate_token(&self, token: &str, audiences: &[String]) -> Option<UserInfo> {
+        let _ = audiences;
+        self.token_file.as_ref().and_then(|file| file.user_of(token))
+    }
+}
+
+/// kube's authenticated-group adder.
+pub fn with_authenticated_group(mut user: UserInfo) -> Arc<UserInfo> {
+    add_authenticated_group(&mut user);
+    Arc::new(user)
+}
+
+/// Adds `system:authenticated` unless the user is anonymous or already
+/// says whether it is authenticated (impersonation uses it too).
+pub fn add_authenticated_group(user: &mut UserInfo) {
+    let says = user.groups.iter().any(|g| g == AUTHENTICATED || g == UNAUTHENTICATED);
+    if user.name == ANONYMOUS {
+        if !says {
+            user.groups.push(UNAUTHENTICATED.to_string());
+        }
+    } else if !says {
+        user.groups.push(AUTHENTICATED.to_string());
+    }
+}
+
+/// `system:anonymous` in `system:unauthenticated`.
+pub fn anonymous() -> Arc<UserInfo> {
+    Arc::new(UserInfo {
+        name: ANONYMOUS.to_string(),
+        uid: String::new(),
+        groups: vec![UNAUTHENTICATED.to_string()],
+        extra: Default::default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::Request;
+
+    fn parts(authorization: Option<&str>) -> Parts {
+        let mut builder = Request::builder().uri("/api");
+        if let Some(value) = authorization {
+            builder = builder.header("authorization", value);
+        }
+        builder.body(()).unwrap().into_parts().0
+    }
+
+    fn with_tokens() -> Authenticator {
+        Authenticator {
+            token_file: Some(TokenFile::parse("secret,jane,42,\"dev,ops\"\n").unwrap()),
+            anonymous: true,
+            ..Authenticator::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_known_token_is_its_user_with_the_authenticated_group() {
+        let user = with_tokens().authenticate(&parts(Some("Bearer secret"))).await.unwrap();
+        assert_eq!(user.name, "jane");
+        assert_eq!(user.uid, "42");
+        assert_eq!(user.groups, ["dev", "ops", "system:authenticated"]);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_token_fails_even_with_anonymous_allowed() {
+        let failure = with_tokens().authenticate(&parts(Some("Bearer nope"))).await.unwrap_err();
+        assert_eq!(failure.audit_message(), "Authentication failed, attempted: bearer");
+    }
+
+    #[tokio::test]
+    async fn no_credentials_is_anonymous_only_when_allowed() {
+        let user = with_tokens().authenticate(&parts(None)).await.unwrap();
+        assert_eq!(
+            (user.name.as_str(), user.groups.as_slice()),
+            ("system:anonymous", &[UNAUTHENTICATED.into()][..])
+        );
+        let closed = Authenticator { anonymous: false, ..with_tokens() };
+        let failure = closed.authenticate(&parts(None)).await.unwrap_err();
+        assert_eq!(failure.audit_message(), "Authentication failed, no credentials provided");
+    }
+
+    #[test]
+    fn the_group_adder_respects_what_the_user_already_says() {
+        let mut user =
+            UserInfo { name: "a".into(), groups: vec![UNAUTHENTICATED.into()], ..UserInfo::default() };
+        add_authenticated_group(&mut user);
+        assert_eq!(user.groups, [UNAUTHENTICATED]);
+        let mut anon = UserInfo { name: ANONYMOUS.into(), ..UserInfo::default() };
+        add_authenticated_group(&mut anon);
+        assert_eq!(anon.groups, [UNAUTHENTICATED]);
+    }
+}
