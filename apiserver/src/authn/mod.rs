@@ -2,13 +2,14 @@
 //!
 //! In kube's order: the client certificate (`x509`), then a bearer token
 //! against the token file (`token_file`) and ServiceAccount tokens
-//! (ServiceAccount tokens come next). The first that recognizes the request wins; a
+//! (`service_account`). The first that recognizes the request wins; a
 //! credential that is presented but not recognized fails the request (401)
 //! even when anonymous requests are allowed; a request with no credential at
 //! all is `system:anonymous` when `--anonymous-auth` allows it.
 //! Authenticated users get the `system:authenticated` group.
 
 pub mod bearer;
+pub mod service_account;
 pub mod token_file;
 pub mod x509;
 
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use axum::http::request::Parts;
 
 use crate::request::{ClientCertificates, UserInfo};
+pub use service_account::ServiceAccountTokens;
 pub use token_file::TokenFile;
 
 pub const ANONYMOUS: &str = "system:anonymous";
@@ -49,6 +51,7 @@ pub struct Authenticator {
     /// Client certificates verified by the TLS listener (`--client-ca-file`).
     pub client_certificates: bool,
     pub token_file: Option<TokenFile>,
+    pub service_accounts: Option<ServiceAccountTokens>,
     /// `--anonymous-auth`.
     pub anonymous: bool,
 }
@@ -88,8 +91,13 @@ impl Authenticator {
     /// The user a bearer token stands for (also TokenReview's question),
     /// with `audiences` it must be meant for (empty: the server's own).
     pub async fn authenticate_token(&self, token: &str, audiences: &[String]) -> Option<UserInfo> {
-        let _ = audiences;
-        self.token_file.as_ref().and_then(|file| file.user_of(token))
+        if let Some(user) = self.token_file.as_ref().and_then(|file| file.user_of(token)) {
+            return Some(user);
+        }
+        match &self.service_accounts {
+            Some(accounts) => accounts.user_of(token, audiences).await,
+            None => None,
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use super::reviews::{REVIEWS, Review};
 use crate::registry::{Resource, Resources};
 
 /// The Content-Type of an aggregated discovery document.
@@ -33,9 +34,25 @@ pub fn api_versions() -> Value {
     })
 }
 
+/// Every named group: the served resources' and the reviews'.
+pub fn groups(resources: &Resources) -> Vec<String> {
+    let mut groups = resources.groups();
+    for review in REVIEWS {
+        if !groups.iter().any(|g| g == review.group) {
+            groups.push(review.group.to_string());
+        }
+    }
+    groups
+}
+
+/// The reviews of `group`, create-only.
+fn reviews_of(group: &str) -> impl Iterator<Item = &'static Review> + '_ {
+    REVIEWS.iter().filter(move |r| r.group == group)
+}
+
 /// `/apis`: every named group.
 pub fn api_group_list(resources: &Resources) -> Value {
-    let groups: Vec<Value> = resources.groups().iter().map(|g| api_group(g)).collect();
+    let groups: Vec<Value> = groups(resources).iter().map(|g| api_group(g)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
@@ -53,10 +70,20 @@ pub fn api_resource_list(resources: &Resources, group: &str, version: &str) -> O
         .map(|s| s.store.resource())
         .filter(|r| r.group == group && r.version == version)
         .collect();
-    if served.is_empty() {
+    let reviews: Vec<&Review> = reviews_of(group).filter(|_| version == "v1").collect();
+    if served.is_empty() && reviews.is_empty() {
         return None;
     }
     let mut list = Vec::new();
+    for review in reviews {
+        list.push(json!({
+            "name": review.plural,
+            "singularName": review.kind.to_lowercase(),
+            "namespaced": review.namespaced,
+            "kind": review.kind,
+            "verbs": ["create"],
+        }));
+    }
     for r in served {
         list.push(json!({
             "name": r.plural,
@@ -102,17 +129,26 @@ fn subresource_kind<'a>(
 
 /// The aggregated document for `/api` (core only) or `/apis` (the rest).
 pub fn aggregated(served: &Resources, core: bool) -> Value {
-    let groups: Vec<String> = if core { vec![String::new()] } else { served.groups() };
+    let groups: Vec<String> = if core { vec![String::new()] } else { groups(served) };
     let all = served.all();
     let items: Vec<Value> = groups
         .into_iter()
         .map(|group| {
-            let resources: Vec<Value> = all
+            let mut resources: Vec<Value> = all
                 .iter()
                 .map(|s| s.store.resource())
                 .filter(|r| r.group == group)
                 .map(aggregated_resource)
                 .collect();
+            resources.extend(reviews_of(&group).map(|review| {
+                json!({
+                    "resource": review.plural,
+                    "responseKind": {"group": review.group, "version": "v1", "kind": review.kind},
+                    "scope": if review.namespaced { "Namespaced" } else { "Cluster" },
+                    "singularResource": review.kind.to_lowercase(),
+                    "verbs": ["create"],
+                })
+            }));
             json!({
                 "metadata": {"name": group, "creationTimestamp": null},
                 "versions": [{"version": "v1", "resources": resources, "freshness": "Current"}],

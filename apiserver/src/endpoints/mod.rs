@@ -7,6 +7,8 @@
 //! * `handlers` / `watch`: the verbs.
 //! * `respond`: response bodies, Status errors, Tables, warnings.
 //! * `discovery`: legacy and aggregated discovery documents.
+//! * `reviews`: access, rules, self-subject and token reviews.
+//! * `token_request`: ServiceAccount tokens (`kubectl create token`).
 //! * `openapi_cache`: the OpenAPI documents, rebuilt when resources change.
 
 pub mod discovery;
@@ -14,6 +16,8 @@ mod handlers;
 mod openapi_cache;
 mod query;
 mod respond;
+pub mod reviews;
+mod token_request;
 mod watch;
 
 use std::collections::HashMap;
@@ -26,6 +30,8 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::authn::Authenticator;
+use crate::authz::{AlwaysAllow, Union};
 use crate::errors::ApiError;
 use crate::metrics::Metrics;
 use crate::registry::Resources;
@@ -49,6 +55,9 @@ pub struct App {
     pub metrics: Arc<Metrics>,
     /// Longer request bodies are refused with 413 before they are read.
     pub max_request_body_bytes: usize,
+    /// For the reviews: who a token stands for, what a user may do.
+    pub authenticator: Arc<Authenticator>,
+    pub authorizer: Arc<Union>,
     openapi: OpenApiCache,
 }
 
@@ -65,10 +74,24 @@ impl App {
         metrics: Arc<Metrics>,
         max_request_body_bytes: usize,
     ) -> SharedApp {
+        let authenticator = Arc::new(Authenticator::anonymous_only());
+        let authorizer = Arc::new(Union::new(vec![Arc::new(AlwaysAllow)]));
+        Self::secured(resources, metrics, max_request_body_bytes, authenticator, authorizer)
+    }
+
+    /// As `with_body_limit`, answering reviews with these authenticators
+    /// and authorizers (the filters' own).
+    pub fn secured(
+        resources: Resources,
+        metrics: Arc<Metrics>,
+        max_request_body_bytes: usize,
+        authenticator: Arc<Authenticator>,
+        authorizer: Arc<Union>,
+    ) -> SharedApp {
         let openapi = OpenApiCache::new(resources.clone());
         // Built now rather than on the first request, which would wait for it.
         openapi.docs();
-        Arc::new(App { resources, metrics, max_request_body_bytes, openapi })
+        Arc::new(App { resources, metrics, max_request_body_bytes, authenticator, authorizer, openapi })
     }
 }
 
@@ -103,9 +126,13 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
     // through it (none in this server) would be anonymous.
     let user = parts.extensions.get::<Arc<UserInfo>>().cloned().unwrap_or_default();
     let result = match &info {
-        RequestInfo::Resource(resource) => {
-            handlers::serve(&app, resource, &user, &params, &parts.headers, &body).await
+        RequestInfo::Resource(resource) if token_request::is_token_request(resource) => {
+            token_request::serve(&app, resource, &body).await
         }
+        RequestInfo::Resource(resource) => match reviews::find(resource) {
+            Some(review) => reviews::serve(&app, review, resource, &user, &body).await,
+            None => handlers::serve(&app, resource, &user, &params, &parts.headers, &body).await,
+        },
         RequestInfo::NonResource { .. } => {
             non_resource(&app, &parts.method, parts.uri.path(), &parts.headers).await
         }
@@ -163,7 +190,7 @@ async fn non_resource(
         ["apis"] if discovery::wants_aggregated(accept) => Ok(aggregated(&app.resources, false)),
         ["api"] => Ok(ok(discovery::api_versions())),
         ["apis"] => Ok(ok(discovery::api_group_list(&app.resources))),
-        ["apis", group] if app.resources.groups().iter().any(|g| g == group) => {
+        ["apis", group] if discovery::groups(&app.resources).iter().any(|g| g == group) => {
             Ok(ok(discovery::api_group(group)))
         }
         ["api", version] => {

@@ -14,4 +14,28 @@ pub struct AuthenticationOptions {
     /// Static bearer tokens: CSV rows `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
     pub token_auth_file: Option<PathBuf>,
+    /// Who ServiceAccount tokens say issued them (repeatable; the first
+    /// signs, any verifies).
+    #[arg(long = "service-account-issuer")]
+    pub service_account_issuers: Vec<String>,
+    /// Private key (PEM; ECDSA P-256 or RSA) that signs ServiceAccount
+    /// tokens; without it `.../serviceaccounts/<name>/token` is not served.
+    #[arg(long)]
+    pub service_account_signing_key_file: Option<PathBuf>,
+    /// Public (or private) keys that verify ServiceAccount tokens
+    /// (repeatable); the signing key's when none is given.
+    #[arg(long = "service-account-key-file")]
+    pub service_account_key_files: Vec<PathBuf>,
+    /// Audiences a token must be meant for (comma-separated); the issuers
+    /// when not given.
+    #[arg(long, value_delimiter = ',')]
+    pub api_audiences: Vec<String>,
+}
+
+impl AuthenticationOptions {
+    /// ServiceAccount tokens are on when there is a key and an issuer.
+    pub fn service_accounts(&self) -> bool {
+        (self.service_account_signing_key_file.is_some() || !self.service_account_key_files.is_empty())
+            && !self.service_account_issuers.is_empty()
+    }
 }

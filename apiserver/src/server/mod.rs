@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use tonic::transport::{Channel, Endpoint};
 
-use crate::authn::{Authenticator, TokenFile};
+use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
 use crate::authz::rbac::{self, Rbac, RbacIndex};
 use crate::authz::{AlwaysAllow, AlwaysDeny, Authorizer, Union};
 use crate::endpoints::{self, App};
@@ -38,6 +38,8 @@ pub enum StartError {
     Tls(#[from] tls::TlsError),
     #[error(transparent)]
     TokenFile(#[from] crate::authn::token_file::TokenFileError),
+    #[error(transparent)]
+    ServiceAccountKey(#[from] crate::authn::service_account::KeyError),
     #[error("cannot serve the built-in kinds: {0}")]
     Register(String),
     #[error("cannot listen on {addr}: {why}")]
@@ -85,9 +87,9 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         options.limits.max_mutating_requests_inflight,
     ));
     let max_body = usize::try_from(options.limits.max_request_body_bytes).unwrap_or(usize::MAX);
-    let app = App::with_body_limit(resources.clone(), metrics.clone(), max_body);
-    let authenticator = Arc::new(authenticator(&options)?);
+    let authenticator = Arc::new(authenticator(&options, &resources)?);
     let authorizer = Arc::new(authorizer(&options, &resources));
+    let app = App::secured(resources, metrics.clone(), max_body, authenticator.clone(), authorizer.clone());
     let state = FilterState { metrics, limits, authenticator, authorizer };
     let router = filters::build(endpoints::router(app), state);
     let addr = SocketAddr::new(serving.bind_address, serving.secure_port);
@@ -100,15 +102,28 @@ pub async fn run(options: Options) -> Result<(), StartError> {
 }
 
 /// The authenticators the flags configure.
-fn authenticator(options: &Options) -> Result<Authenticator, StartError> {
-    let token_file = match &options.authentication.token_auth_file {
+fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticator, StartError> {
+    let authn = &options.authentication;
+    let token_file = match &authn.token_auth_file {
         Some(path) => Some(TokenFile::read(path)?),
         None => None,
+    };
+    let service_accounts = if authn.service_accounts() {
+        Some(ServiceAccountTokens::new(
+            authn.service_account_signing_key_file.as_deref(),
+            &authn.service_account_key_files,
+            authn.service_account_issuers.clone(),
+            authn.api_audiences.clone(),
+            resources.clone(),
+        )?)
+    } else {
+        None
     };
     Ok(Authenticator {
         client_certificates: options.serving.client_ca_file.is_some(),
         token_file,
-        anonymous: options.authentication.anonymous_auth,
+        service_accounts,
+        anonymous: authn.anonymous_auth,
     })
 }
 

@@ -98,6 +98,9 @@ impl Member {
     }
 }
 
+/// The bearer token of the administrator the HTTPS servers know.
+pub const ADMIN_TOKEN: &str = "rtcd-test-admin-token";
+
 /// rtcd-apiserver on a member, with a kubeconfig for the clients.
 pub struct ApiServer {
     pub member: Member,
@@ -118,13 +121,22 @@ impl ApiServer {
     }
 
     /// As `start_with`, with `prepare` run on the server's directory before
-    /// it starts (a `client-ca.crt` there is given as `--client-ca-file`).
+    /// it starts (a `client-ca.crt` there is given as `--client-ca-file`,
+    /// a `tokens.csv` as `--token-auth-file`, and the lines of a `flags`
+    /// file as further flags).
     pub async fn start_prepared(backend: Backend, tls: bool, prepare: impl FnOnce(&Path)) -> ApiServer {
         let member = Member::start(backend).await;
         let port = free_port();
         let dir = tempfile::tempdir().unwrap();
         if tls {
             make_certificate(dir.path());
+            // The kubeconfig's token: an administrator (kubectl asks for a
+            // password when it has no credentials for an HTTPS server).
+            std::fs::write(
+                dir.path().join("tokens.csv"),
+                format!("{ADMIN_TOKEN},admin,admin-uid,system:masters\n"),
+            )
+            .unwrap();
         }
         prepare(dir.path());
         let process = spawn_apiserver(&member, port, dir.path());
@@ -150,10 +162,7 @@ impl ApiServer {
             "apiVersion: v1\nkind: Config\nclusters:\n- name: rtcd\n  cluster:\n    server: {}\n{}users:\n- name: admin\n  user: {}\ncontexts:\n- name: rtcd\n  context:\n    cluster: rtcd\n    user: admin\n    namespace: default\ncurrent-context: rtcd\n",
             self.url,
             self.ca().map(|ca| format!("    certificate-authority: {}\n", ca.display())).unwrap_or_default(),
-            // kubectl prompts for a password when it has no credentials for
-            // an HTTPS server; a token stops that (authentication is not
-            // built yet, so the server does not check it).
-            if self.ca().is_some() { "{token: not-checked-yet}" } else { "{}" },
+            if self.ca().is_some() { format!("{{token: {ADMIN_TOKEN}}}") } else { "{}".to_string() },
         );
         std::fs::write(self.kubeconfig(), config).unwrap();
     }
@@ -242,6 +251,12 @@ fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
     }
     if dir.join("client-ca.crt").exists() {
         command.arg(format!("--client-ca-file={}", dir.join("client-ca.crt").display()));
+    }
+    if dir.join("tokens.csv").exists() {
+        command.arg(format!("--token-auth-file={}", dir.join("tokens.csv").display()));
+    }
+    if let Ok(extra) = std::fs::read_to_string(dir.join("flags")) {
+        command.args(extra.lines().filter(|l| !l.is_empty()));
     }
     let child = command.stdout(Stdio::null()).stderr(log).spawn().unwrap();
     Process(child)
