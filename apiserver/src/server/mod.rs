@@ -15,6 +15,7 @@ use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 
 use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
+use crate::authz::rbac::escalation::EscalationCheck;
 use crate::authz::rbac::{self, Rbac, RbacIndex};
 use crate::authz::{AlwaysAllow, AlwaysDeny, Authorizer, Union};
 use crate::endpoints::{self, App};
@@ -72,7 +73,14 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     };
     let channel = etcd_channel(&options.etcd.etcd_servers)?;
     let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));
-    let resources = serve_builtin_kinds(storage, &options)?;
+    let escalation = Arc::new(EscalationCheck::default());
+    let resources = kinds::serve_with(
+        storage,
+        &options.etcd.etcd_prefix,
+        options.service_cluster_ip_range,
+        vec![escalation.clone()],
+    )
+    .map_err(|e| StartError::Register(e.to_string()))?;
     tokio::spawn(crate::controllers::bootstrap::run(
         resources.clone(),
         options.service_cluster_ip_range.first(),
@@ -88,7 +96,11 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     ));
     let max_body = usize::try_from(options.limits.max_request_body_bytes).unwrap_or(usize::MAX);
     let authenticator = Arc::new(authenticator(&options, &resources)?);
-    let authorizer = Arc::new(authorizer(&options, &resources));
+    let (authorizer, rbac_index) = authorizer(&options, &resources);
+    let authorizer = Arc::new(authorizer);
+    if let Some(index) = rbac_index {
+        escalation.set_authority(authorizer.clone(), index);
+    }
     let app = App::secured(resources, metrics.clone(), max_body, authenticator.clone(), authorizer.clone());
     let state = FilterState { metrics, limits, authenticator, authorizer };
     let router = filters::build(endpoints::router(app), state);
@@ -127,21 +139,26 @@ fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticat
     })
 }
 
-/// The authorizers of `--authorization-mode`, in order; RBAC's objects are
-/// followed by watches, and its bootstrap policy reconciled, when it is one.
-pub fn authorizer(options: &Options, resources: &Resources) -> Union {
+/// The authorizers of `--authorization-mode`, in order, and RBAC's objects
+/// when it is one (followed by watches; the bootstrap policy reconciled).
+pub fn authorizer(options: &Options, resources: &Resources) -> (Union, Option<RbacIndex>) {
     let mut authorizers: Vec<Arc<dyn Authorizer>> = Vec::new();
+    let mut rbac_index = None;
     for mode in &options.authorization.authorization_mode {
         authorizers.push(match mode {
             AuthorizationMode::AlwaysAllow => Arc::new(AlwaysAllow),
             AuthorizationMode::AlwaysDeny => Arc::new(AlwaysDeny),
             AuthorizationMode::Rbac => {
-                tokio::spawn(rbac::bootstrap::run(resources.clone()));
-                Arc::new(Rbac::new(RbacIndex::follow(resources)))
+                let index = rbac_index.get_or_insert_with(|| {
+                    tokio::spawn(rbac::bootstrap::run(resources.clone()));
+                    tokio::spawn(rbac::aggregation::run(resources.clone()));
+                    RbacIndex::follow(resources)
+                });
+                Arc::new(Rbac::new(index.clone()))
             }
         });
     }
-    Union::new(authorizers)
+    (Union::new(authorizers), rbac_index)
 }
 
 /// What the flags allow each connection.

@@ -211,6 +211,19 @@ impl RbacIndex {
         errors
     }
 
+    /// The rules of role `name` (`kind` Role in `namespace`, or
+    /// ClusterRole), or kube's not-found text.
+    pub fn rules_of_role(&self, kind: &str, namespace: &str, name: &str) -> Result<Arc<Vec<Rule>>, String> {
+        let binding = Binding {
+            name: String::new(),
+            namespace: namespace.to_string(),
+            role_kind: kind.to_string(),
+            role_name: name.to_string(),
+            subjects: Vec::new(),
+        };
+        self.read().rules_of(&binding)
+    }
+
     /// For tests and the bootstrap: puts an object in as a watch would.
     #[cfg(test)]
     pub(crate) fn insert(&self, plural: &str, object: &Value) {

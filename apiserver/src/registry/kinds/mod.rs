@@ -112,8 +112,21 @@ pub fn serve(
     etcd_prefix: &str,
     service_ips: service::IpRange,
 ) -> Result<Resources, ApiError> {
+    serve_with(storage, etcd_prefix, service_ips, Vec::new())
+}
+
+/// As `serve`, with `checks` run after the admission plugins on every
+/// write (the RBAC escalation check, which needs the authorizers).
+pub fn serve_with(
+    storage: Arc<dyn Storage>,
+    etcd_prefix: &str,
+    service_ips: service::IpRange,
+    checks: Vec<Arc<dyn admission::Plugin>>,
+) -> Result<Resources, ApiError> {
     let lifecycle = Arc::new(NamespaceLifecycle::default());
-    let chain = Arc::new(admission::Chain::new(vec![lifecycle.clone()]));
+    let mut plugins: Vec<Arc<dyn admission::Plugin>> = vec![lifecycle.clone()];
+    plugins.extend(checks);
+    let chain = Arc::new(admission::Chain::new(plugins));
     let resources = Resources::new(storage.clone(), chain, CacheConfig::default(), etcd_prefix);
     let context = KindContext { storage, etcd_prefix: resources.etcd_prefix().to_string(), service_ips };
     for kind in builtin(&context) {
