@@ -35,6 +35,10 @@ pub struct Args {
     /// The API server's URL (plain HTTP).
     #[arg(long, default_value = "http://127.0.0.1:6443")]
     server: String,
+    /// A bearer token sent with every request (a user of the server's
+    /// `--token-auth-file`), to measure with authentication and RBAC on.
+    #[arg(long)]
+    token: Option<String>,
     #[command(subcommand)]
     measure: Measure,
 }
@@ -50,7 +54,7 @@ enum Measure {
 }
 
 pub async fn run(target: &Target, args: Args) -> Result<Outcome, String> {
-    let api = Api::new(&args.server)?;
+    let api = Api::new(&args.server, args.token.as_deref())?;
     match args.measure {
         Measure::Create(create) => create::run(&api, target, create).await,
         Measure::List(list) => list::run(&api, target, list).await,

@@ -200,9 +200,35 @@ impl ApiServer {
 
     /// kubectl with `stdin` and extra environment variables.
     pub fn kubectl_with(&self, args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+        self.kubectl_config(&self.kubeconfig(), args, stdin, env)
+    }
+
+    /// Writes `<who>.kubeconfig`: this server, trusted, with `user` (the
+    /// kubeconfig `user:` fields, as YAML flow) as the credentials.
+    pub fn add_identity(&self, who: &str, user: &str) {
+        let config = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: rtcd\n  cluster:\n    server: {}\n{}users:\n- name: {who}\n  user: {user}\ncontexts:\n- name: rtcd\n  context:\n    cluster: rtcd\n    user: {who}\n    namespace: default\ncurrent-context: rtcd\n",
+            self.url,
+            self.ca().map(|ca| format!("    certificate-authority: {}\n", ca.display())).unwrap_or_default(),
+        );
+        std::fs::write(self.dir.path().join(format!("{who}.kubeconfig")), config).unwrap();
+    }
+
+    /// kubectl as an identity written by `add_identity`.
+    pub fn kubectl_as(&self, who: &str, args: &[&str]) -> Output {
+        self.kubectl_config(&self.dir.path().join(format!("{who}.kubeconfig")), args, None, &[])
+    }
+
+    fn kubectl_config(
+        &self,
+        config: &Path,
+        args: &[&str],
+        stdin: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Output {
         let mut command = Command::new(venv_bin("kubectl"));
         command
-            .arg(format!("--kubeconfig={}", self.kubeconfig().display()))
+            .arg(format!("--kubeconfig={}", config.display()))
             .arg(format!("--cache-dir={}", self.dir.path().join("kube-cache").display()))
             .args(args)
             .envs(env.iter().copied())
@@ -283,6 +309,72 @@ pub fn make_certificate(dir: &Path) {
         &key.display().to_string(),
         "-out",
         &crt.display().to_string(),
+    ]);
+}
+
+/// A CA (`<name>.crt`, `<name>.key`) in `dir`.
+pub fn make_ca(dir: &Path, name: &str, cn: &str) {
+    let key = dir.join(format!("{name}.key"));
+    let crt = dir.join(format!("{name}.crt"));
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        &format!("/CN={cn}"),
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        "-keyout",
+        &key.display().to_string(),
+        "-out",
+        &crt.display().to_string(),
+    ]);
+}
+
+/// A client certificate (`<name>.crt`, `<name>.key`) signed by CA `ca`.
+pub fn make_client(dir: &Path, ca: &str, name: &str, subject: &str) {
+    let path = |file: String| dir.join(file).display().to_string();
+    openssl(&[
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        subject,
+        "-keyout",
+        &path(format!("{name}.key")),
+        "-out",
+        &path(format!("{name}.csr")),
+    ]);
+    let extensions = dir.join(format!("{name}.ext"));
+    std::fs::write(&extensions, "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        &path(format!("{name}.csr")),
+        "-CA",
+        &path(format!("{ca}.crt")),
+        "-CAkey",
+        &path(format!("{ca}.key")),
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        &extensions.display().to_string(),
+        "-out",
+        &path(format!("{name}.crt")),
     ]);
 }
 

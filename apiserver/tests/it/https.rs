@@ -1,7 +1,7 @@
 //! HTTPS with a certificate given by flag: kubectl (HTTP/2 over TLS, as
 //! client-go speaks it) trusts it through its kubeconfig.
 
-use crate::common::{ApiServer, Backend, openssl};
+use crate::common::{ApiServer, Backend, make_ca, make_client};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_over_https() {
@@ -57,70 +57,4 @@ async fn client_certificates_are_verified_against_the_client_ca() {
     assert!(!mallory.status.success(), "a certificate from another CA was accepted");
     let anonymous = api.kubectl(&["get", "namespace", "default", "-o", "name"]);
     assert!(anonymous.status.success(), "{}", String::from_utf8_lossy(&anonymous.stderr));
-}
-
-/// A CA (`<name>.crt`, `<name>.key`) in `dir`.
-fn make_ca(dir: &std::path::Path, name: &str, cn: &str) {
-    let key = dir.join(format!("{name}.key"));
-    let crt = dir.join(format!("{name}.crt"));
-    openssl(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        &format!("/CN={cn}"),
-        "-addext",
-        "basicConstraints=critical,CA:TRUE",
-        "-addext",
-        "keyUsage=critical,keyCertSign,cRLSign",
-        "-keyout",
-        &key.display().to_string(),
-        "-out",
-        &crt.display().to_string(),
-    ]);
-}
-
-/// A client certificate (`<name>.crt`, `<name>.key`) signed by CA `ca`.
-fn make_client(dir: &std::path::Path, ca: &str, name: &str, subject: &str) {
-    let path = |file: String| dir.join(file).display().to_string();
-    openssl(&[
-        "req",
-        "-new",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-subj",
-        subject,
-        "-keyout",
-        &path(format!("{name}.key")),
-        "-out",
-        &path(format!("{name}.csr")),
-    ]);
-    let extensions = dir.join(format!("{name}.ext"));
-    std::fs::write(&extensions, "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n").unwrap();
-    openssl(&[
-        "x509",
-        "-req",
-        "-in",
-        &path(format!("{name}.csr")),
-        "-CA",
-        &path(format!("{ca}.crt")),
-        "-CAkey",
-        &path(format!("{ca}.key")),
-        "-CAcreateserial",
-        "-days",
-        "1",
-        "-extfile",
-        &extensions.display().to_string(),
-        "-out",
-        &path(format!("{name}.crt")),
-    ]);
 }

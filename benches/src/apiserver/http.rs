@@ -22,6 +22,8 @@ pub struct Api {
     client: Client<HttpConnector, Full<Bytes>>,
     /// `http://host:port`, no trailing slash.
     base: String,
+    /// `Bearer <token>`, when the server is to know who asks.
+    authorization: Option<header::HeaderValue>,
 }
 
 /// A whole response.
@@ -44,7 +46,7 @@ impl Reply {
 }
 
 impl Api {
-    pub fn new(server: &str) -> Result<Self, String> {
+    pub fn new(server: &str, token: Option<&str>) -> Result<Self, String> {
         let base = server.trim_end_matches('/').to_string();
         if !base.starts_with("http://") {
             return Err(format!("--server {server:?}: an http:// URL"));
@@ -56,7 +58,11 @@ impl Api {
             .pool_idle_timeout(Duration::from_secs(300))
             .pool_max_idle_per_host(usize::MAX)
             .build(connector);
-        Ok(Self { client, base })
+        let authorization = token
+            .map(|t| header::HeaderValue::from_str(&format!("Bearer {t}")))
+            .transpose()
+            .map_err(|e| format!("--token: {e}"))?;
+        Ok(Self { client, base, authorization })
     }
 
     fn request(
@@ -72,6 +78,9 @@ impl Api {
             .header(header::ACCEPT, JSON);
         if let Some(content_type) = content_type {
             request = request.header(header::CONTENT_TYPE, content_type);
+        }
+        if let Some(authorization) = &self.authorization {
+            request = request.header(header::AUTHORIZATION, authorization.clone());
         }
         request.body(Full::new(body)).map_err(|e| format!("building a request for {path}: {e}"))
     }
