@@ -263,16 +263,16 @@ impl Request<'_> {
 
 /// What a request body must decode into: the kind named in decoding
 /// errors, and the JSON bytes a YAML body may expand to.
-struct BodyType<'a> {
-    kind: &'a str,
-    max_yaml_json_bytes: usize,
+pub(super) struct BodyType<'a> {
+    pub kind: &'a str,
+    pub max_yaml_json_bytes: usize,
 }
 
 /// A request body as JSON: JSON as sent, YAML turned into JSON (what kube's
 /// YAML serializer does; kubectl never sends it, curl users do), or protobuf
 /// (what client-go's typed clients send for built-in kinds) decoded into the
 /// same JSON.
-fn body_json(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) -> Result<Value, ApiError> {
+pub(super) fn body_json(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) -> Result<Value, ApiError> {
     let content_type = header_str(headers, header::CONTENT_TYPE);
     let media = content_type.split(';').next().unwrap_or_default().trim();
     match media {

@@ -127,10 +127,10 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
     let user = parts.extensions.get::<Arc<UserInfo>>().cloned().unwrap_or_default();
     let result = match &info {
         RequestInfo::Resource(resource) if token_request::is_token_request(resource) => {
-            token_request::serve(&app, resource, &body).await
+            token_request::serve(&app, resource, &parts.headers, &body).await
         }
         RequestInfo::Resource(resource) => match reviews::find(resource) {
-            Some(review) => reviews::serve(&app, review, resource, &user, &body).await,
+            Some(review) => reviews::serve(&app, review, resource, &user, &parts.headers, &body).await,
             None => handlers::serve(&app, resource, &user, &params, &parts.headers, &body).await,
         },
         RequestInfo::NonResource { .. } => {

@@ -8,11 +8,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use super::App;
+use super::handlers::{BodyType, body_json};
 use super::respond;
 use crate::authz::{Attributes, Decision, Rules, Target};
 use crate::errors::{ApiError, Cause};
@@ -74,6 +75,7 @@ pub async fn serve(
     review: &Review,
     info: &ResourceRequest,
     user: &Arc<UserInfo>,
+    headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Response, ApiError> {
     let in_namespace = info.namespace.is_some();
@@ -90,6 +92,11 @@ pub async fn serve(
             )
         });
     }
+    let body = body_json(
+        headers,
+        body,
+        BodyType { kind: review.kind, max_yaml_json_bytes: app.max_request_body_bytes },
+    )?;
     let mut object = request_object(review, body)?;
     let spec = object["spec"].clone();
     let status = match review.plural {
@@ -110,10 +117,8 @@ pub async fn serve(
 
 /// The body as an object of the review's kind (apiVersion and kind filled
 /// in when missing, refused when they name something else).
-fn request_object(review: &Review, body: &[u8]) -> Result<Value, ApiError> {
-    let mut object: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::BadRequest(format!("the body of the request was in an unknown format: {e}"))
-    })?;
+fn request_object(review: &Review, body: Value) -> Result<Value, ApiError> {
+    let mut object = body;
     let Some(fields) = object.as_object_mut() else {
         return Err(ApiError::BadRequest("the body of the request was in an unknown format".into()));
     };

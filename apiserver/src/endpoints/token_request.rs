@@ -3,11 +3,12 @@
 //! to a Pod or Secret, signed with `--service-account-signing-key-file`.
 //! Without a signing key the subresource is not served (404), as in kube.
 
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::App;
+use super::handlers::{BodyType, body_json};
 use super::respond;
 use crate::authn::service_account::TokenSpec;
 use crate::cacher::ReadAt;
@@ -26,7 +27,12 @@ pub fn is_token_request(info: &ResourceRequest) -> bool {
         && info.subresource.as_deref() == Some("token")
 }
 
-pub async fn serve(app: &App, info: &ResourceRequest, body: &[u8]) -> Result<Response, ApiError> {
+pub async fn serve(
+    app: &App,
+    info: &ResourceRequest,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, ApiError> {
     let Some(tokens) = &app.authenticator.service_accounts else { return Err(ApiError::NoSuchPath) };
     let (Some(namespace), Some(name)) = (info.namespace.as_deref(), info.name.as_deref()) else {
         return Err(ApiError::NoSuchPath);
@@ -36,9 +42,8 @@ pub async fn serve(app: &App, info: &ResourceRequest, body: &[u8]) -> Result<Res
             "the server does not allow this method on the requested resource".into(),
         ));
     }
-    let mut request: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::BadRequest(format!("the body of the request was in an unknown format: {e}"))
-    })?;
+    let into = BodyType { kind: "TokenRequest", max_yaml_json_bytes: app.max_request_body_bytes };
+    let mut request = body_json(headers, body, into)?;
     if !request.is_object() {
         return Err(ApiError::BadRequest("the body of the request was in an unknown format".into()));
     }

@@ -10,7 +10,7 @@ use super::*;
 fn resources() -> Vec<OpenApiResource> {
     use k8s_openapi::api::{
         apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
-        policy::v1 as policy,
+        policy::v1 as policy, rbac::v1 as rbac,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -30,6 +30,10 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<batch::CronJob>(&["status"]),
         OpenApiResource::of::<coordination::Lease>(&[]),
         OpenApiResource::of::<policy::PodDisruptionBudget>(&["status"]),
+        OpenApiResource::of::<rbac::ClusterRole>(&[]),
+        OpenApiResource::of::<rbac::ClusterRoleBinding>(&[]),
+        OpenApiResource::of::<rbac::Role>(&[]),
+        OpenApiResource::of::<rbac::RoleBinding>(&[]),
     ]
 }
 
@@ -45,8 +49,14 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 5] =
-    ["api/v1", "apis/apps/v1", "apis/batch/v1", "apis/coordination.k8s.io/v1", "apis/policy/v1"];
+const GROUP_VERSIONS: [&str; 6] = [
+    "api/v1",
+    "apis/apps/v1",
+    "apis/batch/v1",
+    "apis/coordination.k8s.io/v1",
+    "apis/policy/v1",
+    "apis/rbac.authorization.k8s.io/v1",
+];
 
 type Row =
     (&'static str, &'static str, &'static str, &'static str, &'static str, bool, &'static [&'static str]);
@@ -83,6 +93,18 @@ fn resource_table() {
             true,
             &["status"],
         ),
+        ("rbac.authorization.k8s.io", "v1", "ClusterRole", "ClusterRoleList", "clusterroles", false, &[]),
+        (
+            "rbac.authorization.k8s.io",
+            "v1",
+            "ClusterRoleBinding",
+            "ClusterRoleBindingList",
+            "clusterrolebindings",
+            false,
+            &[],
+        ),
+        ("rbac.authorization.k8s.io", "v1", "Role", "RoleList", "roles", true, &[]),
+        ("rbac.authorization.k8s.io", "v1", "RoleBinding", "RoleBindingList", "rolebindings", true, &[]),
     ];
     assert_eq!(table, expected);
 }

@@ -222,7 +222,11 @@ fn is_dns_1035_label(s: &str) -> bool {
 /// kube's name checks (`IsDNS1123Subdomain`, `IsDNS1123Label`,
 /// `IsDNS1035Label`): each failed rule one cause on `metadata.name`.
 pub fn name_causes(rule: NameRule, name: &str) -> Vec<Cause> {
+    if rule == NameRule::PathSegment {
+        return path_segment_causes(name);
+    }
     let (max, fits, why) = match rule {
+        NameRule::PathSegment => (usize::MAX, true, ""),
         NameRule::Subdomain => (253, is_dns_subdomain(name), DNS_SUBDOMAIN_MSG),
         // A valid subdomain that is not a label can only have dots.
         NameRule::Label if is_dns_subdomain(name) => (63, is_dns_label(name), "must not contain dots"),
@@ -237,6 +241,18 @@ pub fn name_causes(rule: NameRule, name: &str) -> Vec<Cause> {
         causes.push(invalid_string("metadata.name", name, why));
     }
     causes
+}
+
+/// kube's `IsValidPathSegmentName`.
+fn path_segment_causes(name: &str) -> Vec<Cause> {
+    let why = match name {
+        "." => Some("may not be '.'"),
+        ".." => Some("may not be '..'"),
+        _ if name.contains('/') => Some("may not contain '/'"),
+        _ if name.contains('%') => Some("may not contain '%'"),
+        _ => None,
+    };
+    why.map(|why| invalid_string("metadata.name", name, why)).into_iter().collect()
 }
 
 /// Every label key a qualified name, every value a label value; kube

@@ -27,6 +27,9 @@ pub enum NameRule {
     Label,
     /// DNS label (RFC 1035): as a label, starting with a letter (services).
     Dns1035Label,
+    /// Any path segment: not `.` or `..`, no `/` or `%` (RBAC objects,
+    /// whose names carry colons).
+    PathSegment,
 }
 
 pub trait Strategy: Send + Sync + Debug {

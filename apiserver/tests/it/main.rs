@@ -12,5 +12,6 @@ mod kubectl;
 mod limits;
 mod refusals;
 mod runtime_resources;
+mod security;
 mod semantics;
 mod storage;

@@ -29,6 +29,17 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("coordination.k8s.io", "Lease", &COORDINATION_V1_LEASE),
     ("autoscaling", "Scale", &AUTOSCALING_V1_SCALE),
     ("policy", "PodDisruptionBudget", &POLICY_V1_POD_DISRUPTION_BUDGET),
+    ("rbac.authorization.k8s.io", "Role", &RBAC_V1_ROLE),
+    ("rbac.authorization.k8s.io", "ClusterRole", &RBAC_V1_CLUSTER_ROLE),
+    ("rbac.authorization.k8s.io", "RoleBinding", &RBAC_V1_ROLE_BINDING),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding", &RBAC_V1_CLUSTER_ROLE_BINDING),
+    ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
+    ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
+    ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
+    ("authorization.k8s.io", "SelfSubjectAccessReview", &AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW),
+    ("authorization.k8s.io", "SelfSubjectRulesReview", &AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW),
+    ("authorization.k8s.io", "SubjectAccessReview", &AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW),
+    ("authorization.k8s.io", "LocalSubjectAccessReview", &AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW),
 ];
 
 pub(crate) static APPS_V1_DAEMON_SET: TypeNode = TypeNode {
@@ -182,6 +193,95 @@ pub(crate) static APPS_V1_STATEFUL_SET_STATUS: TypeNode = TypeNode {
 
 pub(crate) static APPS_V1_STATEFUL_SET_UPDATE_STRATEGY: TypeNode = TypeNode {
     name: "StatefulSetUpdateStrategy",
+    fields: &[],
+};
+
+pub(crate) static AUTHENTICATION_V1_BOUND_OBJECT_REFERENCE: TypeNode = TypeNode {
+    name: "BoundObjectReference",
+    fields: &[],
+};
+
+pub(crate) static AUTHENTICATION_V1_SELF_SUBJECT_REVIEW: TypeNode = TypeNode {
+    name: "SelfSubjectReview",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTHENTICATION_V1_TOKEN_REQUEST: TypeNode = TypeNode {
+    name: "TokenRequest",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTHENTICATION_V1_TOKEN_REQUEST_SPEC: TypeNode = TypeNode {
+    name: "TokenRequestSpec",
+    fields: &[],
+};
+
+pub(crate) static AUTHENTICATION_V1_TOKEN_REVIEW: TypeNode = TypeNode {
+    name: "TokenReview",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTHENTICATION_V1_TOKEN_REVIEW_SPEC: TypeNode = TypeNode {
+    name: "TokenReviewSpec",
+    fields: &[],
+};
+
+pub(crate) static AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW: TypeNode = TypeNode {
+    name: "LocalSubjectAccessReview",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES: TypeNode = TypeNode {
+    name: "NonResourceAttributes",
+    fields: &[],
+};
+
+pub(crate) static AUTHORIZATION_V1_RESOURCE_ATTRIBUTES: TypeNode = TypeNode {
+    name: "ResourceAttributes",
+    fields: &[],
+};
+
+pub(crate) static AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW: TypeNode = TypeNode {
+    name: "SelfSubjectAccessReview",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW_SPEC: TypeNode = TypeNode {
+    name: "SelfSubjectAccessReviewSpec",
+    fields: &[],
+};
+
+pub(crate) static AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW: TypeNode = TypeNode {
+    name: "SelfSubjectRulesReview",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW_SPEC: TypeNode = TypeNode {
+    name: "SelfSubjectRulesReviewSpec",
+    fields: &[],
+};
+
+pub(crate) static AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW: TypeNode = TypeNode {
+    name: "SubjectAccessReview",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_SPEC: TypeNode = TypeNode {
+    name: "SubjectAccessReviewSpec",
     fields: &[],
 };
 
@@ -1387,6 +1487,54 @@ pub(crate) static POLICY_V1_POD_DISRUPTION_BUDGET_STATUS: TypeNode = TypeNode {
     fields: &[
         FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
     ],
+};
+
+pub(crate) static RBAC_V1_AGGREGATION_RULE: TypeNode = TypeNode {
+    name: "AggregationRule",
+    fields: &[],
+};
+
+pub(crate) static RBAC_V1_CLUSTER_ROLE: TypeNode = TypeNode {
+    name: "ClusterRole",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static RBAC_V1_CLUSTER_ROLE_BINDING: TypeNode = TypeNode {
+    name: "ClusterRoleBinding",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static RBAC_V1_POLICY_RULE: TypeNode = TypeNode {
+    name: "PolicyRule",
+    fields: &[],
+};
+
+pub(crate) static RBAC_V1_ROLE: TypeNode = TypeNode {
+    name: "Role",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static RBAC_V1_ROLE_BINDING: TypeNode = TypeNode {
+    name: "RoleBinding",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static RBAC_V1_ROLE_REF: TypeNode = TypeNode {
+    name: "RoleRef",
+    fields: &[],
+};
+
+pub(crate) static RBAC_V1_SUBJECT: TypeNode = TypeNode {
+    name: "Subject",
+    fields: &[],
 };
 
 pub(crate) static SCHEDULING_V1ALPHA3_TOPOLOGY_CONSTRAINT: TypeNode = TypeNode {

@@ -29,6 +29,7 @@ pub mod namespace;
 pub mod node;
 pub mod pod;
 pub mod poddisruptionbudget;
+pub mod rbac;
 pub mod replicaset;
 pub mod secret;
 pub mod service;
@@ -83,7 +84,7 @@ pub struct KindContext {
 
 /// Every built-in kind, in discovery order.
 pub fn builtin(context: &KindContext) -> Vec<Kind> {
-    vec![
+    let mut kinds = vec![
         namespace::kind(),
         configmap::kind(),
         secret::kind(),
@@ -101,7 +102,9 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         cronjob::kind(),
         lease::kind(),
         poddisruptionbudget::kind(),
-    ]
+    ];
+    kinds.extend(rbac::kinds());
+    kinds
 }
 
 /// Every built-in kind served over `storage`, through an admission chain of
