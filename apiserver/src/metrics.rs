@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use crate::audit::Auditor;
 use crate::request::RequestInfo;
 
 /// `(verb, group, resource, subresource)`.
@@ -14,6 +15,8 @@ type Labels = (String, String, String, String);
 #[derive(Debug, Default)]
 pub struct Metrics {
     inner: Mutex<Counters>,
+    /// The auditor's counters, when there is one.
+    auditor: OnceLock<Arc<Auditor>>,
 }
 
 #[derive(Debug, Default)]
@@ -46,6 +49,10 @@ impl Metrics {
         }
     }
 
+    pub fn set_auditor(&self, auditor: Arc<Auditor>) {
+        let _ = self.auditor.set(auditor);
+    }
+
     pub fn render(&self) -> String {
         let counters = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = String::new();
@@ -61,6 +68,9 @@ impl Metrics {
             let labels = render_labels(labels);
             let _ = writeln!(out, "apiserver_request_duration_seconds_sum{{{labels}}} {sum}");
             let _ = writeln!(out, "apiserver_request_duration_seconds_count{{{labels}}} {count}");
+        }
+        if let Some(auditor) = self.auditor.get() {
+            auditor.write_metrics(&mut out);
         }
         out
     }

@@ -12,27 +12,38 @@ use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::audit::{AuditId, Auditor};
 use crate::authn::Authenticator;
 use crate::errors::ApiError;
+use crate::request::RequestInfo;
+
+/// The authenticators, and the auditor that records a 401 (the audit
+/// filter, further in, never sees one).
+#[derive(Debug, Clone)]
+pub struct AuthenticationState {
+    pub authenticator: Arc<Authenticator>,
+    pub auditor: Option<Arc<Auditor>>,
+}
 
 pub(super) async fn authenticate(
-    State(authenticator): State<Arc<Authenticator>>,
+    State(state): State<AuthenticationState>,
     request: Request,
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
-    match authenticator.authenticate(&parts).await {
+    match state.authenticator.authenticate(&parts).await {
         Ok(user) => {
             parts.headers.remove(AUTHORIZATION);
             parts.extensions.insert(user);
             next.run(Request::from_parts(parts, body)).await
         }
         Err(failure) => {
-            tracing::debug!(
-                path = parts.uri.path(),
-                message = failure.audit_message(),
-                "unauthenticated request"
-            );
+            let message = failure.audit_message();
+            tracing::debug!(path = parts.uri.path(), message, "unauthenticated request");
+            if let (Some(auditor), Some(info)) = (&state.auditor, parts.extensions.get::<RequestInfo>()) {
+                let id = parts.extensions.get::<AuditId>().map(|id| id.0.to_string()).unwrap_or_default();
+                auditor.failed_authentication(&parts, info, &id, &message);
+            }
             ApiError::Unauthorized.into_response()
         }
     }

@@ -8,7 +8,12 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::audit::AuditContext;
 use crate::authz::{Attributes, Decision, Union};
+
+/// The audit annotations kube's authorization filter adds.
+const DECISION: &str = "authorization.k8s.io/decision";
+const REASON: &str = "authorization.k8s.io/reason";
 use crate::errors::ApiError;
 use crate::request::{RequestInfo, UserInfo};
 
@@ -24,8 +29,13 @@ pub(super) async fn authorize(
             .into_response();
     };
     let attributes = Attributes::of_request(user.clone(), info);
-    match authorizer.authorize(&attributes) {
-        (Decision::Allow, _) => next.run(request).await,
-        (_, reason) => attributes.forbidden(&reason).into_response(),
+    let (decision, reason) = authorizer.authorize(&attributes);
+    if let Some(audit) = request.extensions().get::<AuditContext>() {
+        audit.annotate(DECISION, if decision == Decision::Allow { "allow" } else { "forbid" });
+        audit.annotate(REASON, reason.clone());
+    }
+    match decision {
+        Decision::Allow => next.run(request).await,
+        _ => attributes.forbidden(&reason).into_response(),
     }
 }

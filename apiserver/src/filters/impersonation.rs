@@ -13,6 +13,7 @@ use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::audit::AuditContext;
 use crate::authn::add_authenticated_group;
 use crate::authz::{Attributes, Union};
 use crate::errors::ApiError;
@@ -55,7 +56,11 @@ pub(super) async fn impersonate(
     for name in names {
         parts.headers.remove(name);
     }
-    parts.extensions.insert(Arc::new(impersonated(wanted)));
+    let user = impersonated(wanted);
+    if let Some(audit) = parts.extensions.get::<AuditContext>() {
+        audit.set_impersonated_user(&user);
+    }
+    parts.extensions.insert(Arc::new(user));
     next.run(Request::from_parts(parts, body)).await
 }
 

@@ -1,20 +1,24 @@
 //! The handler chain, outermost first, in kube-apiserver's order
 //! (`DefaultBuildHandlerChain`), one file per layer:
 //!
-//! 1. `panic_recovery`: a panicking handler answers 500, the server goes on;
-//! 2. `request_info`: what the request is about, for everything below;
-//! 3. `observe`: metrics and request logging;
-//! 4. `authentication`: who sent it (an `Arc<UserInfo>` in the extensions),
-//!    or 401;
-//! 5. `impersonation`: acting as another user, if allowed to;
-//! 6. `max_in_flight`: 429 beyond `--max-requests-inflight` /
+//! 1. `audit_init`: the request's audit ID, echoed as `Audit-Id`;
+//! 2. `panic_recovery`: a panicking handler answers 500, the server goes on;
+//! 3. `request_info`: what the request is about, for everything below;
+//! 4. `observe`: metrics and request logging;
+//! 5. `authentication`: who sent it (an `Arc<UserInfo>` in the extensions),
+//!    or 401 (audited);
+//! 6. `audit`: the request's events, when the policy selects it;
+//! 7. `impersonation`: acting as another user, if allowed to;
+//! 8. `max_in_flight`: 429 beyond `--max-requests-inflight` /
 //!    `--max-mutating-requests-inflight` (watches are not counted);
-//! 7. `authorization`: 403 unless an authorizer allows the request, before
+//! 9. `authorization`: 403 unless an authorizer allows the request, before
 //!    it is routed;
-//! 8. the handler (admission runs inside the registry's writes).
+//! 10. the handler (admission runs inside the registry's writes).
 //!
 //! [`UserInfo`]: crate::request::UserInfo
 
+mod audit;
+mod audit_init;
 mod authentication;
 mod authorization;
 mod impersonation;
@@ -30,9 +34,11 @@ use axum::middleware;
 
 pub use max_in_flight::Limits;
 
+use crate::audit::Auditor;
 use crate::authn::Authenticator;
 use crate::authz::Union;
 use crate::metrics::Metrics;
+use authentication::AuthenticationState;
 
 /// What the layers share.
 #[derive(Debug, Clone)]
@@ -41,17 +47,27 @@ pub struct FilterState {
     pub limits: Arc<Limits>,
     pub authenticator: Arc<Authenticator>,
     pub authorizer: Arc<Union>,
+    /// None: nothing is audited.
+    pub auditor: Option<Arc<Auditor>>,
 }
 
 /// Wraps `handler` in the chain.
 pub fn build(handler: Router, state: FilterState) -> Router {
-    handler
+    let handler = handler
         // Innermost first: each layer wraps the ones added before it.
         .layer(middleware::from_fn_with_state(state.authorizer.clone(), authorization::authorize))
         .layer(middleware::from_fn_with_state(state.limits.clone(), max_in_flight::limit))
-        .layer(middleware::from_fn_with_state(state.authorizer.clone(), impersonation::impersonate))
-        .layer(middleware::from_fn_with_state(state.authenticator.clone(), authentication::authenticate))
+        .layer(middleware::from_fn_with_state(state.authorizer.clone(), impersonation::impersonate));
+    let handler = match &state.auditor {
+        Some(auditor) => handler.layer(middleware::from_fn_with_state(auditor.clone(), audit::audit)),
+        None => handler,
+    };
+    let authentication =
+        AuthenticationState { authenticator: state.authenticator.clone(), auditor: state.auditor.clone() };
+    handler
+        .layer(middleware::from_fn_with_state(authentication, authentication::authenticate))
         .layer(middleware::from_fn_with_state(state.metrics.clone(), observe::observe))
         .layer(middleware::from_fn(request_info::request_info))
         .layer(middleware::from_fn(panic_recovery::recover_panics))
+        .layer(middleware::from_fn(audit_init::audit_init))
 }

@@ -156,6 +156,8 @@ async fn drive<I>(
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let activity = Arc::new(Activity::new());
+    // The client's address, for the audit log's sourceIPs.
+    let router = router.layer(axum::Extension(axum::extract::ConnectInfo(peer)));
     let service = Tracked { inner: TowerToHyperService::new(router), activity: activity.clone() };
     let conn = shared.builder.serve_connection_with_upgrades(io, service);
     tokio::pin!(conn);

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use tonic::transport::{Channel, Endpoint};
 
+use crate::audit::Auditor;
 use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
 use crate::authz::rbac::escalation::EscalationCheck;
 use crate::authz::rbac::{self, Rbac, RbacIndex};
@@ -37,6 +38,8 @@ pub enum StartError {
     PlainHttpNotLoopback(std::net::IpAddr),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
     #[error(transparent)]
     TokenFile(#[from] crate::authn::token_file::TokenFileError),
     #[error(transparent)]
@@ -102,7 +105,11 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         escalation.set_authority(authorizer.clone(), index);
     }
     let app = App::secured(resources, metrics.clone(), max_body, authenticator.clone(), authorizer.clone());
-    let state = FilterState { metrics, limits, authenticator, authorizer };
+    let auditor = Auditor::from_options(&options.audit)?;
+    if let Some(auditor) = &auditor {
+        metrics.set_auditor(auditor.clone());
+    }
+    let state = FilterState { metrics, limits, authenticator, authorizer, auditor };
     let router = filters::build(endpoints::router(app), state);
     let addr = SocketAddr::new(serving.bind_address, serving.secure_port);
     let listener = tokio::net::TcpListener::bind(addr)

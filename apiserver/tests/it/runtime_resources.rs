@@ -94,6 +94,7 @@ impl Server {
             limits,
             authenticator: Arc::new(Authenticator::anonymous_only()),
             authorizer: Arc::new(Union::new(vec![Arc::new(AlwaysAllow)])),
+            auditor: None,
         };
         let router = filters::build(endpoints::router(app), state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -12,6 +12,17 @@ use crate::common::{ApiServer, Backend, make_ca, make_client, openssl};
 const JANE_TOKEN: &str = "jane-token-0123456789";
 const NSADMIN_TOKEN: &str = "nsadmin-token-0123456789";
 
+/// Core ConfigMaps with their bodies, everything else by metadata.
+const AUDIT_POLICY: &str = r#"
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: RequestResponse
+  resources: [{group: "", resources: ["configmaps"]}]
+- level: Metadata
+"#;
+
 /// An HTTPS server with RBAC, a client CA (and an admin certificate signed
 /// by it), a token file and a ServiceAccount signing key.
 async fn secured(backend: Backend) -> ApiServer {
@@ -25,7 +36,11 @@ async fn secured(backend: Backend) -> ApiServer {
         std::fs::write(dir.join("tokens.csv"), tokens).unwrap();
         let key = dir.join("sa.key").display().to_string();
         openssl(&["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", &key]);
+        let policy = dir.join("audit-policy.yaml");
+        std::fs::write(&policy, AUDIT_POLICY).unwrap();
         let flags = [
+            format!("--audit-policy-file={}", policy.display()),
+            format!("--audit-log-path={}", dir.join("audit.log").display()),
             "--authorization-mode=RBAC".to_string(),
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local".to_string(),
             format!("--service-account-signing-key-file={key}"),
@@ -86,6 +101,12 @@ fn apply(api: &ApiServer, who: &str, manifest: &str) -> std::process::Output {
 
 /// A raw HTTPS GET from Python's standard library: status and body.
 fn raw_get(api: &ApiServer, path: &str, token: Option<&str>) -> (u16, String) {
+    let (code, _, body) = raw_get_audited(api, path, token);
+    (code, body)
+}
+
+/// As `raw_get`, with the response's `Audit-Id`.
+fn raw_get_audited(api: &ApiServer, path: &str, token: Option<&str>) -> (u16, String, String) {
     let script = r#"
 import ssl, sys, urllib.request, urllib.error
 url, ca, token = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -95,19 +116,19 @@ if token:
 context = ssl.create_default_context(cafile=ca)
 try:
     response = urllib.request.urlopen(request, context=context)
-    print(response.status); print(response.read().decode())
+    print(response.status, response.headers.get("Audit-Id")); print(response.read().decode())
 except urllib.error.HTTPError as e:
-    print(e.code); print(e.read().decode())
+    print(e.code, e.headers.get("Audit-Id")); print(e.read().decode())
 "#;
     let url = format!("{}{path}", api.url);
     let ca = api.ca().unwrap().display().to_string();
     let out = api.python(script, &[&url, &ca, token.unwrap_or("")]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (code, body) = text.split_once('\n').unwrap_or((&text, ""));
-    (
-        code.trim().parse().unwrap_or_else(|_| panic!("{text} {}", String::from_utf8_lossy(&out.stderr))),
-        body.trim().to_string(),
-    )
+    let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
+    let (code, audit_id) = first.split_once(' ').unwrap_or((first, ""));
+    let code =
+        code.trim().parse().unwrap_or_else(|_| panic!("{text} {}", String::from_utf8_lossy(&out.stderr)));
+    (code, audit_id.trim().to_string(), body.trim().to_string())
 }
 
 async fn scenario(backend: Backend) {
@@ -302,6 +323,69 @@ except ApiException as e:
         (Some("Unauthorized"), Some("Unauthorized"))
     );
     assert_eq!(raw_get(&api, "/version", Some(JANE_TOKEN)).0, 200);
+    check_audit_log(&api);
+}
+
+/// The audit log has an event for each of these requests, with the right
+/// user, verb, objectRef, stage, level and decision.
+fn check_audit_log(api: &ApiServer) {
+    let (code, failed_id, _) = raw_get_audited(api, "/api/v1/namespaces", Some("not-a-token"));
+    assert_eq!(code, 401);
+    assert!(!failed_id.is_empty(), "every response carries Audit-Id");
+    let path = api.dir.path().join("audit.log");
+    let events = || -> Vec<serde_json::Value> {
+        std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    };
+    wait_until(|| events().iter().any(|e| e["auditID"] == failed_id.as_str()));
+    let events = events();
+    assert!(events.iter().all(|e| e["kind"] == "Event" && e["apiVersion"] == "audit.k8s.io/v1"));
+    assert!(events.iter().all(|e| e["stage"] != "RequestReceived"), "the policy omits RequestReceived");
+    let find = |what: &str, pred: &dyn Fn(&serde_json::Value) -> bool| {
+        events.iter().find(|e| pred(e)).cloned().unwrap_or_else(|| panic!("no audit event for {what}"))
+    };
+    let refused = find("jane listing secrets", &|e| {
+        e["user"]["username"] == "jane" && e["verb"] == "list" && e["objectRef"]["resource"] == "secrets"
+    });
+    assert_eq!(refused["stage"], "ResponseComplete");
+    assert_eq!(refused["level"], "Metadata");
+    assert_eq!(refused["objectRef"]["namespace"], "dev");
+    assert_eq!(refused["responseStatus"]["code"], 403);
+    assert_eq!(refused["responseStatus"]["reason"], "Forbidden");
+    assert_eq!(refused["annotations"]["authorization.k8s.io/decision"], "forbid");
+    assert!(refused.get("requestObject").is_none() && refused.get("responseObject").is_none());
+    let impersonated = find("the admin as jane", &|e| {
+        e["user"]["username"] == "kubernetes-admin" && e["impersonatedUser"]["username"] == "jane"
+    });
+    assert_eq!(
+        impersonated["impersonatedUser"]["groups"],
+        serde_json::json!(["dev", "system:authenticated"])
+    );
+    let created = find("robot's ConfigMap", &|e| {
+        e["verb"] == "create"
+            && e["objectRef"]["resource"] == "configmaps"
+            && e["user"]["username"] == "system:serviceaccount:dev:robot"
+    });
+    assert_eq!(created["level"], "RequestResponse");
+    assert_eq!(created["requestObject"]["metadata"]["name"], "made-by-robot");
+    assert_eq!(created["responseObject"]["metadata"]["name"], "made-by-robot");
+    assert_eq!(created["responseStatus"]["code"], 201);
+    assert_eq!(created["annotations"]["authorization.k8s.io/decision"], "allow");
+    assert!(
+        created["annotations"]["authorization.k8s.io/reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("RBAC: allowed by RoleBinding \"robot-edit/dev\" of ClusterRole \"edit\" to ServiceAccount \"robot/dev\""),
+        "{created}"
+    );
+    let failed = events.iter().find(|e| e["auditID"] == failed_id.as_str()).unwrap();
+    assert_eq!(failed["responseStatus"]["code"], 401);
+    assert_eq!(failed["responseStatus"]["message"], "Authentication failed, attempted: bearer");
+    assert_eq!(failed["user"], serde_json::json!({}));
+    assert!(failed["sourceIPs"][0] == "127.0.0.1", "{failed}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
