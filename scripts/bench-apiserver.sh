@@ -109,7 +109,7 @@ start_apiserver() {
   local server="$1" port code
   port="$(free_port)"
   api_url="http://127.0.0.1:$port"
-  "$bin/rtcd-apiserver" --etcd-servers="$etcd_servers" --secure-port="$port" \
+  "$bin/rtcd-apiserver" --etcd-servers="$etcd_servers" --secure-port="$port" --plain-http \
     >>"$logs/$server-apiserver.log" 2>&1 &
   api_pid=$!
   for _ in $(seq 1 120); do

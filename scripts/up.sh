@@ -4,8 +4,11 @@
 #   m2  client 127.0.0.1:22379  peer 127.0.0.1:22380
 #   m3  client 127.0.0.1:32379  peer 127.0.0.1:32380
 # Data and logs go under ./data/ (data/m1, data/m1.log, data/m1.pid, ...).
-# On top, rtcd-apiserver (Kubernetes-style API, plain HTTP on loopback) on
-# 127.0.0.1:6443, with a kubeconfig for kubectl in ./data/kubeconfig.
+# On top, rtcd-apiserver (Kubernetes-style API) on https://127.0.0.1:6443,
+# secure as kubeadm sets it up: a cluster CA and certificates made once by
+# rtcd-pki under ./data/pki (reused on the next run), client certificates and
+# ServiceAccount tokens, RBAC, and an audit log (./data/audit.log). The
+# administrator's kubeconfig (O=system:masters) is ./data/kubeconfig.
 # Installs what is missing and builds first. Stop it with scripts/down.sh.
 # RTCD_BUILD_PROFILE=test skips the optimised build (the one scripts/test.sh makes).
 set -euo pipefail
@@ -19,6 +22,7 @@ cargo build --workspace --all-targets --locked --profile "$profile"
 case "$profile" in dev | test) bin_dir=debug ;; *) bin_dir="$profile" ;; esac
 rtcd="$CARGO_TARGET_DIR/$bin_dir/rtcd"
 apiserver="$CARGO_TARGET_DIR/$bin_dir/rtcd-apiserver"
+pki="$CARGO_TARGET_DIR/$bin_dir/rtcd-pki"
 api_port="${RTCD_APISERVER_PORT:-6443}"
 
 mkdir -p data
@@ -56,33 +60,26 @@ if [ -z "$healthy" ]; then
   exit 1
 fi
 
+# The cluster's certificates and keys: made once, then reused.
+"$pki" init --dir data/pki --server "https://127.0.0.1:$api_port" | sed 's/^/up: /'
+cp data/pki/admin.kubeconfig data/kubeconfig
+
 # The API server, on all three members.
 if [ -f data/apiserver.pid ] && kill -0 "$(cat data/apiserver.pid)" 2>/dev/null; then
   echo "up: rtcd-apiserver already running (pid $(cat data/apiserver.pid))"
 else
   nohup "$apiserver" --etcd-servers "http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379" \
-    --bind-address 127.0.0.1 --secure-port "$api_port" >data/apiserver.log 2>&1 &
+    --bind-address 127.0.0.1 --secure-port "$api_port" \
+    --tls-cert-file data/pki/apiserver.crt --tls-private-key-file data/pki/apiserver.key \
+    --client-ca-file data/pki/ca.crt \
+    --authorization-mode RBAC \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-account-signing-key-file data/pki/sa.key --service-account-key-file data/pki/sa.pub \
+    --audit-policy-file scripts/apiserver/audit-policy.yaml --audit-log-path data/audit.log \
+    >data/apiserver.log 2>&1 &
   echo $! >data/apiserver.pid
   echo "up: started rtcd-apiserver (pid $!), log data/apiserver.log"
 fi
-cat >data/kubeconfig <<KUBECONFIG
-apiVersion: v1
-kind: Config
-clusters:
-- name: rtcd
-  cluster:
-    server: http://127.0.0.1:$api_port
-users:
-- name: admin
-  user: {}
-contexts:
-- name: rtcd
-  context:
-    cluster: rtcd
-    user: admin
-    namespace: default
-current-context: rtcd
-KUBECONFIG
 kubectl_bin="${RTCD_VENV:-$HOME/.cache/rtcd/venv}/bin/kubectl"
 for _ in $(seq 1 60); do
   if "$kubectl_bin" --kubeconfig data/kubeconfig get namespace default -o name >/dev/null 2>&1; then
@@ -102,6 +99,17 @@ rtcd is up: three members, one cluster, and rtcd-apiserver on top.
   kubectl create deployment web --image=nginx -n demo
   kubectl get all -n demo -o wide
   kubectl get configmaps -A -w
+  kubectl auth whoami
+
+Users: a certificate signed by the cluster CA (data/pki/ca.crt), or a
+ServiceAccount token; then bind a role:
+  $(dirname "$pki")/rtcd-pki user --dir data/pki --name jane --group dev
+  kubectl create rolebinding jane-view --clusterrole=view --user=jane -n demo
+  kubectl --kubeconfig data/pki/jane.kubeconfig get pods -n demo
+  kubectl create serviceaccount robot -n demo
+  kubectl create rolebinding robot-edit --clusterrole=edit --serviceaccount=demo:robot -n demo
+  kubectl --token "\$(kubectl create token robot -n demo)" get pods -n demo
+Every request is audited in data/audit.log (scripts/apiserver/audit-policy.yaml).
 
 Any member takes reads and writes; the API server keeps its objects under
 /registry in the same cluster (etcdctl get /registry --prefix --keys-only).

@@ -63,21 +63,32 @@ pub struct EtcdOptions {
 /// Where and how clients are served.
 #[derive(Debug, Clone, Args)]
 pub struct ServingOptions {
-    /// The address to serve on. Without a certificate only loopback
-    /// addresses are allowed: plain HTTP is for local use.
+    /// The address to serve on. Plain HTTP (`--plain-http`) is allowed on
+    /// loopback addresses only.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind_address: IpAddr,
     #[arg(long, default_value_t = 6443)]
     pub secure_port: u16,
-    /// Serve HTTPS with this certificate (PEM, chain first).
+    /// Serve HTTPS with this certificate (PEM, chain first). Without it, a
+    /// self-signed certificate is made in `--cert-dir` (once) and used.
     #[arg(long, requires = "tls_private_key_file")]
     pub tls_cert_file: Option<PathBuf>,
     #[arg(long, requires = "tls_cert_file")]
     pub tls_private_key_file: Option<PathBuf>,
     /// Client certificates signed by these CAs (PEM) are verified and
     /// passed on to authentication; clients without one are still served.
-    #[arg(long, requires = "tls_cert_file")]
+    #[arg(long, conflicts_with = "plain_http")]
     pub client_ca_file: Option<PathBuf>,
+    /// Where the self-signed certificate goes when no `--tls-cert-file` is
+    /// given (`apiserver.crt`, `apiserver.key`, and the `apiserver-ca.crt`
+    /// clients must trust).
+    #[arg(long, default_value = "apiserver.local.config/certificates")]
+    pub cert_dir: PathBuf,
+    /// rtcd-specific: serve plain HTTP instead of HTTPS, on a loopback
+    /// `--bind-address` only (local tools and tests; anyone on the machine
+    /// can then read the traffic).
+    #[arg(long, conflicts_with = "tls_cert_file")]
+    pub plain_http: bool,
     /// The limit the server gives clients on the streams of one HTTP/2
     /// connection; 0 means kube-apiserver's default, 100.
     #[arg(long, default_value_t = 0)]

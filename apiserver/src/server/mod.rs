@@ -8,7 +8,7 @@
 pub mod conn;
 pub mod tls;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,10 +32,10 @@ use conn::ConnectionLimits;
 pub enum StartError {
     #[error("invalid --etcd-servers URL {url:?}: {why}")]
     EtcdUrl { url: String, why: String },
-    #[error(
-        "--bind-address {0} is not a loopback address: plain HTTP is served on loopback only (give --tls-cert-file and --tls-private-key-file to serve HTTPS)"
-    )]
+    #[error("--bind-address {0} is not a loopback address: --plain-http is served on loopback only")]
     PlainHttpNotLoopback(std::net::IpAddr),
+    #[error("cannot make the self-signed serving certificate: {0}")]
+    SelfSigned(#[from] crate::pki::PkiError),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
     #[error(transparent)]
@@ -69,10 +69,20 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     let serving = &options.serving;
     let tls = match (&serving.tls_cert_file, &serving.tls_private_key_file) {
         (Some(cert), Some(key)) => Some(tls::acceptor(cert, key, serving.client_ca_file.as_deref())?),
-        _ if !serving.bind_address.is_loopback() => {
+        _ if serving.plain_http && !serving.bind_address.is_loopback() => {
             return Err(StartError::PlainHttpNotLoopback(serving.bind_address));
         }
-        _ => None,
+        _ if serving.plain_http => None,
+        _ => {
+            // Secure by default, as kube-apiserver: a certificate of our own.
+            let names = crate::pki::serving_names(
+                IpAddr::V4(options.service_cluster_ip_range.first()),
+                &[serving.bind_address.to_string()],
+            );
+            let (cert, key) = crate::pki::self_signed_serving(&serving.cert_dir, &names)?;
+            tracing::info!(cert = %cert.display(), "serving HTTPS with a self-signed certificate");
+            Some(tls::acceptor(&cert, &key, serving.client_ca_file.as_deref())?)
+        }
     };
     let channel = etcd_channel(&options.etcd.etcd_servers)?;
     let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));

@@ -274,6 +274,8 @@ fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
     if dir.join("tls.crt").exists() {
         command.arg(format!("--tls-cert-file={}", dir.join("tls.crt").display()));
         command.arg(format!("--tls-private-key-file={}", dir.join("tls.key").display()));
+    } else {
+        command.arg("--plain-http");
     }
     if dir.join("client-ca.crt").exists() {
         command.arg(format!("--client-ca-file={}", dir.join("client-ca.crt").display()));

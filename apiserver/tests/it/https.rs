@@ -58,3 +58,70 @@ async fn client_certificates_are_verified_against_the_client_ca() {
     let anonymous = api.kubectl(&["get", "namespace", "default", "-o", "name"]);
     assert!(anonymous.status.success(), "{}", String::from_utf8_lossy(&anonymous.stderr));
 }
+
+/// Given no certificate, the server is still HTTPS (secure by default, as
+/// kube-apiserver): it makes a CA and a serving certificate in `--cert-dir`
+/// once and reuses them after a restart; plain HTTP must be asked for, and
+/// only on loopback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_certificate_the_server_makes_its_own() {
+    use std::process::{Command, Stdio};
+
+    use crate::common::{Backend, Member, free_port, venv_bin};
+
+    let member = Member::start(Backend::Etcd).await;
+    let dir = tempfile::tempdir().unwrap();
+    let certs = dir.path().join("certs");
+    let port = free_port();
+    let start = || {
+        Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"))
+            .arg(format!("--etcd-servers={}", member.url))
+            .arg(format!("--secure-port={port}"))
+            .arg(format!("--cert-dir={}", certs.display()))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let get_version = || {
+        let script = "import ssl, sys, urllib.request\n\
+            ctx = ssl.create_default_context(cafile=sys.argv[2])\n\
+            print(urllib.request.urlopen(sys.argv[1], context=ctx).status)\n";
+        Command::new(venv_bin("python"))
+            .args(["-c", script, &format!("https://127.0.0.1:{port}/version")])
+            .arg(certs.join("apiserver-ca.crt"))
+            .output()
+            .unwrap()
+    };
+    let wait_ok = || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let out = get_version();
+            if String::from_utf8_lossy(&out.stdout).trim() == "200" {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "{}", String::from_utf8_lossy(&out.stderr));
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    };
+    let mut server = start();
+    wait_ok();
+    let first = std::fs::read(certs.join("apiserver.crt")).unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let mut server = start();
+    wait_ok();
+    assert_eq!(std::fs::read(certs.join("apiserver.crt")).unwrap(), first, "the certificate is reused");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"))
+        .args(["--plain-http", "--bind-address=0.0.0.0", &format!("--etcd-servers={}", member.url)])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--plain-http is served on loopback only"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}

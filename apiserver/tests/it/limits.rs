@@ -49,6 +49,8 @@ impl Server {
             make_certificate(dir.path());
             command.arg(format!("--tls-cert-file={}", dir.path().join("tls.crt").display()));
             command.arg(format!("--tls-private-key-file={}", dir.path().join("tls.key").display()));
+        } else {
+            command.arg("--plain-http");
         }
         let log = std::fs::File::create(dir.path().join("apiserver.log")).unwrap();
         let child = command.stdout(Stdio::null()).stderr(log).spawn().unwrap();

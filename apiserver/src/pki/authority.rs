@@ -1,0 +1,198 @@
+//! The cluster CA (`ca.crt`, `ca.key`) and the certificates it signs:
+//! serving certificates (server auth, the names given) and client
+//! certificates (client auth; CN the user, O the groups, as kube reads
+//! them). ECDSA P-256 keys; the CA for ten years, the rest for one, as
+//! kubeadm does.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
+    KeyPair, KeyUsagePurpose, SanType,
+};
+
+use super::PkiError;
+use super::files::{read, write_new};
+
+const CA_DAYS: i64 = 3650;
+const LEAF_DAYS: i64 = 365;
+
+/// A CA whose key is at hand.
+pub struct Authority {
+    cert_pem: String,
+    issuer: Issuer<'static, KeyPair>,
+}
+
+impl std::fmt::Debug for Authority {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authority").finish_non_exhaustive()
+    }
+}
+
+fn generate_error(e: rcgen::Error) -> PkiError {
+    PkiError::Generate(e.to_string())
+}
+
+fn validity(params: &mut CertificateParams, days: i64) {
+    let now = time::OffsetDateTime::now_utc();
+    // A little in the past, for clocks that are slightly behind.
+    params.not_before = now - time::Duration::hours(1);
+    params.not_after = now + time::Duration::days(days);
+}
+
+impl Authority {
+    /// The CA `<name>.crt` / `<name>.key` in `dir`.
+    pub fn load(dir: &Path, name: &str) -> Result<Authority, PkiError> {
+        let (cert_path, key_path) = (dir.join(format!("{name}.crt")), dir.join(format!("{name}.key")));
+        let cert_pem = read(&cert_path)?;
+        let key = KeyPair::from_pem(&read(&key_path)?).map_err(|e| PkiError::Corrupt {
+            path: key_path.display().to_string(),
+            what: "private key",
+            why: e.to_string(),
+        })?;
+        let issuer = Issuer::from_ca_cert_pem(&cert_pem, key).map_err(|e| PkiError::Corrupt {
+            path: cert_path.display().to_string(),
+            what: "CA certificate",
+            why: e.to_string(),
+        })?;
+        Ok(Authority { cert_pem, issuer })
+    }
+
+    /// The CA in `dir`, made (with common name `cn`) when it is not there.
+    pub fn load_or_create(
+        dir: &Path,
+        name: &str,
+        cn: &str,
+        created: &mut Vec<PathBuf>,
+    ) -> Result<Authority, PkiError> {
+        let (cert_path, key_path) = (dir.join(format!("{name}.crt")), dir.join(format!("{name}.key")));
+        match (cert_path.exists(), key_path.exists()) {
+            (true, true) => return Authority::load(dir, name),
+            (false, false) => {}
+            _ => {
+                return Err(PkiError::Corrupt {
+                    path: dir.display().to_string(),
+                    what: "CA",
+                    why: format!("one of {name}.crt and {name}.key is missing (both or neither)"),
+                });
+            }
+        }
+        let key = KeyPair::generate().map_err(generate_error)?;
+        let mut params = CertificateParams::default();
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, cn);
+        params.distinguished_name = dn;
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.key_usages =
+            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+        validity(&mut params, CA_DAYS);
+        let cert = params.self_signed(&key).map_err(generate_error)?;
+        write_new(&key_path, key.serialize_pem().as_bytes(), true)?;
+        write_new(&cert_path, cert.pem().as_bytes(), false)?;
+        created.extend([cert_path, key_path]);
+        Authority::load(dir, name)
+    }
+
+    pub fn cert_pem(&self) -> &str {
+        &self.cert_pem
+    }
+
+    /// `<file>.crt` / `.key`: a serving certificate for `names` (IPs or
+    /// DNS names), unless both files are there already.
+    pub fn ensure_serving(
+        &self,
+        dir: &Path,
+        file: &str,
+        cn: &str,
+        names: &[String],
+        created: &mut Vec<PathBuf>,
+    ) -> Result<(), PkiError> {
+        let mut params = CertificateParams::default();
+        for name in names {
+            params.subject_alt_names.push(match name.parse::<IpAddr>() {
+                Ok(ip) => SanType::IpAddress(ip),
+                Err(_) => SanType::DnsName(name.clone().try_into().map_err(generate_error)?),
+            });
+        }
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        self.ensure_leaf(dir, file, cn, &[], params, created)
+    }
+
+    /// `<file>.crt` / `.key`: a client certificate for user `cn` in
+    /// `groups`, unless both files are there already.
+    pub fn ensure_client(
+        &self,
+        dir: &Path,
+        file: &str,
+        cn: &str,
+        groups: &[String],
+        created: &mut Vec<PathBuf>,
+    ) -> Result<(), PkiError> {
+        let mut params = CertificateParams::default();
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        self.ensure_leaf(dir, file, cn, groups, params, created)
+    }
+
+    fn ensure_leaf(
+        &self,
+        dir: &Path,
+        file: &str,
+        cn: &str,
+        groups: &[String],
+        mut params: CertificateParams,
+        created: &mut Vec<PathBuf>,
+    ) -> Result<(), PkiError> {
+        let (cert_path, key_path) = (dir.join(format!("{file}.crt")), dir.join(format!("{file}.key")));
+        if cert_path.exists() && key_path.exists() {
+            return Ok(());
+        }
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, cn);
+        // rcgen keeps one value per attribute type; a second O goes in under
+        // the same object identifier spelled as a custom type.
+        match groups {
+            [] => {}
+            [one] => dn.push(DnType::OrganizationName, one.as_str()),
+            [one, two] => {
+                dn.push(DnType::OrganizationName, one.as_str());
+                dn.push(DnType::CustomDnType(vec![2, 5, 4, 10]), two.as_str());
+            }
+            _ => {
+                return Err(PkiError::Generate(
+                    "a certificate made here holds at most two groups; bind roles to the user, or use a token".into(),
+                ));
+            }
+        }
+        params.distinguished_name = dn;
+        params.use_authority_key_identifier_extension = true;
+        validity(&mut params, LEAF_DAYS);
+        let key = KeyPair::generate().map_err(generate_error)?;
+        let cert = params.signed_by(&key, &self.issuer).map_err(generate_error)?;
+        // A stale half is replaced together with its partner.
+        let _ = std::fs::remove_file(&cert_path);
+        let _ = std::fs::remove_file(&key_path);
+        write_new(&key_path, key.serialize_pem().as_bytes(), true)?;
+        write_new(&cert_path, cert.pem().as_bytes(), false)?;
+        created.extend([cert_path, key_path]);
+        Ok(())
+    }
+}
+
+/// `<name>.key` (PKCS#8) and `<name>.pub` (SPKI): the key pair that signs
+/// ServiceAccount tokens (ES256), unless both are there.
+pub fn ensure_key_pair(dir: &Path, name: &str, created: &mut Vec<PathBuf>) -> Result<(), PkiError> {
+    let (key_path, pub_path) = (dir.join(format!("{name}.key")), dir.join(format!("{name}.pub")));
+    if key_path.exists() && pub_path.exists() {
+        return Ok(());
+    }
+    let key = KeyPair::generate().map_err(generate_error)?;
+    let _ = std::fs::remove_file(&key_path);
+    let _ = std::fs::remove_file(&pub_path);
+    write_new(&key_path, key.serialize_pem().as_bytes(), true)?;
+    write_new(&pub_path, key.public_key_pem().as_bytes(), false)?;
+    created.extend([key_path, pub_path]);
+    Ok(())
+}

@@ -1,0 +1,150 @@
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+
+use rustls::RootCertStore;
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::ServerCertVerifier;
+use rustls::server::WebPkiClientVerifier;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+use x509_parser::prelude::{FromDer, X509Certificate};
+
+use super::*;
+
+fn options() -> InitOptions {
+    InitOptions {
+        server: "https://127.0.0.1:6443".into(),
+        service_ip: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+        extra_sans: vec!["api.example".into()],
+    }
+}
+
+fn cert(path: &Path) -> CertificateDer<'static> {
+    CertificateDer::from_pem_file(path).unwrap()
+}
+
+fn roots(dir: &Path) -> Arc<RootCertStore> {
+    let mut roots = RootCertStore::empty();
+    roots.add(cert(&dir.join("ca.crt"))).unwrap();
+    Arc::new(roots)
+}
+
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+#[test]
+fn the_serving_certificate_is_trusted_for_the_cluster_names_only() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), &options()).unwrap();
+    let verifier =
+        WebPkiServerVerifier::builder_with_provider(roots(dir.path()), provider()).build().unwrap();
+    let leaf = cert(&dir.path().join("apiserver.crt"));
+    for name in ["127.0.0.1", "localhost", "kubernetes.default.svc", "10.0.0.1", "api.example"] {
+        let server = ServerName::try_from(name.to_string()).unwrap();
+        verifier
+            .verify_server_cert(&leaf, &[], &server, &[], UnixTime::now())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let other = ServerName::try_from("example.com".to_string()).unwrap();
+    assert!(verifier.verify_server_cert(&leaf, &[], &other, &[], UnixTime::now()).is_err());
+}
+
+#[test]
+fn client_certificates_name_the_user_and_groups_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), &options()).unwrap();
+    add_user(
+        dir.path(),
+        "jane",
+        &["dev".into(), "qa".into()],
+        "https://127.0.0.1:6443",
+        &dir.path().join("jane.kubeconfig"),
+    )
+    .unwrap();
+    let verifier =
+        WebPkiClientVerifier::builder_with_provider(roots(dir.path()), provider()).build().unwrap();
+    for (file, user, groups) in
+        [("admin", "kubernetes-admin", vec!["system:masters"]), ("jane", "jane", vec!["dev", "qa"])]
+    {
+        let leaf = cert(&dir.path().join(format!("{file}.crt")));
+        verifier.verify_client_cert(&leaf, &[], UnixTime::now()).unwrap();
+        let (_, parsed) = X509Certificate::from_der(leaf.as_ref()).unwrap();
+        let subject = parsed.subject();
+        assert_eq!(subject.iter_common_name().next().unwrap().as_str().unwrap(), user);
+        let found: Vec<&str> = subject.iter_organization().map(|o| o.as_str().unwrap()).collect();
+        assert_eq!(found, groups);
+    }
+    let too_many = ["a", "b", "c"].map(String::from);
+    assert!(add_user(dir.path(), "x", &too_many, "https://h", &dir.path().join("x.kubeconfig")).is_err());
+}
+
+#[test]
+fn a_second_init_changes_nothing_and_a_missing_leaf_is_signed_by_the_same_ca() {
+    let dir = tempfile::tempdir().unwrap();
+    let created = init(dir.path(), &options()).unwrap();
+    assert!(created.len() >= 9, "{created:?}");
+    let snapshot = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+            .collect();
+        files.sort();
+        files
+    };
+    let before = snapshot(dir.path());
+    assert!(init(dir.path(), &options()).unwrap().is_empty());
+    assert_eq!(snapshot(dir.path()), before);
+    std::fs::remove_file(dir.path().join("apiserver.crt")).unwrap();
+    let created = init(dir.path(), &options()).unwrap();
+    assert_eq!(created.len(), 2, "{created:?}");
+    assert_eq!(
+        std::fs::read(dir.path().join("ca.crt")).unwrap(),
+        before.iter().find(|f| f.0 == "ca.crt").unwrap().1
+    );
+    let verifier =
+        WebPkiServerVerifier::builder_with_provider(roots(dir.path()), provider()).build().unwrap();
+    let server = ServerName::try_from("localhost".to_string()).unwrap();
+    verifier
+        .verify_server_cert(&cert(&dir.path().join("apiserver.crt")), &[], &server, &[], UnixTime::now())
+        .unwrap();
+}
+
+#[test]
+fn keys_are_private_and_a_corrupt_ca_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), &options()).unwrap();
+    #[cfg(unix)]
+    for file in ["ca.key", "apiserver.key", "admin.key", "sa.key", "admin.kubeconfig"] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join(file)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{file}");
+    }
+    std::fs::write(dir.path().join("ca.key"), "not a key").unwrap();
+    std::fs::remove_file(dir.path().join("admin.crt")).unwrap();
+    let err = init(dir.path(), &options()).unwrap_err().to_string();
+    assert!(err.contains("ca.key is not a usable private key"), "{err}");
+}
+
+#[test]
+fn the_kubeconfig_embeds_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), &options()).unwrap();
+    let text = std::fs::read_to_string(dir.path().join("admin.kubeconfig")).unwrap();
+    let config: serde_json::Value = serde_norway::from_str(&text).unwrap();
+    assert_eq!(config["clusters"][0]["cluster"]["server"], "https://127.0.0.1:6443");
+    assert_eq!(config["current-context"], "kubernetes-admin@rtcd");
+    let decode = |v: &serde_json::Value| {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.decode(v.as_str().unwrap()).unwrap()
+    };
+    assert_eq!(
+        decode(&config["clusters"][0]["cluster"]["certificate-authority-data"]),
+        std::fs::read(dir.path().join("ca.crt")).unwrap()
+    );
+    assert_eq!(
+        decode(&config["users"][0]["user"]["client-key-data"]),
+        std::fs::read(dir.path().join("admin.key")).unwrap()
+    );
+}
