@@ -29,8 +29,8 @@ pub const AUTHENTICATED: &str = "system:authenticated";
 /// event says which methods were tried.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
-    /// `x509`, `bearer`: the credentials presented and not accepted; empty
-    /// when none was presented.
+    /// `bearer`: the credentials presented and not accepted; empty when
+    /// none was presented.
     pub attempted: Vec<&'static str>,
 }
 
@@ -65,13 +65,13 @@ impl Authenticator {
     /// The user who sent the request, or why there is none.
     pub async fn authenticate(&self, parts: &Parts) -> Result<Arc<UserInfo>, Failure> {
         let mut attempted = Vec::new();
+        // The TLS listener has verified the chain; a certificate that names
+        // no one (no CN) is no credential, as in kube, and the request goes
+        // on to the other methods.
         if self.client_certificates
-            && let Some(chain) = parts.extensions.get::<ClientCertificates>()
+            && let Some(user) = parts.extensions.get::<ClientCertificates>().and_then(x509::user_of)
         {
-            match x509::user_of(chain) {
-                Some(user) => return Ok(with_authenticated_group(user)),
-                None => attempted.push("x509"),
-            }
+            return Ok(with_authenticated_group(user));
         }
         match bearer::token_of(&parts.headers) {
             bearer::Token::Absent => {}
@@ -175,6 +175,18 @@ mod tests {
         let closed = Authenticator { anonymous: false, ..with_tokens() };
         let failure = closed.authenticate(&parts(None)).await.unwrap_err();
         assert_eq!(failure.audit_message(), "Authentication failed, no credentials provided");
+    }
+
+    #[tokio::test]
+    async fn a_certificate_naming_no_one_is_no_credential() {
+        let mut params = rcgen::CertificateParams::default();
+        params.distinguished_name = rcgen::DistinguishedName::new();
+        params.distinguished_name.push(rcgen::DnType::OrganizationName, "dev");
+        let cert = params.self_signed(&rcgen::KeyPair::generate().unwrap()).unwrap();
+        let mut request = parts(None);
+        request.extensions.insert(ClientCertificates(Arc::new(vec![cert.der().clone()])));
+        let authenticator = Authenticator { client_certificates: true, ..with_tokens() };
+        assert_eq!(authenticator.authenticate(&request).await.unwrap().name, ANONYMOUS);
     }
 
     #[test]

@@ -60,6 +60,11 @@ pub trait Authorizer: Send + Sync + Debug {
 
     /// Everything `user` may do in `namespace`.
     fn rules_for(&self, user: &UserInfo, namespace: &str) -> Rules;
+
+    /// Whether it has what it decides from (RBAC: its objects loaded).
+    fn is_ready(&self) -> bool {
+        true
+    }
 }
 
 /// Allows everything (kube's default mode without flags).
@@ -131,6 +136,11 @@ impl Union {
             }
         }
         (Decision::NoOpinion, reasons.join("\n"))
+    }
+
+    /// Whether every authorizer is ready (`/readyz`).
+    pub fn is_ready(&self) -> bool {
+        self.authorizers.iter().all(|a| a.is_ready())
     }
 
     pub fn allows(&self, attributes: &Attributes) -> bool {

@@ -228,13 +228,18 @@ fn text(code: StatusCode, body: &str) -> Response {
     response
 }
 
-/// Ready when etcd answers (kube's `[+]etcd ok` check) and every watch
-/// cache has loaded.
+/// Ready when etcd answers (kube's `[+]etcd ok` check), every watch cache
+/// has loaded and the authorizers have what they decide from.
 async fn readyz(app: &App) -> Result<Response, ApiError> {
     match app.resources.storage().current_revision("/").await {
         Ok(_) if !app.resources.caches_ready() => {
             Ok(text(StatusCode::INTERNAL_SERVER_ERROR, "[-]watch caches loading\nreadyz check failed"))
         }
+        // kube's post-start hook: RBAC decides nothing before its objects are in.
+        Ok(_) if !app.authorizer.is_ready() => Ok(text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "[-]poststarthook/rbac/bootstrap-roles failed: not finished\nreadyz check failed",
+        )),
         Ok(_) => Ok(text(StatusCode::OK, "ok")),
         Err(e) => {
             Ok(text(StatusCode::INTERNAL_SERVER_ERROR, &format!("[-]etcd failed: {e}\nreadyz check failed")))

@@ -50,6 +50,10 @@ impl Authorizer for Rbac {
         }
     }
 
+    fn is_ready(&self) -> bool {
+        self.index.is_loaded()
+    }
+
     fn rules_for(&self, user: &UserInfo, namespace: &str) -> Rules {
         let mut rules = Rules::default();
         let errors = self.index.visit_rules(user, namespace, |_, _, rule| {
