@@ -57,7 +57,7 @@ impl Event {
             "stage": stage.as_str(),
             "requestURI": self.request_uri,
             "verb": self.verb,
-            "user": self.user.as_ref().map(user_json).unwrap_or_else(|| json!({})),
+            "user": self.user.as_ref().map(UserInfo::to_json).unwrap_or_else(|| json!({})),
             "requestReceivedTimestamp": micros(self.received),
             "stageTimestamp": micros(jiff::Timestamp::now()),
         });
@@ -65,7 +65,7 @@ impl Event {
             fields.extend(base);
         }
         if let Some(user) = &self.impersonated_user {
-            fields.insert("impersonatedUser".into(), user_json(user));
+            fields.insert("impersonatedUser".into(), user.to_json());
         }
         if !self.source_ips.is_empty() {
             fields.insert("sourceIPs".into(), json!(self.source_ips));
@@ -93,23 +93,6 @@ impl Event {
 /// `2026-07-01T10:00:00.000001Z`.
 fn micros(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
-}
-
-fn user_json(user: &UserInfo) -> Value {
-    let mut out = Map::new();
-    if !user.name.is_empty() {
-        out.insert("username".into(), json!(user.name));
-    }
-    if !user.uid.is_empty() {
-        out.insert("uid".into(), json!(user.uid));
-    }
-    if !user.groups.is_empty() {
-        out.insert("groups".into(), json!(user.groups));
-    }
-    if !user.extra.is_empty() {
-        out.insert("extra".into(), json!(user.extra));
-    }
-    Value::Object(out)
 }
 
 /// What a resource request is about (`objectRef`); None for paths.

@@ -8,7 +8,7 @@
 //! * `event`: the events as kube writes them.
 //! * `log`: the bounded, non-blocking log file writer.
 //!
-//! The filters (`crate::filters::audit`, `audit_init`) drive it; the
+//! The audit filters drive it; the
 //! impersonation and authorization filters add to the request's
 //! [`AuditContext`].
 

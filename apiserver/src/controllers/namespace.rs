@@ -7,11 +7,11 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cacher::{Delivery, Filter, ListOptions, ReadAt, WatchSpec, WatchStart};
+use crate::cacher::{Delivery, Filter, ListOptions, ReadAt};
 use crate::errors::ApiError;
 use crate::registry::{DeleteOptions, Resources, WriteContext};
 use crate::runtime::meta;
@@ -35,20 +35,7 @@ async fn watch_namespaces(
     resources: &Resources,
     running: &Arc<Mutex<HashSet<String>>>,
 ) -> Result<(), ApiError> {
-    let namespaces = resources.store("", "namespaces")?;
-    // Nothing is served from a cache before its first list is in.
-    while !namespaces.reads().cacher().is_ready() {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let spec = WatchSpec {
-        filter: Filter::default(),
-        start: WatchStart::CurrentState,
-        not_older_than: 0,
-        bookmarks: false,
-        initial_events_end: false,
-        deadline: Instant::now() + Duration::from_secs(24 * 3600),
-    };
-    let mut watch = namespaces.watch(spec)?;
+    let mut watch = resources.store("", "namespaces")?.follow().await?;
     let initial = std::mem::take(&mut watch.initial);
     for delivery in initial {
         consider(resources, running, &delivery);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::App;
 use super::handlers::{BodyType, body_json};
@@ -108,7 +108,7 @@ pub async fn serve(
             access_status(app, subject_of(&object["spec"])?, &object["spec"], review)?
         }
         "selfsubjectrulesreviews" => rules_status(app, user, &spec),
-        "selfsubjectreviews" => json!({"userInfo": user_json(user)}),
+        "selfsubjectreviews" => json!({"userInfo": user.to_json()}),
         _ => token_status(app, &spec).await?,
     };
     object["status"] = status;
@@ -304,7 +304,7 @@ async fn token_status(app: &App, spec: &Value) -> Result<Value, ApiError> {
     Ok(match app.authenticator.authenticate_token(token, &audiences).await {
         Some(user) => {
             let user = crate::authn::with_authenticated_group(user);
-            let mut status = json!({"authenticated": true, "user": user_json(&user)});
+            let mut status = json!({"authenticated": true, "user": user.to_json()});
             if !audiences.is_empty() {
                 status["audiences"] = json!(audiences);
             }
@@ -312,20 +312,4 @@ async fn token_status(app: &App, spec: &Value) -> Result<Value, ApiError> {
         }
         None => json!({"user": {}, "error": "invalid bearer token"}),
     })
-}
-
-/// `UserInfo` as authentication.k8s.io writes it (empty fields left out).
-fn user_json(user: &UserInfo) -> Value {
-    let mut out = Map::new();
-    out.insert("username".into(), json!(user.name));
-    if !user.uid.is_empty() {
-        out.insert("uid".into(), json!(user.uid));
-    }
-    if !user.groups.is_empty() {
-        out.insert("groups".into(), json!(user.groups));
-    }
-    if !user.extra.is_empty() {
-        out.insert("extra".into(), json!(user.extra));
-    }
-    Value::Object(out)
 }

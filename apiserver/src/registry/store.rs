@@ -149,6 +149,23 @@ impl Store {
         self.reads.watch(spec)
     }
 
+    /// What the server's own controllers follow (an informer): every
+    /// object as the first events, then every change, for a day at most;
+    /// once the watch cache has its first list.
+    pub async fn follow(&self) -> Result<Watch, ApiError> {
+        while !self.reads.cacher().is_ready() {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        self.watch(WatchSpec {
+            filter: crate::cacher::Filter::default(),
+            start: crate::cacher::WatchStart::CurrentState,
+            not_older_than: 0,
+            bookmarks: false,
+            initial_events_end: false,
+            deadline: std::time::Instant::now() + std::time::Duration::from_secs(24 * 3600),
+        })
+    }
+
     /// Creates `object` (decoded) in `namespace`; the stored object, with
     /// its resourceVersion (none on a dry run).
     pub async fn create(

@@ -14,6 +14,25 @@ pub struct UserInfo {
 }
 
 impl UserInfo {
+    /// The user as authentication.k8s.io and audit.k8s.io write it
+    /// (`username`, `uid`, `groups`, `extra`; empty ones left out).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut out = serde_json::Map::new();
+        if !self.name.is_empty() {
+            out.insert("username".into(), self.name.clone().into());
+        }
+        if !self.uid.is_empty() {
+            out.insert("uid".into(), self.uid.clone().into());
+        }
+        if !self.groups.is_empty() {
+            out.insert("groups".into(), serde_json::json!(self.groups));
+        }
+        if !self.extra.is_empty() {
+            out.insert("extra".into(), serde_json::json!(self.extra));
+        }
+        serde_json::Value::Object(out)
+    }
+
     /// The user every request is served as until real authenticators come:
     /// a cluster administrator, as kube's loopback client is. Shared: a
     /// request carries its user by reference count, not by copy.

@@ -4,12 +4,12 @@
 //! `edit` and `view` grow when a role labelled `aggregate-to-view` is added.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use super::index::GROUP;
-use crate::cacher::{Delivery, EventType, Filter, WatchSpec, WatchStart};
+use crate::cacher::{Delivery, EventType};
 use crate::errors::ApiError;
 use crate::registry::{Resources, WriteContext};
 use crate::runtime::meta;
@@ -25,19 +25,7 @@ pub async fn run(resources: Resources) {
 }
 
 async fn follow(resources: &Resources) -> Result<(), ApiError> {
-    let store = resources.store(GROUP, "clusterroles")?;
-    while !store.reads().cacher().is_ready() {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let spec = WatchSpec {
-        filter: Filter::default(),
-        start: WatchStart::CurrentState,
-        not_older_than: 0,
-        bookmarks: false,
-        initial_events_end: false,
-        deadline: Instant::now() + Duration::from_secs(24 * 3600),
-    };
-    let mut watch = store.watch(spec)?;
+    let mut watch = resources.store(GROUP, "clusterroles")?.follow().await?;
     let mut roles: BTreeMap<String, Value> = BTreeMap::new();
     for delivery in std::mem::take(&mut watch.initial) {
         remember(&mut roles, delivery);

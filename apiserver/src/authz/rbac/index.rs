@@ -4,12 +4,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::rules::{Binding, Rule, Subject};
-use crate::cacher::{Delivery, EventType, Filter, WatchSpec, WatchStart};
+use crate::cacher::{Delivery, EventType};
 use crate::errors::ApiError;
 use crate::registry::Resources;
 use crate::request::UserInfo;
@@ -142,19 +142,7 @@ impl RbacIndex {
     }
 
     async fn watch(&self, resources: &Resources, held: Held) -> Result<(), ApiError> {
-        let store = resources.store(GROUP, held.plural())?;
-        while !store.reads().cacher().is_ready() {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let spec = WatchSpec {
-            filter: Filter::default(),
-            start: WatchStart::CurrentState,
-            not_older_than: 0,
-            bookmarks: false,
-            initial_events_end: false,
-            deadline: Instant::now() + Duration::from_secs(24 * 3600),
-        };
-        let mut watch = store.watch(spec)?;
+        let mut watch = resources.store(GROUP, held.plural())?.follow().await?;
         {
             let mut objects = self.write();
             objects.clear(held);

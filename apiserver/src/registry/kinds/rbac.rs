@@ -1,6 +1,6 @@
 //! rbac.authorization.k8s.io/v1: Role, ClusterRole, RoleBinding and
 //! ClusterRoleBinding, stored and validated as kube does; the authorizer
-//! (`crate::authz::rbac`) reads them through its watches. Their names are
+//! (the RBAC authorizer) reads them through its watches. Their names are
 //! path segments (`system:basic-user`), not DNS names.
 
 use k8s_openapi::api::rbac::v1 as rbac;
