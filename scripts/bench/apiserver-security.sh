@@ -11,12 +11,14 @@
 #
 #   scripts/bench/apiserver-security.sh [ROUNDS]      # default 3 rounds
 #   BENCH_SCALE=5 scripts/bench/apiserver-security.sh # 5x fewer objects
+#   RTCD_BENCH_BUILT=1 ...                             # no build first
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
 scale="${BENCH_SCALE:-1}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
-cargo build --release --locked -p rtcd-server -p rtcd-apiserver -p rtcd-bench
+# RTCD_BENCH_BUILT=1: measure the release binaries already built.
+[ -n "${RTCD_BENCH_BUILT:-}" ] || cargo build --release --locked -p rtcd-server -p rtcd-apiserver -p rtcd-bench
 bin="$CARGO_TARGET_DIR/release"
 kubectl="${RTCD_VENV:-$HOME/.cache/rtcd/venv}/bin/kubectl"
 work="$(mktemp -d -t bench-security.XXXXXX)"
