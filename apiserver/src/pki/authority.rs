@@ -51,6 +51,22 @@ impl Authority {
             what: "private key",
             why: e.to_string(),
         })?;
+        // A key that is not the certificate's would sign leaves no one trusts.
+        let (_, cert) =
+            x509_parser::pem::parse_x509_pem(cert_pem.as_bytes()).map_err(|e| PkiError::Corrupt {
+                path: cert_path.display().to_string(),
+                what: "CA certificate",
+                why: e.to_string(),
+            })?;
+        let spki = rcgen::PublicKeyData::subject_public_key_info(&key);
+        let matches = cert.parse_x509().is_ok_and(|c| c.public_key().raw == spki.as_slice());
+        if !matches {
+            return Err(PkiError::Corrupt {
+                path: key_path.display().to_string(),
+                what: "key for its certificate",
+                why: format!("it is not the key of {}", cert_path.display()),
+            });
+        }
         let issuer = Issuer::from_ca_cert_pem(&cert_pem, key).map_err(|e| PkiError::Corrupt {
             path: cert_path.display().to_string(),
             what: "CA certificate",
@@ -179,6 +195,29 @@ impl Authority {
         created.extend([cert_path, key_path]);
         Ok(())
     }
+}
+
+/// A user's existing certificate at `path` must be for `user` in `groups`
+/// (it is reused, not replaced); no certificate there is fine.
+pub fn check_subject(path: &Path, user: &str, groups: &[String]) -> Result<(), PkiError> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let pem = read(path)?;
+    let corrupt =
+        |why: String| PkiError::Corrupt { path: path.display().to_string(), what: "certificate", why };
+    let (_, parsed) = x509_parser::pem::parse_x509_pem(pem.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
+    let cert = parsed.parse_x509().map_err(|e| corrupt(e.to_string()))?;
+    let subject = cert.subject();
+    let cn: Vec<&str> = subject.iter_common_name().filter_map(|a| a.as_str().ok()).collect();
+    let orgs: Vec<&str> = subject.iter_organization().filter_map(|a| a.as_str().ok()).collect();
+    if cn != [user] || orgs != groups.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(PkiError::Generate(format!(
+            "{} is a certificate for {cn:?} in {orgs:?}; remove it (and its key) to make one for {user:?} in {groups:?}",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// `<name>.key` (PKCS#8) and `<name>.pub` (SPKI): the key pair that signs

@@ -81,6 +81,9 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<Vec<PathBuf>, PkiError>
     Ok(created)
 }
 
+/// File names `init` and the server use.
+const RESERVED: &[&str] = &["ca", "sa", "apiserver", "apiserver-ca", "admin"];
+
 /// A client certificate for `name` in `groups`, and its kubeconfig at `out`.
 pub fn add_user(
     dir: &Path,
@@ -92,9 +95,19 @@ pub fn add_user(
     let mut created = Vec::new();
     let ca = Authority::load(dir, "ca")?;
     let file = files::safe_name(name);
+    // The cluster's own files must never be handed out or replaced as a
+    // user's (`sa` is the token signing key, `admin` a system:masters one).
+    if RESERVED.contains(&file.as_str()) {
+        return Err(PkiError::Generate(format!(
+            "{name:?} names one of the cluster's own files; pick another name"
+        )));
+    }
+    authority::check_subject(&dir.join(format!("{file}.crt")), name, groups)?;
     ca.ensure_client(dir, &file, name, groups, &mut created)?;
-    kubeconfig::write(out, server, &ca, dir, &file, name)?;
-    created.push(out.to_path_buf());
+    if !out.exists() {
+        kubeconfig::write(out, server, &ca, dir, &file, name)?;
+        created.push(out.to_path_buf());
+    }
     Ok(created)
 }
 

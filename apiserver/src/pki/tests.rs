@@ -148,3 +148,32 @@ fn the_kubeconfig_embeds_the_files() {
         std::fs::read(dir.path().join("admin.key")).unwrap()
     );
 }
+
+#[test]
+fn user_names_cannot_take_the_clusters_files_or_another_subject() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), &options()).unwrap();
+    let sa_key = std::fs::read(dir.path().join("sa.key")).unwrap();
+    for reserved in ["sa", "ca", "admin", "apiserver"] {
+        let out = dir.path().join(format!("{reserved}-user.kubeconfig"));
+        assert!(add_user(dir.path(), reserved, &[], "https://h", &out).is_err(), "{reserved}");
+        assert!(!out.exists());
+    }
+    assert_eq!(std::fs::read(dir.path().join("sa.key")).unwrap(), sa_key, "the token key is untouched");
+    let out = dir.path().join("jane.kubeconfig");
+    add_user(dir.path(), "jane", &["dev".into()], "https://h", &out).unwrap();
+    assert!(add_user(dir.path(), "jane", &["dev".into()], "https://h", &out).unwrap().is_empty(), "reused");
+    let err = add_user(dir.path(), "jane", &["ops".into()], "https://h", &out).unwrap_err().to_string();
+    assert!(err.contains("remove it"), "{err}");
+}
+
+#[test]
+fn a_ca_key_that_is_not_the_certificates_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), &options()).unwrap();
+    std::fs::remove_file(dir.path().join("ca.key")).unwrap();
+    std::fs::write(dir.path().join("ca.key"), rcgen::KeyPair::generate().unwrap().serialize_pem()).unwrap();
+    std::fs::remove_file(dir.path().join("admin.crt")).unwrap();
+    let err = init(dir.path(), &options()).unwrap_err().to_string();
+    assert!(err.contains("is not the key of"), "{err}");
+}
