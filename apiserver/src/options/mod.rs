@@ -58,6 +58,17 @@ pub struct EtcdOptions {
     /// How often to compact etcd (Go duration: 5m, 30s; 0 disables).
     #[arg(long, default_value = "5m", value_parser = parse_duration)]
     pub etcd_compaction_interval: Duration,
+    /// The CAs (PEM) that signed the certificates of `https://` etcd
+    /// servers.
+    #[arg(long)]
+    pub etcd_cafile: Option<PathBuf>,
+    /// The client certificate (PEM) presented to `https://` etcd servers
+    /// (etcd's `--client-cert-auth` asks for one).
+    #[arg(long, requires = "etcd_keyfile")]
+    pub etcd_certfile: Option<PathBuf>,
+    /// The private key (PEM) of `--etcd-certfile`.
+    #[arg(long, requires = "etcd_certfile")]
+    pub etcd_keyfile: Option<PathBuf>,
 }
 
 /// Where and how clients are served.

@@ -3,16 +3,18 @@
 //! HTTP(S) through the filters.
 //!
 //! * `conn`: accepting and serving connections within kube's limits.
+//! * `etcd`: the channel to etcd's members, over TLS for `https://` ones.
 //! * `tls`: the HTTPS configuration, with the client's certificate passed on.
 
 pub mod conn;
+pub mod etcd;
 pub mod tls;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use crate::audit::Auditor;
 use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
@@ -30,8 +32,8 @@ use conn::ConnectionLimits;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error("invalid --etcd-servers URL {url:?}: {why}")]
-    EtcdUrl { url: String, why: String },
+    #[error(transparent)]
+    Etcd(#[from] etcd::EtcdError),
     #[error("--bind-address {0} is not a loopback address: --plain-http is served on loopback only")]
     PlainHttpNotLoopback(std::net::IpAddr),
     #[error("cannot make the self-signed serving certificate: {0}")]
@@ -48,21 +50,6 @@ pub enum StartError {
     Register(String),
     #[error("cannot listen on {addr}: {why}")]
     Bind { addr: SocketAddr, why: String },
-}
-
-/// One channel balanced over every etcd member given.
-pub fn etcd_channel(servers: &[String]) -> Result<Channel, StartError> {
-    let mut endpoints = Vec::with_capacity(servers.len());
-    for url in servers {
-        let endpoint = Endpoint::from_shared(url.clone())
-            .map_err(|e| StartError::EtcdUrl { url: url.clone(), why: e.to_string() })?
-            .connect_timeout(Duration::from_secs(5))
-            .tcp_nodelay(true)
-            .http2_keep_alive_interval(Duration::from_secs(30))
-            .keep_alive_while_idle(true);
-        endpoints.push(endpoint);
-    }
-    Ok(Channel::balance_list(endpoints.into_iter()))
 }
 
 pub async fn run(options: Options) -> Result<(), StartError> {
@@ -84,7 +71,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
             Some(tls::acceptor(&cert, &key, serving.client_ca_file.as_deref())?)
         }
     };
-    let channel = etcd_channel(&options.etcd.etcd_servers)?;
+    let channel = etcd::channel(&options.etcd)?;
     let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));
     let escalation = Arc::new(EscalationCheck::default());
     let resources = kinds::serve_with(

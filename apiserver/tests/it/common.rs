@@ -20,6 +20,12 @@ pub enum Backend {
 /// A child process killed when dropped.
 pub struct Process(Child);
 
+impl Process {
+    pub fn spawn(command: &mut Command) -> Process {
+        Process(command.spawn().unwrap())
+    }
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -53,6 +59,41 @@ pub struct Member {
     _process: Process,
     _dir: tempfile::TempDir,
     pub url: String,
+    /// The TLS files of a member serving `https://`.
+    pub tls: Option<EtcdTls>,
+}
+
+/// An etcd CA and the certificates signed by it, made by rtcd's pki with
+/// kubeadm's names: `etcd-ca.crt`, `etcd-server.{crt,key}` (for
+/// 127.0.0.1) and the API server's `apiserver-etcd-client.{crt,key}`.
+#[derive(Debug, Clone)]
+pub struct EtcdTls {
+    pub dir: PathBuf,
+}
+
+impl EtcdTls {
+    pub fn make(dir: &Path) -> EtcdTls {
+        use rtcd_apiserver::pki::Authority;
+        let mut created = Vec::new();
+        let ca = Authority::load_or_create(dir, "etcd-ca", "etcd-ca", &mut created).unwrap();
+        ca.ensure_serving(dir, "etcd-server", "etcd", &["127.0.0.1".into()], &mut created).unwrap();
+        ca.ensure_client(dir, "apiserver-etcd-client", "kube-apiserver-etcd-client", &[], &mut created)
+            .unwrap();
+        EtcdTls { dir: dir.to_path_buf() }
+    }
+
+    pub fn file(&self, name: &str) -> String {
+        self.dir.join(name).display().to_string()
+    }
+
+    /// rtcd-apiserver's flags for a member with these files.
+    pub fn apiserver_flags(&self) -> Vec<String> {
+        vec![
+            format!("--etcd-cafile={}", self.file("etcd-ca.crt")),
+            format!("--etcd-certfile={}", self.file("apiserver-etcd-client.crt")),
+            format!("--etcd-keyfile={}", self.file("apiserver-etcd-client.key")),
+        ]
+    }
 }
 
 impl Member {
@@ -69,21 +110,44 @@ impl Member {
             }
             Backend::Etcd => PathBuf::from("etcd"),
         };
+        Self::spawn(program, None).await
+    }
+
+    /// Debian's etcd serving clients over TLS and asking each for a
+    /// certificate signed by `tls`'s CA (`--client-cert-auth`).
+    pub async fn start_etcd_tls(tls: EtcdTls) -> Member {
+        Self::spawn(PathBuf::from("etcd"), Some(tls)).await
+    }
+
+    async fn spawn(program: PathBuf, tls: Option<EtcdTls>) -> Member {
         let dir = tempfile::tempdir().unwrap();
         let (client, peer) = (free_port(), free_port());
-        let url = format!("http://127.0.0.1:{client}");
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://127.0.0.1:{client}");
         let peer_url = format!("http://127.0.0.1:{peer}");
-        let child = Command::new(&program)
+        let mut command = Command::new(&program);
+        command
             .args(["--name", "s", "--data-dir"])
             .arg(dir.path())
             .args(["--listen-client-urls", &url, "--advertise-client-urls", &url])
             .args(["--listen-peer-urls", &peer_url, "--initial-advertise-peer-urls", &peer_url])
-            .args(["--initial-cluster", &format!("s={peer_url}")])
+            .args(["--initial-cluster", &format!("s={peer_url}")]);
+        if let Some(tls) = &tls {
+            command
+                .args([
+                    "--cert-file",
+                    &tls.file("etcd-server.crt"),
+                    "--key-file",
+                    &tls.file("etcd-server.key"),
+                ])
+                .args(["--client-cert-auth", "--trusted-ca-file", &tls.file("etcd-ca.crt")]);
+        }
+        let child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("{program:?} (scripts/install-deps.sh installs etcd): {e}"));
-        let member = Member { _process: Process(child), _dir: dir, url };
+        let member = Member { _process: Process(child), _dir: dir, url, tls };
         let store = Etcd3Store::new(member.channel());
         let deadline = Instant::now() + Duration::from_secs(30);
         while store.get("/health").await.is_err() {
@@ -93,8 +157,12 @@ impl Member {
         member
     }
 
+    /// A channel to this member, as the API server makes it from its flags.
     pub fn channel(&self) -> Channel {
-        Channel::from_shared(self.url.clone()).unwrap().connect_lazy()
+        let mut args = vec!["rtcd-apiserver".to_string(), format!("--etcd-servers={}", self.url)];
+        args.extend(self.tls.iter().flat_map(EtcdTls::apiserver_flags));
+        let options = <rtcd_apiserver::options::Options as clap::Parser>::try_parse_from(args).unwrap();
+        rtcd_apiserver::server::etcd::channel(&options.etcd).unwrap()
     }
 }
 
@@ -125,7 +193,11 @@ impl ApiServer {
     /// a `tokens.csv` as `--token-auth-file`, and the lines of a `flags`
     /// file as further flags).
     pub async fn start_prepared(backend: Backend, tls: bool, prepare: impl FnOnce(&Path)) -> ApiServer {
-        let member = Member::start(backend).await;
+        Self::start_on(Member::start(backend).await, tls, prepare).await
+    }
+
+    /// As `start_prepared`, on a member already started.
+    pub async fn start_on(member: Member, tls: bool, prepare: impl FnOnce(&Path)) -> ApiServer {
         let port = free_port();
         let dir = tempfile::tempdir().unwrap();
         if tls {
@@ -271,6 +343,7 @@ fn spawn_apiserver(member: &Member, port: u16, dir: &Path) -> Process {
     let log = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("apiserver.log")).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"));
     command.arg(format!("--etcd-servers={}", member.url)).arg(format!("--secure-port={port}"));
+    command.args(member.tls.iter().flat_map(EtcdTls::apiserver_flags));
     if dir.join("tls.crt").exists() {
         command.arg(format!("--tls-cert-file={}", dir.join("tls.crt").display()));
         command.arg(format!("--tls-private-key-file={}", dir.join("tls.key").display()));

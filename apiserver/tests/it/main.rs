@@ -6,6 +6,7 @@
 
 mod clients;
 mod common;
+mod etcd_tls;
 mod fanout;
 mod https;
 mod kubectl;
