@@ -85,13 +85,10 @@ fn client_tls(options: &EtcdOptions) -> Result<Option<ClientTlsConfig>, EtcdErro
 /// to be one a TLS client can trust.
 fn read_cas(path: &Path) -> Result<Vec<u8>, EtcdError> {
     let error = file_error("--etcd-cafile", path);
-    let pem = std::fs::read(path).map_err(|e| error(e.to_string()))?;
+    let (pem, certs) = read_certificates("--etcd-cafile", path)?;
     let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(&pem) {
-        roots.add(cert.map_err(|e| error(e.to_string()))?).map_err(|e| error(e.to_string()))?;
-    }
-    if roots.is_empty() {
-        return Err(error("no certificate in the file".into()));
+    for cert in certs {
+        roots.add(cert).map_err(|e| error(e.to_string()))?;
     }
     Ok(pem)
 }
@@ -99,7 +96,16 @@ fn read_cas(path: &Path) -> Result<Vec<u8>, EtcdError> {
 /// The PEM text of `--etcd-certfile`, once it is known to hold a
 /// certificate.
 fn read_certificate(path: &Path) -> Result<Vec<u8>, EtcdError> {
-    let error = file_error("--etcd-certfile", path);
+    Ok(read_certificates("--etcd-certfile", path)?.0)
+}
+
+/// The PEM text of the file of `flag` and the certificates in it (one at
+/// least).
+fn read_certificates(
+    flag: &'static str,
+    path: &Path,
+) -> Result<(Vec<u8>, Vec<CertificateDer<'static>>), EtcdError> {
+    let error = file_error(flag, path);
     let pem = std::fs::read(path).map_err(|e| error(e.to_string()))?;
     let certs = CertificateDer::pem_slice_iter(&pem)
         .collect::<Result<Vec<_>, _>>()
@@ -107,7 +113,7 @@ fn read_certificate(path: &Path) -> Result<Vec<u8>, EtcdError> {
     if certs.is_empty() {
         return Err(error("no certificate in the file".into()));
     }
-    Ok(pem)
+    Ok((pem, certs))
 }
 
 /// The PEM text of `--etcd-keyfile`, once it is known to hold a key.

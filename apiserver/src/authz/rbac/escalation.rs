@@ -15,7 +15,6 @@ use super::rules::Rule;
 use crate::admission::{Attributes as Write, Operation, Plugin};
 use crate::authz::{Attributes, MASTERS, NonResourceRule, ResourceRule, Rules, Union};
 use crate::errors::{ApiError, go_quote};
-use crate::request::UserInfo;
 
 /// The admission-chain step that runs the check on RBAC writes.
 #[derive(Default)]
@@ -54,68 +53,89 @@ impl Plugin for EscalationCheck {
             return Ok(());
         }
         let Some(object) = &write.object else { return Ok(()) };
-        let namespace = write.namespace.clone().unwrap_or_default();
-        let plural = write.resource.resource.as_str();
-        match plural {
-            "roles" | "clusterroles" => {
-                let unchanged = write.old_object.as_ref().is_some_and(|old| {
-                    old.get("rules") == object.get("rules")
-                        && old.get("aggregationRule") == object.get("aggregationRule")
-                });
-                let may_escalate = authorizer.allows(&Attributes::resource(
-                    write.user.clone(),
-                    "escalate",
-                    GROUP,
-                    plural,
-                    &namespace,
-                    &write.name,
-                ));
-                if unchanged || may_escalate {
-                    return Ok(());
-                }
-                if object.get("aggregationRule").is_some_and(|a| !a.is_null())
-                    && !holds_everything(&authorizer.rules_for(&write.user, &namespace))
-                {
-                    return Err(forbidden(
-                        plural,
-                        &write.name,
-                        "must have cluster-admin privileges to use the aggregationRule",
-                    ));
-                }
-                let wanted = Rule::all_of(object);
-                confirm_held(authorizer, &write.user, &namespace, &wanted, plural, &write.name, Vec::new())
-            }
-            "rolebindings" | "clusterrolebindings" => {
-                let role_ref = &object["roleRef"];
-                let kind = role_ref["kind"].as_str().unwrap_or_default();
-                let role = role_ref["name"].as_str().unwrap_or_default();
-                let role_plural = if kind == "Role" { "roles" } else { "clusterroles" };
-                let may_bind = authorizer.allows(&Attributes::resource(
-                    write.user.clone(),
-                    "bind",
-                    GROUP,
-                    role_plural,
-                    &namespace,
-                    role,
-                ));
-                if may_bind {
-                    return Ok(());
-                }
-                match index.rules_of_role(kind, &namespace, role) {
-                    Ok(wanted) => confirm_held(
-                        authorizer,
-                        &write.user,
-                        &namespace,
-                        &wanted,
-                        plural,
-                        &write.name,
-                        Vec::new(),
-                    ),
-                    Err(e) => Err(forbidden(plural, &write.name, &e)),
-                }
-            }
+        let check =
+            Check { authorizer, index, write, namespace: write.namespace.clone().unwrap_or_default() };
+        match write.resource.resource.as_str() {
+            "roles" | "clusterroles" => check.role(object),
+            "rolebindings" | "clusterrolebindings" => check.binding(object),
             _ => Ok(()),
         }
+    }
+}
+
+/// One write of an RBAC object, checked against what its author holds.
+struct Check<'a> {
+    authorizer: &'a Union,
+    index: &'a RbacIndex,
+    write: &'a Write,
+    namespace: String,
+}
+
+impl Check<'_> {
+    /// A Role or ClusterRole: unchanged rules, the `escalate` verb on it,
+    /// or every rule held (the aggregationRule only with full authority).
+    fn role(&self, object: &serde_json::Value) -> Result<(), ApiError> {
+        let unchanged = self.write.old_object.as_ref().is_some_and(|old| {
+            old.get("rules") == object.get("rules")
+                && old.get("aggregationRule") == object.get("aggregationRule")
+        });
+        if unchanged || self.may("escalate", &self.write.resource.resource, &self.write.name) {
+            return Ok(());
+        }
+        if object.get("aggregationRule").is_some_and(|a| !a.is_null())
+            && !holds_everything(&self.authorizer.rules_for(&self.write.user, &self.namespace))
+        {
+            return Err(self.forbidden("must have cluster-admin privileges to use the aggregationRule"));
+        }
+        self.confirm_held(&Rule::all_of(object))
+    }
+
+    /// A RoleBinding or ClusterRoleBinding: the `bind` verb on its role, or
+    /// every rule of that role held.
+    fn binding(&self, object: &serde_json::Value) -> Result<(), ApiError> {
+        let role_ref = &object["roleRef"];
+        let kind = role_ref["kind"].as_str().unwrap_or_default();
+        let role = role_ref["name"].as_str().unwrap_or_default();
+        let role_plural = if kind == "Role" { "roles" } else { "clusterroles" };
+        if self.may("bind", role_plural, role) {
+            return Ok(());
+        }
+        match self.index.rules_of_role(kind, &self.namespace, role) {
+            Ok(wanted) => self.confirm_held(&wanted),
+            Err(e) => Err(self.forbidden(&e)),
+        }
+    }
+
+    /// Whether the author may `verb` the RBAC object `plural`/`name`.
+    fn may(&self, verb: &str, plural: &str, name: &str) -> bool {
+        let user = self.write.user.clone();
+        self.authorizer.allows(&Attributes::resource(user, verb, GROUP, plural, &self.namespace, name))
+    }
+
+    /// Refuses unless the author holds every rule of `wanted` here, with
+    /// kube's message listing what is missing.
+    fn confirm_held(&self, wanted: &[Rule]) -> Result<(), ApiError> {
+        let user = &self.write.user;
+        let held = self.authorizer.rules_for(user, &self.namespace);
+        let missing = missing_rules(&held, wanted);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let groups: Vec<String> = user.groups.iter().map(|g| go_quote(g)).collect();
+        let mut why = format!(
+            "user {} (groups=[{}]) is attempting to grant RBAC permissions not currently held:\n{}",
+            go_quote(&user.name),
+            groups.join(" "),
+            missing.join("\n")
+        );
+        if !held.errors.is_empty() {
+            why.push_str(&format!("; resolution errors: [{}]", held.errors.join(" ")));
+        }
+        Err(self.forbidden(&why))
+    }
+
+    fn forbidden(&self, why: &str) -> ApiError {
+        forbidden(&self.write.resource.resource, &self.write.name, why)
     }
 }
 
@@ -135,37 +155,6 @@ fn holds_everything(rules: &Rules) -> bool {
         .iter()
         .any(|r| all(&r.verbs) && all(&r.api_groups) && all(&r.resources) && r.resource_names.is_empty())
         && rules.non_resource.iter().any(|r| all(&r.verbs) && all(&r.non_resource_urls))
-}
-
-/// Refuses unless `user` holds every rule of `wanted` in `namespace`, with
-/// kube's message listing what is missing.
-fn confirm_held(
-    authorizer: &Union,
-    user: &Arc<UserInfo>,
-    namespace: &str,
-    wanted: &[Rule],
-    plural: &str,
-    name: &str,
-    errors: Vec<String>,
-) -> Result<(), ApiError> {
-    let held = authorizer.rules_for(user, namespace);
-    let missing = missing_rules(&held, wanted);
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let groups: Vec<String> = user.groups.iter().map(|g| go_quote(g)).collect();
-    let mut why = format!(
-        "user {} (groups=[{}]) is attempting to grant RBAC permissions not currently held:\n{}",
-        go_quote(&user.name),
-        groups.join(" "),
-        missing.join("\n")
-    );
-    let mut errors = errors;
-    errors.extend(held.errors);
-    if !errors.is_empty() {
-        why.push_str(&format!("; resolution errors: [{}]", errors.join(" ")));
-    }
-    Err(forbidden(plural, name, &why))
 }
 
 /// The parts of `wanted` that `held` does not cover, compacted as kube
