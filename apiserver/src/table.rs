@@ -88,6 +88,7 @@ pub static DAEMONSET: Printer = Printer { columns: DAEMONSET_COLS, cells: daemon
 pub static JOB: Printer = Printer { columns: JOB_COLS, cells: job_cells };
 pub static CRONJOB: Printer = Printer { columns: CRONJOB_COLS, cells: cronjob_cells };
 pub static LEASE: Printer = Printer { columns: LEASE_COLS, cells: lease_cells };
+pub static ROLE_BINDING: Printer = Printer { columns: ROLE_BINDING_COLS, cells: role_binding_cells };
 
 /// kube's HumanDuration: a short, approximate rendering of a duration in
 /// seconds ("5s", "3m12s", "5h", "2d3h", "3y", ...). Up to one second in the
@@ -500,6 +501,15 @@ const CRONJOB_COLS: &[Col] = &[
     SELECTOR,
 ];
 const LEASE_COLS: &[Col] = &[NAME, col("Holder", "string", "The identity currently holding the lease."), AGE];
+/// RoleBindings and ClusterRoleBindings alike.
+const ROLE_BINDING_COLS: &[Col] = &[
+    NAME,
+    col("Role", "string", "The role the binding grants, as kind/name (roleRef)."),
+    AGE,
+    wide("Users", "string", "The users the binding names."),
+    wide("Groups", "string", "The groups the binding names."),
+    wide("ServiceAccounts", "string", "The service accounts the binding names, as namespace/name."),
+];
 const DEFAULT_COLS: &[Col] = &[
     NAME,
     Col {
@@ -1003,6 +1013,28 @@ fn lease_cells(o: &Value, now: i64) -> Vec<Value> {
     vec![name(o), s(str_at(o, &["spec", "holderIdentity"])), age(o, now)]
 }
 
+fn role_binding_cells(o: &Value, now: i64) -> Vec<Value> {
+    let role = format!("{}/{}", str_at(o, &["roleRef", "kind"]), str_at(o, &["roleRef", "name"]));
+    let (mut users, mut groups, mut service_accounts) = (Vec::new(), Vec::new(), Vec::new());
+    for subject in arr_at(o, &["subjects"]) {
+        let name = str_at(subject, &["name"]);
+        match str_at(subject, &["kind"]) {
+            "User" => users.push(name.to_string()),
+            "Group" => groups.push(name.to_string()),
+            "ServiceAccount" => service_accounts.push(format!("{}/{name}", str_at(subject, &["namespace"]))),
+            _ => {}
+        }
+    }
+    vec![
+        name(o),
+        s(role),
+        age(o, now),
+        s(users.join(", ")),
+        s(groups.join(", ")),
+        s(service_accounts.join(", ")),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1029,6 +1061,7 @@ mod tests {
             ("batch", "jobs") => &JOB,
             ("batch", "cronjobs") => &CRONJOB,
             ("coordination.k8s.io", "leases") => &LEASE,
+            ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => &ROLE_BINDING,
             _ => &DEFAULT,
         }
     }
@@ -1144,6 +1177,14 @@ mod tests {
             ]
         );
         assert_eq!(names("coordination.k8s.io", "leases"), ["Name", "Holder", "Age"]);
+        for bindings in ["rolebindings", "clusterrolebindings"] {
+            assert_eq!(
+                names("rbac.authorization.k8s.io", bindings),
+                ["Name", "Role", "Age", "Users", "Groups", "ServiceAccounts"]
+            );
+        }
+        // Roles have no printer of their own in kube: the default table.
+        assert_eq!(names("rbac.authorization.k8s.io", "clusterroles"), ["Name", "Created At"]);
         // Unknown resources, and known plurals in another group, get the default table.
         assert_eq!(names("example.com", "widgets"), ["Name", "Created At"]);
         assert_eq!(names("", "deployments"), ["Name", "Created At"]);
@@ -1394,6 +1435,7 @@ mod tests {
             ("batch", "jobs"),
             ("batch", "cronjobs"),
             ("coordination.k8s.io", "leases"),
+            ("rbac.authorization.k8s.io", "rolebindings"),
             ("x.io", "others"),
         ];
         let objects = [
@@ -1613,6 +1655,33 @@ mod tests {
         let lease = json!({"metadata": {"name": "kube-scheduler"}, "spec": {"holderIdentity": "node1_abc"}});
         assert_eq!(cells("coordination.k8s.io", "leases", &lease, NOW)[1], json!("node1_abc"));
         assert_eq!(cells("coordination.k8s.io", "leases", &json!({}), NOW)[1], json!(""));
+    }
+
+    #[test]
+    fn role_binding_cells_group_subjects_by_kind() {
+        let binding = json!({
+            "metadata": {"name": "dev-view", "creationTimestamp": created(90)},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [
+                {"kind": "User", "name": "jane"},
+                {"kind": "ServiceAccount", "name": "ci", "namespace": "dev"},
+                {"kind": "Group", "name": "devs"},
+                {"kind": "User", "name": "joe"},
+            ],
+        });
+        assert_eq!(
+            cells("rbac.authorization.k8s.io", "rolebindings", &binding, NOW),
+            [
+                json!("dev-view"),
+                json!("ClusterRole/view"),
+                json!("90s"),
+                json!("jane, joe"),
+                json!("devs"),
+                json!("dev/ci")
+            ]
+        );
+        let empty = cells("rbac.authorization.k8s.io", "clusterrolebindings", &json!({}), NOW);
+        assert_eq!(empty[1..], [json!("/"), json!("<unknown>"), json!(""), json!(""), json!("")]);
     }
 
     #[test]

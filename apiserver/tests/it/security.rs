@@ -150,6 +150,11 @@ async fn scenario(backend: Backend) {
         "admin",
         &["create", "rolebinding", "jane-view", "-n", "dev", "--clusterrole=view", "--user=jane"],
     );
+    // kubectl prints bindings with kube's columns (the server's table).
+    let wide = ok(&api, "admin", &["get", "rolebinding", "jane-view", "-n", "dev", "-o", "wide"]);
+    let lines: Vec<Vec<&str>> = wide.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(lines[0], ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"], "{wide}");
+    assert_eq!([lines[1][0], lines[1][1], lines[1][3]], ["jane-view", "ClusterRole/view", "jane"], "{wide}");
 
     // jane: view in dev, nothing elsewhere.
     assert_eq!(

@@ -12,6 +12,7 @@ use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::strategy::NameRule;
 use crate::registry::{Resource, Strategy};
 use crate::runtime::meta;
+use crate::table::{self, Printer};
 
 const GROUP: &str = "rbac.authorization.k8s.io";
 
@@ -76,6 +77,10 @@ impl Strategy for BindingStrategy {
 
     fn tracks_generation(&self) -> bool {
         false
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &table::ROLE_BINDING
     }
 
     /// kube's defaults: User and Group subjects are RBAC's API group.
