@@ -90,7 +90,8 @@ pub(super) async fn audit(State(auditor): State<Arc<Auditor>>, request: Request,
         if !records_complete {
             return;
         }
-        let mut event = context.lock().clone();
+        // The last stage: the event is finished in place, not copied.
+        let mut event = context.lock();
         if level >= Level::Request {
             let copied = std::mem::take(&mut *request_copy.lock().unwrap_or_else(|p| p.into_inner()));
             event.request_object = request_format.and_then(|format| format.decode(&copied));

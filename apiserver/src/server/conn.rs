@@ -26,6 +26,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio_rustls::TlsAcceptor;
 
+use crate::request::ClientCertificates;
+
 /// kube's `IdleTimeout` for HTTP/1.1 keep-alive and HTTP/2 connections.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -126,7 +128,7 @@ fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
 async fn serve_tcp(tcp: TcpStream, peer: SocketAddr, shared: &Shared, stopped: watch::Receiver<bool>) {
     let _ = tcp.set_nodelay(true);
     let Some(acceptor) = &shared.tls else {
-        return drive(TokioIo::new(tcp), shared.router.clone(), peer, shared, stopped).await;
+        return drive(TokioIo::new(tcp), None, peer, shared, stopped).await;
     };
     // Go bounds the handshake by the header timeout too.
     let tls = match tokio::time::timeout(shared.limits.read_header_timeout, acceptor.accept(tcp)).await {
@@ -140,15 +142,15 @@ async fn serve_tcp(tcp: TcpStream, peer: SocketAddr, shared: &Shared, stopped: w
             return;
         }
     };
-    let router = super::tls::with_client_chain(shared.router.clone(), &tls);
-    drive(TokioIo::new(tls), router, peer, shared, stopped).await;
+    let client_chain = super::tls::client_chain(&tls);
+    drive(TokioIo::new(tls), client_chain, peer, shared, stopped).await;
 }
 
 /// Serves the connection's requests until it ends, stays idle too long, or
 /// the server stops.
 async fn drive<I>(
     io: I,
-    router: Router,
+    client_chain: Option<ClientCertificates>,
     peer: SocketAddr,
     shared: &Shared,
     mut stopped: watch::Receiver<bool>,
@@ -156,9 +158,12 @@ async fn drive<I>(
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let activity = Arc::new(Activity::new());
-    // The client's address, for the audit log's sourceIPs.
-    let router = router.layer(axum::Extension(axum::extract::ConnectInfo(peer)));
-    let service = Tracked { inner: TowerToHyperService::new(router), activity: activity.clone() };
+    let service = Tracked {
+        inner: TowerToHyperService::new(shared.router.clone()),
+        activity: activity.clone(),
+        peer,
+        client_chain,
+    };
     let conn = shared.builder.serve_connection_with_upgrades(io, service);
     tokio::pin!(conn);
     let limits = &shared.limits;
@@ -246,6 +251,10 @@ impl Drop for InFlight {
 struct Tracked {
     inner: TowerToHyperService<Router>,
     activity: Arc<Activity>,
+    /// The client's address, for the audit log's sourceIPs.
+    peer: SocketAddr,
+    /// The client's verified certificates, for authentication.
+    client_chain: Option<ClientCertificates>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -255,8 +264,13 @@ impl Service<hyper::Request<Incoming>> for Tracked {
     type Error = std::convert::Infallible;
     type Future = BoxFuture<Result<Self::Response, Self::Error>>;
 
-    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: hyper::Request<Incoming>) -> Self::Future {
         let in_flight = InFlight::start(&self.activity);
+        // What the connection knows goes with each of its requests.
+        request.extensions_mut().insert(axum::extract::ConnectInfo(self.peer));
+        if let Some(chain) = &self.client_chain {
+            request.extensions_mut().insert(chain.clone());
+        }
         let response = self.inner.call(request);
         Box::pin(async move {
             let response = response.await?;

@@ -9,7 +9,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use axum::Router;
 use rustls::RootCertStore;
 use rustls::ServerConfig;
 use rustls::server::WebPkiClientVerifier;
@@ -83,14 +82,13 @@ fn client_verifier(
         .map_err(|e| error(e.to_string()))
 }
 
-/// The router for one HTTPS connection: with the client's verified
-/// certificate chain, if it sent one, going with every request.
-pub fn with_client_chain(router: Router, tls: &TlsStream<TcpStream>) -> Router {
+/// The client's verified certificate chain on this connection, if it sent
+/// one, to go with each of its requests.
+pub fn client_chain(tls: &TlsStream<TcpStream>) -> Option<ClientCertificates> {
     match tls.get_ref().1.peer_certificates() {
         Some(chain) if !chain.is_empty() => {
-            let chain = ClientCertificates(Arc::new(chain.iter().map(|c| c.clone().into_owned()).collect()));
-            router.layer(axum::Extension(chain))
+            Some(ClientCertificates(Arc::new(chain.iter().map(|c| c.clone().into_owned()).collect())))
         }
-        _ => router,
+        _ => None,
     }
 }
