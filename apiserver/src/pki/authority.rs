@@ -6,11 +6,20 @@
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
     KeyPair, KeyUsagePurpose, SanType,
 };
+
+use rustls::RootCertStore;
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::ServerCertVerifier;
+use rustls::server::WebPkiClientVerifier;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+use x509_parser::prelude::{FromDer, X509Certificate};
 
 use super::PkiError;
 use super::files::{read, write_new};
@@ -58,9 +67,7 @@ impl Authority {
                 what: "CA certificate",
                 why: e.to_string(),
             })?;
-        let spki = rcgen::PublicKeyData::subject_public_key_info(&key);
-        let matches = cert.parse_x509().is_ok_and(|c| c.public_key().raw == spki.as_slice());
-        if !matches {
+        if !cert.parse_x509().is_ok_and(|c| is_key_of(&key, &c)) {
             return Err(PkiError::Corrupt {
                 path: key_path.display().to_string(),
                 what: "key for its certificate",
@@ -133,7 +140,8 @@ impl Authority {
         }
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
-        self.ensure_leaf(dir, file, cn, &[], params, created)
+        params.distinguished_name = subject(cn, &[])?;
+        self.ensure_leaf(dir, file, names, params, created)
     }
 
     /// `<file>.crt` / `.key`: a client certificate for user `cn` in
@@ -149,40 +157,22 @@ impl Authority {
         let mut params = CertificateParams::default();
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
         params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
-        self.ensure_leaf(dir, file, cn, groups, params, created)
+        params.distinguished_name = subject(cn, groups)?;
+        self.ensure_leaf(dir, file, &[], params, created)
     }
 
     fn ensure_leaf(
         &self,
         dir: &Path,
         file: &str,
-        cn: &str,
-        groups: &[String],
+        names: &[String],
         mut params: CertificateParams,
         created: &mut Vec<PathBuf>,
     ) -> Result<(), PkiError> {
         let (cert_path, key_path) = (dir.join(format!("{file}.crt")), dir.join(format!("{file}.key")));
         if cert_path.exists() && key_path.exists() {
-            return Ok(());
+            return self.check_kept(&cert_path, &key_path, names);
         }
-        let mut dn = DistinguishedName::new();
-        dn.push(DnType::CommonName, cn);
-        // rcgen keeps one value per attribute type; a second O goes in under
-        // the same object identifier spelled as a custom type.
-        match groups {
-            [] => {}
-            [one] => dn.push(DnType::OrganizationName, one.as_str()),
-            [one, two] => {
-                dn.push(DnType::OrganizationName, one.as_str());
-                dn.push(DnType::CustomDnType(vec![2, 5, 4, 10]), two.as_str());
-            }
-            _ => {
-                return Err(PkiError::Generate(
-                    "a certificate made here holds at most two groups; bind roles to the user, or use a token".into(),
-                ));
-            }
-        }
-        params.distinguished_name = dn;
         params.use_authority_key_identifier_extension = true;
         validity(&mut params, LEAF_DAYS);
         let key = KeyPair::generate().map_err(generate_error)?;
@@ -195,6 +185,81 @@ impl Authority {
         created.extend([cert_path, key_path]);
         Ok(())
     }
+
+    /// A leaf found on disk is kept only while its peers would still accept
+    /// it: signed by this CA, within its dates, valid for every name asked
+    /// for (a serving certificate), and paired with its own key. Anything
+    /// else is refused with the way out, rather than served and then
+    /// rejected by every client.
+    fn check_kept(&self, cert_path: &Path, key_path: &Path, names: &[String]) -> Result<(), PkiError> {
+        let refuse = |why: String| PkiError::Stale { path: cert_path.to_path_buf(), why };
+        let pem = read(cert_path)?;
+        let corrupt = |why: String| PkiError::Corrupt {
+            path: cert_path.display().to_string(),
+            what: "certificate",
+            why,
+        };
+        let leaf = CertificateDer::from_pem_slice(pem.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
+        let key = KeyPair::from_pem(&read(key_path)?).map_err(|e| PkiError::Corrupt {
+            path: key_path.display().to_string(),
+            what: "private key",
+            why: e.to_string(),
+        })?;
+        let parsed = X509Certificate::from_der(&leaf).map_err(|e| corrupt(e.to_string()))?.1;
+        if !is_key_of(&key, &parsed) {
+            return Err(refuse(format!("{} is not its key", key_path.display())));
+        }
+        // rustls's own checks: what a client or the server will do with it.
+        let mut roots = RootCertStore::empty();
+        let ca =
+            CertificateDer::from_pem_slice(self.cert_pem.as_bytes()).map_err(|e| corrupt(e.to_string()))?;
+        roots.add(ca).map_err(|e| refuse(e.to_string()))?;
+        let (roots, provider) = (Arc::new(roots), Arc::new(rustls::crypto::ring::default_provider()));
+        let now = UnixTime::now();
+        if names.is_empty() {
+            let verifier = WebPkiClientVerifier::builder_with_provider(roots, provider)
+                .build()
+                .map_err(|e| refuse(e.to_string()))?;
+            verifier.verify_client_cert(&leaf, &[], now).map_err(|e| refuse(e.to_string()))?;
+            return Ok(());
+        }
+        let verifier = WebPkiServerVerifier::builder_with_provider(roots, provider)
+            .build()
+            .map_err(|e| refuse(e.to_string()))?;
+        for name in names {
+            let server = ServerName::try_from(name.as_str()).map_err(|e| refuse(format!("{name:?}: {e}")))?;
+            verifier.verify_server_cert(&leaf, &[], &server, &[], now).map_err(|e| refuse(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A leaf's subject: CN the user (or server), an O per group.
+fn subject(cn: &str, groups: &[String]) -> Result<DistinguishedName, PkiError> {
+    let mut dn = DistinguishedName::new();
+    dn.push(DnType::CommonName, cn);
+    // rcgen keeps one value per attribute type; a second O goes in under
+    // the same object identifier spelled as a custom type.
+    match groups {
+        [] => {}
+        [one] => dn.push(DnType::OrganizationName, one.as_str()),
+        [one, two] => {
+            dn.push(DnType::OrganizationName, one.as_str());
+            dn.push(DnType::CustomDnType(vec![2, 5, 4, 10]), two.as_str());
+        }
+        _ => {
+            return Err(PkiError::Generate(
+                "a certificate made here holds at most two groups; bind roles to the user, or use a token"
+                    .into(),
+            ));
+        }
+    }
+    Ok(dn)
+}
+
+/// Whether `key` is the private half of `cert`'s public key.
+fn is_key_of(key: &KeyPair, cert: &X509Certificate<'_>) -> bool {
+    cert.public_key().raw == rcgen::PublicKeyData::subject_public_key_info(key).as_slice()
 }
 
 /// A user's existing certificate at `path` must be for `user` in `groups`

@@ -27,6 +27,9 @@ pub enum PkiError {
     Write { path: String, why: String },
     #[error("{path} is not a usable {what}: {why}")]
     Corrupt { path: String, what: &'static str, why: String },
+    /// A certificate on disk that its peers would no longer accept.
+    #[error("{path} cannot be kept: {why}; remove it (and its key) to make a new one")]
+    Stale { path: PathBuf, why: String },
     #[error("cannot make a certificate: {0}")]
     Generate(String),
 }
@@ -117,10 +120,18 @@ pub fn add_user(
 pub fn self_signed_serving(dir: &Path, names: &[String]) -> Result<(PathBuf, PathBuf), PkiError> {
     files::ensure_dir(dir)?;
     let (cert, key) = (dir.join("apiserver.crt"), dir.join("apiserver.key"));
-    if !cert.exists() || !key.exists() {
-        let mut created = Vec::new();
-        let ca = Authority::load_or_create(dir, "apiserver-ca", "rtcd-apiserver-ca", &mut created)?;
-        ca.ensure_serving(dir, "apiserver", "kube-apiserver", names, &mut created)?;
+    let mut created = Vec::new();
+    let ca = Authority::load_or_create(dir, "apiserver-ca", "rtcd-apiserver-ca", &mut created)?;
+    match ca.ensure_serving(dir, "apiserver", "kube-apiserver", names, &mut created) {
+        // Our own certificate, signed by our own CA: when it has expired or
+        // lacks a name it is made again, and clients trusting the CA follow.
+        Err(PkiError::Stale { path, why }) => {
+            tracing::warn!(path = %path.display(), %why, "making the self-signed serving certificate again");
+            std::fs::remove_file(&cert)
+                .map_err(|e| PkiError::Write { path: path.display().to_string(), why: e.to_string() })?;
+            ca.ensure_serving(dir, "apiserver", "kube-apiserver", names, &mut created)?;
+        }
+        other => other?,
     }
     Ok((cert, key))
 }

@@ -177,3 +177,81 @@ fn a_ca_key_that_is_not_the_certificates_is_refused() {
     let err = init(dir.path(), &options()).unwrap_err().to_string();
     assert!(err.contains("is not the key of"), "{err}");
 }
+
+/// Replaces `<dir>/<file>.crt` with a certificate `make` builds, signed by
+/// the CA in `ca_dir`, for the key already there.
+fn resign(dir: &Path, ca_dir: &Path, file: &str, make: impl FnOnce(&mut rcgen::CertificateParams)) {
+    let ca_key = rcgen::KeyPair::from_pem(&std::fs::read_to_string(ca_dir.join("ca.key")).unwrap()).unwrap();
+    let ca_pem = std::fs::read_to_string(ca_dir.join("ca.crt")).unwrap();
+    let issuer = rcgen::Issuer::from_ca_cert_pem(&ca_pem, ca_key).unwrap();
+    let key =
+        rcgen::KeyPair::from_pem(&std::fs::read_to_string(dir.join(format!("{file}.key"))).unwrap()).unwrap();
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+    params.extended_key_usages =
+        vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth, rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    make(&mut params);
+    let cert = params.signed_by(&key, &issuer).unwrap();
+    std::fs::write(dir.join(format!("{file}.crt")), cert.pem()).unwrap();
+}
+
+#[test]
+fn a_kept_certificate_must_still_be_valid_and_name_every_name_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path(), &options()).unwrap();
+    let kept = std::fs::read(dir.path().join("apiserver.crt")).unwrap();
+
+    // A name added later: the old certificate would fail clients using it.
+    let mut more = options();
+    more.extra_sans.push("new.example".into());
+    let err = init(dir.path(), &more).unwrap_err().to_string();
+    assert!(err.contains("apiserver.crt cannot be kept"), "{err}");
+    assert!(err.contains("new.example"), "{err}");
+    assert!(err.ends_with("remove it (and its key) to make a new one"), "{err}");
+    assert_eq!(std::fs::read(dir.path().join("apiserver.crt")).unwrap(), kept, "nothing replaced");
+    std::fs::remove_file(dir.path().join("apiserver.crt")).unwrap();
+    init(dir.path(), &more).unwrap();
+    assert!(init(dir.path(), &more).unwrap().is_empty(), "the new one is kept");
+
+    // Expired.
+    resign(dir.path(), dir.path(), "admin", |p| {
+        p.not_before = time::OffsetDateTime::now_utc() - time::Duration::days(400);
+        p.not_after = time::OffsetDateTime::now_utc() - time::Duration::days(35);
+    });
+    let err = init(dir.path(), &more).unwrap_err().to_string();
+    assert!(err.contains("admin.crt cannot be kept") && err.contains("expired"), "{err}");
+
+    // Signed by another cluster's CA.
+    let other = tempfile::tempdir().unwrap();
+    init(other.path(), &options()).unwrap();
+    resign(dir.path(), other.path(), "admin", |_| {});
+    let err = init(dir.path(), &more).unwrap_err().to_string();
+    assert!(err.contains("admin.crt cannot be kept"), "{err}");
+
+    // A key that is not the certificate's.
+    resign(dir.path(), dir.path(), "admin", |_| {});
+    init(dir.path(), &more).unwrap();
+    std::fs::copy(dir.path().join("apiserver.key"), dir.path().join("admin.key")).unwrap();
+    let err = init(dir.path(), &more).unwrap_err().to_string();
+    assert!(err.contains("admin.key is not its key"), "{err}");
+}
+
+#[test]
+fn the_servers_own_certificate_is_made_again_by_its_ca_when_it_lacks_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+    let (cert_path, _) = self_signed_serving(dir.path(), &names).unwrap();
+    let first = std::fs::read(&cert_path).unwrap();
+    let ca = std::fs::read(dir.path().join("apiserver-ca.crt")).unwrap();
+    self_signed_serving(dir.path(), &names).unwrap();
+    assert_eq!(std::fs::read(&cert_path).unwrap(), first, "kept while valid");
+
+    let wider = [names.clone(), vec!["10.1.2.3".to_string()]].concat();
+    self_signed_serving(dir.path(), &wider).unwrap();
+    assert_ne!(std::fs::read(&cert_path).unwrap(), first, "made again");
+    assert_eq!(std::fs::read(dir.path().join("apiserver-ca.crt")).unwrap(), ca, "by the same CA");
+    let mut roots = RootCertStore::empty();
+    roots.add(cert(&dir.path().join("apiserver-ca.crt"))).unwrap();
+    let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider()).build().unwrap();
+    let server = ServerName::try_from("10.1.2.3".to_string()).unwrap();
+    verifier.verify_server_cert(&cert(&cert_path), &[], &server, &[], UnixTime::now()).unwrap();
+}
