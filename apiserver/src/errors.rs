@@ -35,14 +35,12 @@ pub enum ApiError {
     /// kube's `NewRequestEntityTooLargeError`.
     #[error("Request entity too large: {0}")]
     RequestEntityTooLarge(String),
-    #[error("{0}")]
-    Forbidden(String),
-    /// A request the authorizers did not allow, or an impersonation or
-    /// RBAC grant they refused (kube's `NewForbidden`): `qualified` is
-    /// `<resource>[.<group>]`, empty for a path; `why` says who cannot do
-    /// what.
+    /// A request the authorizers did not allow, an impersonation or RBAC
+    /// grant they refused, or a write an admission plugin refused (kube's
+    /// `NewForbidden`): `qualified` is `<resource>[.<group>]`, empty for a
+    /// path; `why` says who cannot do what; `causes` go into the details.
     #[error("{}", forbidden_message(qualified, name, why))]
-    ForbiddenFor { qualified: String, name: String, why: String },
+    ForbiddenFor { qualified: String, name: String, why: String, causes: Vec<Cause> },
     /// No valid credentials (kube answers just "Unauthorized").
     #[error("Unauthorized")]
     Unauthorized,
@@ -84,7 +82,7 @@ impl ApiError {
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => 422,
             ApiError::BadRequest(_) => 400,
             ApiError::RequestEntityTooLarge(_) => 413,
-            ApiError::Forbidden(_) | ApiError::ForbiddenFor { .. } => 403,
+            ApiError::ForbiddenFor { .. } => 403,
             ApiError::Unauthorized => 401,
             ApiError::UnsupportedMediaType(_) => 415,
             ApiError::NotAcceptable(_) => 406,
@@ -105,7 +103,7 @@ impl ApiError {
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
             ApiError::RequestEntityTooLarge(_) => "RequestEntityTooLarge",
-            ApiError::Forbidden(_) | ApiError::ForbiddenFor { .. } => "Forbidden",
+            ApiError::ForbiddenFor { .. } => "Forbidden",
             ApiError::Unauthorized => "Unauthorized",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
             ApiError::NotAcceptable(_) => "NotAcceptable",
@@ -152,9 +150,9 @@ impl ApiError {
             ApiError::Invalid { kind, name, causes } => Some(json!({
                 "name": name,
                 "kind": kind,
-                "causes": causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect::<Vec<_>>(),
+                "causes": causes_json(causes),
             })),
-            ApiError::ForbiddenFor { qualified, name, .. } => {
+            ApiError::ForbiddenFor { qualified, name, causes, .. } => {
                 // kube fills group, kind (the plural) and name, each only
                 // when set: a path's 403 carries empty details.
                 let (kind, group) = qualified.split_once('.').unwrap_or((qualified, ""));
@@ -163,6 +161,9 @@ impl ApiError {
                     if !value.is_empty() {
                         details[field] = json!(value);
                     }
+                }
+                if !causes.is_empty() {
+                    details["causes"] = causes_json(causes);
                 }
                 Some(details)
             }
@@ -197,6 +198,11 @@ impl ApiError {
             StorageError::Etcd(message) => ApiError::Internal(message),
         }
     }
+}
+
+/// A Status's `details.causes`.
+fn causes_json(causes: &[Cause]) -> Value {
+    causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect()
 }
 
 /// Causes as kube's error aggregate prints them: one alone, several in

@@ -1,10 +1,11 @@
 //! What admission plugins are told about a write (kube's
 //! `admission.Attributes`).
 
-use serde_json::Value;
-
 use std::sync::Arc;
 
+use serde_json::Value;
+
+use crate::errors::{ApiError, Cause};
 use crate::request::UserInfo;
 
 /// The verb, as admission names it.
@@ -63,4 +64,50 @@ pub struct Attributes {
     /// The request's options (CreateOptions, UpdateOptions, DeleteOptions).
     pub options: Value,
     pub dry_run: bool,
+}
+
+impl Attributes {
+    /// Whether the write is to `resource` of `group` itself (no subresource).
+    pub fn is(&self, group: &str, resource: &str) -> bool {
+        self.resource.group == group && self.resource.resource == resource && self.subresource.is_none()
+    }
+
+    /// Whether the object written is a Namespace.
+    pub fn is_namespace(&self) -> bool {
+        self.kind.group.is_empty() && self.kind.kind == "Namespace"
+    }
+
+    /// `<resource>[.<group>]`, as kube names a resource in messages.
+    pub fn qualified_resource(&self) -> String {
+        match self.resource.group.as_str() {
+            "" => self.resource.resource.clone(),
+            group => format!("{}.{group}", self.resource.resource),
+        }
+    }
+
+    /// A plugin's refusal as kube's `admission.NewForbidden` writes it:
+    /// `<resource> "<name>" is forbidden: <why>`, the name being the
+    /// request's, else the object's, else its generateName, else `Unknown`.
+    pub fn forbidden(&self, why: impl Into<String>) -> ApiError {
+        self.forbidden_because(why, Vec::new())
+    }
+
+    /// As `forbidden`, with `causes` in the Status details.
+    pub fn forbidden_because(&self, why: impl Into<String>, causes: Vec<Cause>) -> ApiError {
+        ApiError::ForbiddenFor {
+            qualified: self.qualified_resource(),
+            name: self.name_for_messages(),
+            why: why.into(),
+            causes,
+        }
+    }
+
+    fn name_for_messages(&self) -> String {
+        let metadata = self.object.as_ref().map(|o| &o["metadata"]);
+        let from_object = |field: &str| metadata.and_then(|m| m[field].as_str()).filter(|s| !s.is_empty());
+        if !self.name.is_empty() {
+            return self.name.clone();
+        }
+        from_object("name").or_else(|| from_object("generateName")).unwrap_or("Unknown").to_string()
+    }
 }

@@ -4,18 +4,33 @@
 //! and valid, to the validating ones (which may only refuse it). Reads are
 //! never admitted.
 //!
-//! * `attributes`: what a plugin is told about a write.
-//! * `chain`: the plugins in kube's fixed order.
-//! * `namespace_lifecycle`: no new objects in missing or terminating
-//!   namespaces.
+//! * `attributes`: what a plugin is told about a write, and its refusals.
+//! * `chain`: the plugins in the order they run.
+//! * `plugins`: every plugin name kube accepts, kube's order and default
+//!   set, and the instances of those built here.
+//! * `namespaces`: how the namespace plugins reach namespaces.
+//! * one module per plugin family: `always` (AlwaysAdmit, AlwaysDeny),
+//!   `namespace_lifecycle`, `namespace_exists` (NamespaceExists,
+//!   NamespaceAutoProvision), `pod_defaults` (DefaultTolerationSeconds,
+//!   AlwaysPullImages), `taint_nodes_by_condition`.
 
+mod always;
 mod attributes;
 mod chain;
+mod namespace_exists;
 mod namespace_lifecycle;
+mod namespaces;
+pub mod plugins;
+mod pod_defaults;
+mod taint_nodes_by_condition;
+
+use std::sync::Arc;
 
 pub use attributes::{Attributes, GroupVersionKind, GroupVersionResource, Operation};
 pub use chain::Chain;
-pub use namespace_lifecycle::{NamespaceLifecycle, Namespaces};
+pub use namespace_lifecycle::IMMORTAL;
+pub use namespaces::{NamespaceSource, Namespaces};
+pub use plugins::{Known, PluginConfig};
 
 use async_trait::async_trait;
 
@@ -37,3 +52,31 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
         Ok(())
     }
 }
+
+/// A server's admission: the chain every store runs, and the handle its
+/// namespace plugins wait on until namespaces are served.
+#[derive(Debug)]
+pub struct Setup {
+    pub chain: Arc<Chain>,
+    pub namespaces: NamespaceSource,
+}
+
+impl Setup {
+    /// The plugins `enabled`, then `checks` (the server's own, such as
+    /// RBAC's escalation check, which kube runs in its storage layer).
+    pub fn new(enabled: &[&'static Known], config: &PluginConfig, checks: Vec<Arc<dyn Plugin>>) -> Setup {
+        let namespaces = NamespaceSource::default();
+        let mut chain = plugins::build(enabled, config, &namespaces);
+        chain.extend(checks);
+        Setup { chain: Arc::new(Chain::new(chain)), namespaces }
+    }
+
+    /// kube's default plugins, configured as kube's defaults.
+    pub fn default_plugins() -> Setup {
+        let enabled = plugins::enabled(&[], &[]).unwrap_or_default();
+        Setup::new(&enabled, &PluginConfig::default(), Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,44 +1,25 @@
-//! NamespaceLifecycle: new objects go only into namespaces that exist and
-//! are not being deleted. (Protecting kube-system, default and kube-public
-//! from deletion, kube's other half of this plugin, comes with the admission
-//! issue.)
-
-use std::sync::{Arc, OnceLock};
+//! NamespaceLifecycle (kube's `pkg/admission/plugin/namespace/lifecycle`):
+//! `default`, `kube-system` and `kube-public` cannot be deleted; namespaced
+//! objects are written only into namespaces that exist, and none are
+//! created in a namespace being deleted.
 
 use async_trait::async_trait;
-use serde_json::Value;
 
+use super::namespaces::{NamespaceSource, not_found};
 use super::{Attributes, Operation, Plugin};
-use crate::errors::ApiError;
+use crate::errors::{ApiError, Cause};
 
-/// Reads namespaces for the plugin: from the watch cache when `any_version`
-/// will do, else the latest from storage. None when there is no such
-/// namespace.
-#[async_trait]
-pub trait Namespaces: Send + Sync + std::fmt::Debug {
-    async fn namespace(&self, name: &str, any_version: bool) -> Result<Option<Value>, ApiError>;
-}
+/// The namespaces kube never lets go.
+pub const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
 
-#[derive(Default)]
+#[derive(Debug)]
 pub struct NamespaceLifecycle {
-    /// Set once the namespaces resource is served (it is registered through
-    /// the same chain the plugin belongs to).
-    namespaces: OnceLock<Arc<dyn Namespaces>>,
-}
-
-/// Not derived: the namespaces' store holds this plugin through its
-/// admission chain, so printing the store would never end.
-impl std::fmt::Debug for NamespaceLifecycle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NamespaceLifecycle")
-            .field("namespaces_served", &self.namespaces.get().is_some())
-            .finish()
-    }
+    namespaces: NamespaceSource,
 }
 
 impl NamespaceLifecycle {
-    pub fn set_namespaces(&self, namespaces: Arc<dyn Namespaces>) {
-        let _ = self.namespaces.set(namespaces);
+    pub fn new(namespaces: NamespaceSource) -> Self {
+        NamespaceLifecycle { namespaces }
     }
 }
 
@@ -51,25 +32,39 @@ impl Plugin for NamespaceLifecycle {
     /// A mutating plugin in kube (it runs first, before the object is even
     /// validated), though it changes nothing.
     async fn admit(&self, attributes: &mut Attributes) -> Result<(), ApiError> {
-        if attributes.operation != Operation::Create || attributes.subresource.is_some() {
+        if attributes.operation == Operation::Connect {
             return Ok(());
         }
-        let Some(namespace) = attributes.namespace.as_deref() else { return Ok(()) };
-        let namespaces = self
-            .namespaces
-            .get()
-            .ok_or_else(|| ApiError::Internal("namespaces are not served yet".into()))?;
-        // The cache may lag a namespace created just now: then ask storage.
-        let found = match namespaces.namespace(namespace, true).await? {
-            Some(ns) => Some(ns),
-            None => namespaces.namespace(namespace, false).await?,
-        };
-        match found {
-            Some(ns) if ns["metadata"]["deletionTimestamp"].is_string() => Err(ApiError::Forbidden(format!(
-                "unable to create new content in namespace {namespace} because it is being terminated"
-            ))),
-            Some(_) => Ok(()),
-            None => Err(ApiError::NotFound { qualified: "namespaces".into(), name: namespace.to_string() }),
+        if attributes.is_namespace() {
+            if attributes.operation == Operation::Delete && IMMORTAL.contains(&attributes.name.as_str()) {
+                return Err(attributes.forbidden("this namespace may not be deleted"));
+            }
+            return Ok(());
         }
+        // Cluster-scoped objects have no namespace to check; what is in a
+        // namespace may always be deleted.
+        let Some(namespace) = attributes.namespace.clone() else { return Ok(()) };
+        // Subresources (status, scale, a token) act on objects that exist.
+        if attributes.operation == Operation::Delete || attributes.subresource.is_some() {
+            return Ok(());
+        }
+        let Some(found) = self.namespaces.find(&namespace).await? else {
+            return Err(not_found(&namespace));
+        };
+        let terminating =
+            found["status"]["phase"] == "Terminating" || found["metadata"]["deletionTimestamp"].is_string();
+        if attributes.operation == Operation::Create && terminating {
+            return Err(attributes.forbidden_because(
+                format!(
+                    "unable to create new content in namespace {namespace} because it is being terminated"
+                ),
+                vec![Cause {
+                    reason: "NamespaceTerminating",
+                    field: "metadata.namespace".into(),
+                    message: format!("namespace {namespace} is being terminated"),
+                }],
+            ));
+        }
+        Ok(())
     }
 }

@@ -119,7 +119,7 @@ impl Attributes {
         if !reason.is_empty() {
             why = format!("{why}: {reason}");
         }
-        ApiError::ForbiddenFor { qualified, name, why }
+        ApiError::ForbiddenFor { qualified, name, why, causes: Vec::new() }
     }
 }
 

@@ -9,10 +9,12 @@ use clap::{Args, Parser};
 
 use crate::registry::kinds::service::IpRange;
 
+mod admission;
 mod audit;
 mod authentication;
 mod authorization;
 
+pub use admission::AdmissionOptions;
 pub use audit::AuditOptions;
 pub use authentication::AuthenticationOptions;
 pub use authorization::{AuthorizationMode, AuthorizationOptions};
@@ -38,6 +40,8 @@ pub struct Options {
     pub authorization: AuthorizationOptions,
     #[command(flatten)]
     pub audit: AuditOptions,
+    #[command(flatten)]
+    pub admission: AdmissionOptions,
     /// The IPv4 range Services' cluster IPs come from.
     #[arg(long, default_value = "10.0.0.0/24", value_parser = IpRange::parse)]
     pub service_cluster_ip_range: IpRange,

@@ -451,9 +451,16 @@ impl Store {
     }
 }
 
-/// Lets NamespaceLifecycle read namespaces through their store.
+/// Lets the namespace admission plugins read and create namespaces through
+/// their store.
 #[async_trait::async_trait]
 impl admission::Namespaces for Store {
+    async fn create_namespace(&self, name: &str) -> Result<(), ApiError> {
+        let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        let (namespace, _) = self.decode(body, crate::runtime::FieldValidation::Strict)?;
+        self.create(&WriteContext::server(), None, namespace).await.map(drop)
+    }
+
     async fn namespace(&self, name: &str, any_version: bool) -> Result<Option<Value>, ApiError> {
         let at = ReadAt { resource_version: any_version.then_some(0), exact: false };
         match self.get(None, name, &at).await {

@@ -213,12 +213,45 @@ async fn new_objects_need_a_live_namespace() {
     let err = c.create("", "configmaps", Some("doomed"), configmap("after")).await.unwrap_err();
     assert_eq!(
         (err.code(), err.to_string()),
-        (403, "unable to create new content in namespace doomed because it is being terminated".to_string())
+        (
+            403,
+            "configmaps \"after\" is forbidden: unable to create new content in namespace doomed because it is being terminated"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        err.status()["details"],
+        json!({"name": "after", "kind": "configmaps", "causes": [{
+            "reason": "NamespaceTerminating", "field": "metadata.namespace", "message": "namespace doomed is being terminated",
+        }]})
     );
     // What was there may still change.
     let mut before = c.get("", "configmaps", Some("doomed"), "before").await.unwrap();
     before["data"]["k"] = json!("changed");
     assert!(c.update("", "configmaps", Some("doomed"), None, before).await.is_ok());
+}
+
+#[tokio::test]
+async fn the_system_namespaces_cannot_be_deleted_even_in_a_dry_run() {
+    let c = Cluster::new().await;
+    for name in ["kube-system", "kube-public"] {
+        c.create("", "namespaces", None, json!({"metadata": {"name": name}})).await.unwrap();
+    }
+    let revision = c.memory.revision();
+    let namespaces = c.store("", "namespaces");
+    for name in ["default", "kube-system", "kube-public"] {
+        for ctx in [dry_run(), WriteContext::new(UserInfo::apiserver(), false)] {
+            let err = namespaces.delete(&ctx, None, name, &DeleteOptions::default()).await.unwrap_err();
+            assert_eq!(
+                (err.code(), err.to_string()),
+                (403, format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted"))
+            );
+        }
+    }
+    assert_eq!(c.memory.revision(), revision, "nothing changed");
+    // Their contents may go.
+    c.create("", "configmaps", Some("kube-system"), configmap("a")).await.unwrap();
+    assert!(c.delete("", "configmaps", Some("kube-system"), "a").await.is_ok());
 }
 
 #[tokio::test]
@@ -572,6 +605,7 @@ async fn namespaces_are_always_deleted_gracefully() {
 async fn dry_runs_write_nothing() {
     let c = Cluster::new().await;
     let cm = c.create("", "configmaps", Some("default"), configmap("a")).await.unwrap();
+    c.create("", "namespaces", None, json!({"metadata": {"name": "scratch"}})).await.unwrap();
     let revision = c.memory.revision();
     let store = c.store("", "configmaps");
 
@@ -602,12 +636,12 @@ async fn dry_runs_write_nothing() {
     assert!(c.ip_addresses().await.is_empty());
     let tried = c
         .store("", "namespaces")
-        .delete(&dry_run(), None, "default", &DeleteOptions::default())
+        .delete(&dry_run(), None, "scratch", &DeleteOptions::default())
         .await
         .unwrap();
     assert!(matches!(tried, Deleted::Pending(_)));
     assert!(
-        c.get("", "namespaces", None, "default").await.unwrap()["metadata"]["deletionTimestamp"].is_null()
+        c.get("", "namespaces", None, "scratch").await.unwrap()["metadata"]["deletionTimestamp"].is_null()
     );
 
     assert_eq!(c.memory.revision(), revision);

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use tonic::transport::Channel;
 
+use crate::admission;
 use crate::audit::Auditor;
 use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
 use crate::authz::rbac::escalation::EscalationCheck;
@@ -46,6 +47,8 @@ pub enum StartError {
     TokenFile(#[from] crate::authn::token_file::TokenFileError),
     #[error(transparent)]
     ServiceAccountKey(#[from] crate::authn::service_account::KeyError),
+    #[error("{0}")]
+    Admission(String),
     #[error("cannot serve the built-in kinds: {0}")]
     Register(String),
     #[error("cannot listen on {addr}: {why}")]
@@ -74,13 +77,10 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     let channel = etcd::channel(&options.etcd)?;
     let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));
     let escalation = Arc::new(EscalationCheck::default());
-    let resources = kinds::serve_with(
-        storage,
-        &options.etcd.etcd_prefix,
-        options.service_cluster_ip_range,
-        vec![escalation.clone()],
-    )
-    .map_err(|e| StartError::Register(e.to_string()))?;
+    let admission = admission_setup(&options.admission, vec![escalation.clone()])?;
+    let resources =
+        kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_cluster_ip_range, admission)
+            .map_err(|e| StartError::Register(e.to_string()))?;
     tokio::spawn(crate::controllers::bootstrap::run(
         resources.clone(),
         options.service_cluster_ip_range.first(),
@@ -118,6 +118,25 @@ pub async fn run(options: Options) -> Result<(), StartError> {
 }
 
 /// The authenticators the flags configure.
+/// The admission chain the flags ask for (refused at startup with kube's
+/// texts), then the server's own checks; the plugins are logged in order.
+fn admission_setup(
+    options: &crate::options::AdmissionOptions,
+    checks: Vec<Arc<dyn admission::Plugin>>,
+) -> Result<admission::Setup, StartError> {
+    let enabled =
+        admission::plugins::enabled(&options.enable_admission_plugins, &options.disable_admission_plugins)
+            .map_err(StartError::Admission)?;
+    let names =
+        |support| -> Vec<&str> { enabled.iter().filter(|k| k.support == support).map(|k| k.name).collect() };
+    tracing::info!(plugins = ?names(admission::plugins::Support::Built), "admission plugins");
+    let missing = names(admission::plugins::Support::Missing);
+    if !missing.is_empty() {
+        tracing::warn!(plugins = ?missing, "default admission plugins not built into rtcd-apiserver yet; running without them");
+    }
+    Ok(admission::Setup::new(&enabled, &options.plugin_config(), checks))
+}
+
 fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticator, StartError> {
     let authn = &options.authentication;
     let token_file = match &authn.token_auth_file {
@@ -177,7 +196,8 @@ fn connection_limits(options: &Options) -> ConnectionLimits {
 
 /// Every built-in kind, served over `storage` as the flags say.
 pub fn serve_builtin_kinds(storage: Arc<dyn Storage>, options: &Options) -> Result<Resources, StartError> {
-    kinds::serve(storage, &options.etcd.etcd_prefix, options.service_cluster_ip_range)
+    let admission = admission_setup(&options.admission, Vec::new())?;
+    kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_cluster_ip_range, admission)
         .map_err(|e| StartError::Register(e.to_string()))
 }
 

@@ -144,6 +144,7 @@ fn forbidden(plural: &str, name: &str, why: &str) -> ApiError {
         qualified: format!("{plural}.{GROUP}"),
         name: name.to_string(),
         why: why.to_string(),
+        causes: Vec::new(),
     }
 }
 

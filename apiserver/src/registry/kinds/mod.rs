@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Codec, Resource, Resources, Strategy, WriteHooks};
-use crate::admission::{self, NamespaceLifecycle};
+use crate::admission;
 use crate::cacher::CacheConfig;
 use crate::errors::ApiError;
 use crate::openapi::OpenApiResource;
@@ -107,35 +107,30 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
     kinds
 }
 
-/// Every built-in kind served over `storage`, through an admission chain of
-/// NamespaceLifecycle, registered the way a CustomResourceDefinition's
+/// Every built-in kind served over `storage`, through kube's default
+/// admission plugins, registered the way a CustomResourceDefinition's
 /// resource will be.
 pub fn serve(
     storage: Arc<dyn Storage>,
     etcd_prefix: &str,
     service_ips: service::IpRange,
 ) -> Result<Resources, ApiError> {
-    serve_with(storage, etcd_prefix, service_ips, Vec::new())
+    serve_with(storage, etcd_prefix, service_ips, admission::Setup::default_plugins())
 }
 
-/// As `serve`, with `checks` run after the admission plugins on every
-/// write (the RBAC escalation check, which needs the authorizers).
+/// As `serve`, through the admission `setup` given.
 pub fn serve_with(
     storage: Arc<dyn Storage>,
     etcd_prefix: &str,
     service_ips: service::IpRange,
-    checks: Vec<Arc<dyn admission::Plugin>>,
+    admission: admission::Setup,
 ) -> Result<Resources, ApiError> {
-    let lifecycle = Arc::new(NamespaceLifecycle::default());
-    let mut plugins: Vec<Arc<dyn admission::Plugin>> = vec![lifecycle.clone()];
-    plugins.extend(checks);
-    let chain = Arc::new(admission::Chain::new(plugins));
-    let resources = Resources::new(storage.clone(), chain, CacheConfig::default(), etcd_prefix);
+    let resources = Resources::new(storage.clone(), admission.chain, CacheConfig::default(), etcd_prefix);
     let context = KindContext { storage, etcd_prefix: resources.etcd_prefix().to_string(), service_ips };
     for kind in builtin(&context) {
         resources.add(kind)?;
     }
-    lifecycle.set_namespaces(Arc::new(resources.store("", "namespaces")?));
+    admission.namespaces.set(Arc::new(resources.store("", "namespaces")?));
     Ok(resources)
 }
 

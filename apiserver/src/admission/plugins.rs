@@ -1,0 +1,174 @@
+//! Which admission plugins run, and in what order: every name
+//! kube-apiserver's `--enable-admission-plugins` and
+//! `--disable-admission-plugins` accept, in kube's fixed order (the order of
+//! the flags never matters), with kube's default set, and what rtcd does
+//! with each.
+
+use std::sync::Arc;
+
+use super::Plugin;
+use super::always::{AlwaysAdmit, AlwaysDeny};
+use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
+use super::namespace_lifecycle::NamespaceLifecycle;
+use super::namespaces::NamespaceSource;
+use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds};
+use super::taint_nodes_by_condition::TaintNodesByCondition;
+
+/// What rtcd does with a plugin kube knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Support {
+    /// Built here, with kube's behaviour.
+    Built,
+    /// Acts only on kinds (or behind feature gates) this server does not
+    /// serve: enabled or not, it would never change a request.
+    Inert,
+    /// Not built yet: asking for it by flag stops the server; on by
+    /// default, it is named in a warning at startup.
+    Missing,
+}
+
+/// One name the flags accept.
+#[derive(Debug)]
+pub struct Known {
+    pub name: &'static str,
+    pub default_on: bool,
+    pub support: Support,
+}
+
+const fn known(name: &'static str, default_on: bool, support: Support) -> Known {
+    Known { name, default_on, support }
+}
+
+use Support::{Built, Inert, Missing};
+
+/// kube-apiserver's plugins in kube's execution order (its
+/// `AllOrderedPlugins`); webhooks, ResourceQuota and AlwaysDeny stay last.
+pub const KNOWN: &[Known] = &[
+    known("AlwaysAdmit", false, Built),
+    known("NamespaceAutoProvision", false, Built),
+    known("NamespaceLifecycle", true, Built),
+    known("NamespaceExists", false, Built),
+    known("LimitPodHardAntiAffinityTopology", false, Missing),
+    known("LimitRanger", true, Missing),
+    known("ServiceAccount", true, Missing),
+    known("NodeRestriction", false, Missing),
+    known("TaintNodesByCondition", true, Built),
+    known("AlwaysPullImages", false, Built),
+    known("ImagePolicyWebhook", false, Missing),
+    known("PodSecurity", true, Missing),
+    known("PodNodeSelector", false, Missing),
+    known("Priority", true, Missing),
+    known("DefaultTolerationSeconds", true, Built),
+    known("PodTolerationRestriction", false, Missing),
+    known("EventRateLimit", false, Missing),
+    known("ExtendedResourceToleration", false, Missing),
+    known("DefaultStorageClass", true, Inert),
+    known("StorageObjectInUseProtection", true, Inert),
+    known("PodGroupProtection", true, Inert),
+    known("OwnerReferencesPermissionEnforcement", false, Missing),
+    known("PersistentVolumeClaimResize", true, Inert),
+    known("RuntimeClass", true, Missing),
+    known("CertificateApproval", true, Inert),
+    known("CertificateSigning", true, Inert),
+    known("ClusterTrustBundleAttest", true, Inert),
+    known("CertificateSubjectRestriction", true, Inert),
+    known("DefaultIngressClass", true, Inert),
+    known("DenyServiceExternalIPs", false, Missing),
+    known("PodTopologyLabels", true, Inert),
+    known("PodGroupWorkloadExists", true, Inert),
+    known("NodeDeclaredFeatureValidator", true, Inert),
+    known("JobValidation", true, Inert),
+    known("PodResizeValidator", true, Inert),
+    known("MutatingAdmissionPolicy", true, Missing),
+    known("MutatingAdmissionWebhook", true, Missing),
+    known("ValidatingAdmissionPolicy", true, Missing),
+    known("ValidatingAdmissionWebhook", true, Missing),
+    known("ResourceQuota", true, Missing),
+    known("AlwaysDeny", false, Built),
+];
+
+fn find(name: &str) -> Option<&'static Known> {
+    KNOWN.iter().find(|k| k.name == name)
+}
+
+/// The plugins enabled by the two flags, in kube's order: the default set,
+/// plus `enable`, minus `disable`. Refused, with kube's texts, when a name
+/// is unknown or in both lists; also when a plugin asked for by name is
+/// not built here (running without it would silently drop what it
+/// enforces).
+pub fn enabled(enable: &[String], disable: &[String]) -> Result<Vec<&'static Known>, String> {
+    let mut errors = Vec::new();
+    for (flag, names) in [("enable-admission-plugins", enable), ("disable-admission-plugins", disable)] {
+        for name in names.iter().filter(|n| find(n).is_none()) {
+            errors.push(format!("{flag} plugin {} is unknown", crate::errors::go_quote(name)));
+        }
+    }
+    let mut both: Vec<&str> = enable.iter().filter(|n| disable.contains(n)).map(String::as_str).collect();
+    both.sort_unstable();
+    both.dedup();
+    if !both.is_empty() {
+        errors.push(format!(
+            "[{}] in enable-admission-plugins and disable-admission-plugins overlapped",
+            both.join(" ")
+        ));
+    }
+    for name in enable {
+        if find(name).is_some_and(|k| k.support == Missing) {
+            errors.push(format!(
+                "admission plugin {} is not built into rtcd-apiserver yet",
+                crate::errors::go_quote(name)
+            ));
+        }
+    }
+    // Several as kube's error aggregate prints them.
+    match errors.as_slice() {
+        [] => {}
+        [one] => return Err(one.clone()),
+        many => return Err(format!("[{}]", many.join(", "))),
+    }
+    let on = |k: &Known| {
+        (k.default_on || enable.iter().any(|n| n == k.name)) && !disable.iter().any(|n| n == k.name)
+    };
+    Ok(KNOWN.iter().filter(|k| on(k)).collect())
+}
+
+/// What the plugins built here are configured with.
+#[derive(Debug, Clone)]
+pub struct PluginConfig {
+    pub not_ready_toleration_seconds: i64,
+    pub unreachable_toleration_seconds: i64,
+}
+
+impl Default for PluginConfig {
+    /// kube-apiserver's defaults.
+    fn default() -> Self {
+        PluginConfig { not_ready_toleration_seconds: 300, unreachable_toleration_seconds: 300 }
+    }
+}
+
+/// The plugins of `names` that are built here, in order; those that
+/// would act on nothing, or are not built yet, are left out.
+pub fn build(
+    names: &[&'static Known],
+    config: &PluginConfig,
+    namespaces: &NamespaceSource,
+) -> Vec<Arc<dyn Plugin>> {
+    names.iter().filter_map(|known| instance(known.name, config, namespaces)).collect()
+}
+
+fn instance(name: &str, config: &PluginConfig, namespaces: &NamespaceSource) -> Option<Arc<dyn Plugin>> {
+    Some(match name {
+        "AlwaysAdmit" => Arc::new(AlwaysAdmit),
+        "AlwaysDeny" => Arc::new(AlwaysDeny),
+        "NamespaceLifecycle" => Arc::new(NamespaceLifecycle::new(namespaces.clone())),
+        "NamespaceExists" => Arc::new(NamespaceExists::new(namespaces.clone())),
+        "NamespaceAutoProvision" => Arc::new(NamespaceAutoProvision::new(namespaces.clone())),
+        "TaintNodesByCondition" => Arc::new(TaintNodesByCondition),
+        "AlwaysPullImages" => Arc::new(AlwaysPullImages),
+        "DefaultTolerationSeconds" => Arc::new(DefaultTolerationSeconds {
+            not_ready_seconds: config.not_ready_toleration_seconds,
+            unreachable_seconds: config.unreachable_toleration_seconds,
+        }),
+        _ => return None,
+    })
+}

@@ -1,0 +1,106 @@
+//! Admission plugins as kubectl meets them: kube's default set (the system
+//! namespaces cannot be deleted, pods get their default tolerations, new
+//! nodes are tainted not-ready), plugins enabled by flag
+//! (NamespaceAutoProvision, AlwaysPullImages), and flags kube refuses.
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::common::{ApiServer, Backend, free_port};
+
+fn json_of(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
+}
+
+async fn scenario(backend: Backend) {
+    let api = ApiServer::start_prepared(backend, false, |dir| {
+        let flags = "--enable-admission-plugins=AlwaysPullImages,NamespaceAutoProvision\n\
+                     --default-not-ready-toleration-seconds=42\n";
+        std::fs::write(dir.join("flags"), flags).unwrap();
+    })
+    .await;
+
+    for name in ["default", "kube-system"] {
+        let out = api.kubectl(&["delete", "namespace", name]);
+        assert!(!out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "Error from server (Forbidden): namespaces \"{name}\" is forbidden: this namespace may not be deleted\n"
+            )
+        );
+    }
+    assert_eq!(api.ok(&["get", "namespace", "default", "-o", "jsonpath={.status.phase}"]), "Active");
+
+    // NamespaceAutoProvision: the namespace appears with the first object.
+    api.ok(&["create", "configmap", "settings", "-n", "made-for-me", "--from-literal=a=b"]);
+    assert_eq!(api.ok(&["get", "namespace", "made-for-me", "-o", "name"]), "namespace/made-for-me\n");
+
+    // AlwaysPullImages and DefaultTolerationSeconds (42 s by flag, 300 s
+    // by default).
+    api.ok(&["run", "web", "--image=nginx:1.27", "--image-pull-policy=IfNotPresent"]);
+    let pod = json_of(&api.ok(&["get", "pod", "web", "-o", "json"]));
+    assert_eq!(pod["spec"]["containers"][0]["imagePullPolicy"], "Always");
+    assert_eq!(
+        pod["spec"]["tolerations"],
+        json!([
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 42},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        ])
+    );
+
+    // TaintNodesByCondition.
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"},
+        "spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}});
+    api.ok_stdin(&["create", "-f", "-"], &node.to_string());
+    let node = json_of(&api.ok(&["get", "node", "worker-1", "-o", "json"]));
+    assert_eq!(
+        node["spec"]["taints"],
+        json!([
+            {"key": "dedicated", "value": "db", "effect": "NoSchedule"},
+            {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"},
+        ])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admission_plugins_on_rtcd() {
+    scenario(Backend::Rtcd).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admission_plugins_on_etcd() {
+    scenario(Backend::Etcd).await;
+}
+
+/// Unknown names, a name in both lists, and a plugin asked for that is not
+/// built here stop the server before it serves, with kube's texts.
+#[test]
+fn admission_flags_kube_refuses_stop_the_server() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rtcd-apiserver"))
+            .args(["--plain-http", &format!("--secure-port={}", free_port())])
+            .args(["--etcd-servers=http://127.0.0.1:1"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let unknown = run(&["--enable-admission-plugins=NamespaceLifecycle,Bogus"]);
+    assert!(unknown.contains("enable-admission-plugins plugin \"Bogus\" is unknown"), "{unknown}");
+    let both =
+        run(&["--enable-admission-plugins=AlwaysPullImages", "--disable-admission-plugins=AlwaysPullImages"]);
+    assert!(
+        both.contains(
+            "[AlwaysPullImages] in enable-admission-plugins and disable-admission-plugins overlapped"
+        ),
+        "{both}"
+    );
+    let missing = run(&["--enable-admission-plugins=NodeRestriction"]);
+    assert!(
+        missing.contains("admission plugin \"NodeRestriction\" is not built into rtcd-apiserver yet"),
+        "{missing}"
+    );
+}
