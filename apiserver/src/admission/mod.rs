@@ -8,28 +8,30 @@
 //! * `chain`: the plugins in the order they run.
 //! * `plugins`: every plugin name kube accepts, kube's order and default
 //!   set, and the instances of those built here.
-//! * `namespaces`: how the namespace plugins reach namespaces.
+//! * `lookup`: how plugins reach the namespaces and ServiceAccounts they
+//!   decide on.
 //! * one module per plugin family: `always` (AlwaysAdmit, AlwaysDeny),
 //!   `namespace_lifecycle`, `namespace_exists` (NamespaceExists,
 //!   NamespaceAutoProvision), `pod_defaults` (DefaultTolerationSeconds,
-//!   AlwaysPullImages), `taint_nodes_by_condition`.
+//!   AlwaysPullImages), `service_account`, `taint_nodes_by_condition`.
 
 mod always;
 mod attributes;
 mod chain;
+mod lookup;
 mod namespace_exists;
 mod namespace_lifecycle;
-mod namespaces;
 pub mod plugins;
 mod pod_defaults;
+pub mod service_account;
 mod taint_nodes_by_condition;
 
 use std::sync::Arc;
 
 pub use attributes::{Attributes, GroupVersionKind, GroupVersionResource, Operation};
 pub use chain::Chain;
+pub use lookup::{Lookup, Lookups, Objects};
 pub use namespace_lifecycle::IMMORTAL;
-pub use namespaces::{NamespaceSource, Namespaces};
 pub use plugins::{Known, PluginConfig};
 
 use async_trait::async_trait;
@@ -53,22 +55,22 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
     }
 }
 
-/// A server's admission: the chain every store runs, and the handle its
-/// namespace plugins wait on until namespaces are served.
+/// A server's admission: the chain every store runs, and the handles its
+/// plugins wait on until the stores they read are served.
 #[derive(Debug)]
 pub struct Setup {
     pub chain: Arc<Chain>,
-    pub namespaces: NamespaceSource,
+    pub lookups: Lookups,
 }
 
 impl Setup {
     /// The plugins `enabled`, then `checks` (the server's own, such as
     /// RBAC's escalation check, which kube runs in its storage layer).
     pub fn new(enabled: &[&'static Known], config: &PluginConfig, checks: Vec<Arc<dyn Plugin>>) -> Setup {
-        let namespaces = NamespaceSource::default();
-        let mut chain = plugins::build(enabled, config, &namespaces);
+        let lookups = Lookups::default();
+        let mut chain = plugins::build(enabled, config, &lookups);
         chain.extend(checks);
-        Setup { chain: Arc::new(Chain::new(chain)), namespaces }
+        Setup { chain: Arc::new(Chain::new(chain)), lookups }
     }
 
     /// kube's default plugins, configured as kube's defaults.

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::namespaces::{NamespaceSource, not_found};
+use super::lookup::{Lookup, namespace_not_found};
 use super::{Attributes, Operation, Plugin};
 use crate::errors::ApiError;
 
@@ -15,11 +15,11 @@ fn target(attributes: &Attributes) -> Option<&str> {
 
 #[derive(Debug)]
 pub struct NamespaceExists {
-    namespaces: NamespaceSource,
+    namespaces: Lookup,
 }
 
 impl NamespaceExists {
-    pub fn new(namespaces: NamespaceSource) -> Self {
+    pub fn new(namespaces: Lookup) -> Self {
         NamespaceExists { namespaces }
     }
 }
@@ -35,20 +35,20 @@ impl Plugin for NamespaceExists {
             return Ok(());
         }
         let Some(namespace) = target(attributes) else { return Ok(()) };
-        match self.namespaces.find(namespace).await? {
+        match self.namespaces.find(None, namespace).await? {
             Some(_) => Ok(()),
-            None => Err(not_found(namespace)),
+            None => Err(namespace_not_found(namespace)),
         }
     }
 }
 
 #[derive(Debug)]
 pub struct NamespaceAutoProvision {
-    namespaces: NamespaceSource,
+    namespaces: Lookup,
 }
 
 impl NamespaceAutoProvision {
-    pub fn new(namespaces: NamespaceSource) -> Self {
+    pub fn new(namespaces: Lookup) -> Self {
         NamespaceAutoProvision { namespaces }
     }
 }
@@ -64,10 +64,12 @@ impl Plugin for NamespaceAutoProvision {
             return Ok(());
         }
         let Some(namespace) = target(attributes) else { return Ok(()) };
-        if self.namespaces.find(namespace).await?.is_some() {
+        if self.namespaces.find(None, namespace).await?.is_some() {
             return Ok(());
         }
-        match self.namespaces.get()?.create_namespace(namespace).await {
+        let body =
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}});
+        match self.namespaces.get()?.create_as_server(None, body).await {
             Ok(()) | Err(ApiError::AlreadyExists { .. }) => Ok(()),
             Err(e) => Err(attributes.forbidden(e.to_string())),
         }

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use super::namespaces::{NamespaceSource, not_found};
+use super::lookup::{Lookup, namespace_not_found};
 use super::{Attributes, Operation, Plugin};
 use crate::errors::{ApiError, Cause};
 
@@ -14,11 +14,11 @@ pub const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 #[derive(Debug)]
 pub struct NamespaceLifecycle {
-    namespaces: NamespaceSource,
+    namespaces: Lookup,
 }
 
 impl NamespaceLifecycle {
-    pub fn new(namespaces: NamespaceSource) -> Self {
+    pub fn new(namespaces: Lookup) -> Self {
         NamespaceLifecycle { namespaces }
     }
 }
@@ -48,8 +48,8 @@ impl Plugin for NamespaceLifecycle {
         if attributes.operation == Operation::Delete || attributes.subresource.is_some() {
             return Ok(());
         }
-        let Some(found) = self.namespaces.find(&namespace).await? else {
-            return Err(not_found(&namespace));
+        let Some(found) = self.namespaces.find(None, &namespace).await? else {
+            return Err(namespace_not_found(&namespace));
         };
         let terminating =
             found["status"]["phase"] == "Terminating" || found["metadata"]["deletionTimestamp"].is_string();

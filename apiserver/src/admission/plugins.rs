@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use super::Plugin;
 use super::always::{AlwaysAdmit, AlwaysDeny};
+use super::lookup::Lookups;
 use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
 use super::namespace_lifecycle::NamespaceLifecycle;
-use super::namespaces::NamespaceSource;
 use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds};
+use super::service_account::ServiceAccount;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
 
 /// What rtcd does with a plugin kube knows.
@@ -50,7 +51,7 @@ pub const KNOWN: &[Known] = &[
     known("NamespaceExists", false, Built),
     known("LimitPodHardAntiAffinityTopology", false, Missing),
     known("LimitRanger", true, Missing),
-    known("ServiceAccount", true, Missing),
+    known("ServiceAccount", true, Built),
     known("NodeRestriction", false, Missing),
     known("TaintNodesByCondition", true, Built),
     known("AlwaysPullImages", false, Built),
@@ -148,15 +149,12 @@ impl Default for PluginConfig {
 
 /// The plugins of `names` that are built here, in order; those that
 /// would act on nothing, or are not built yet, are left out.
-pub fn build(
-    names: &[&'static Known],
-    config: &PluginConfig,
-    namespaces: &NamespaceSource,
-) -> Vec<Arc<dyn Plugin>> {
-    names.iter().filter_map(|known| instance(known.name, config, namespaces)).collect()
+pub fn build(names: &[&'static Known], config: &PluginConfig, lookups: &Lookups) -> Vec<Arc<dyn Plugin>> {
+    names.iter().filter_map(|known| instance(known.name, config, lookups)).collect()
 }
 
-fn instance(name: &str, config: &PluginConfig, namespaces: &NamespaceSource) -> Option<Arc<dyn Plugin>> {
+fn instance(name: &str, config: &PluginConfig, lookups: &Lookups) -> Option<Arc<dyn Plugin>> {
+    let namespaces = &lookups.namespaces;
     Some(match name {
         "AlwaysAdmit" => Arc::new(AlwaysAdmit),
         "AlwaysDeny" => Arc::new(AlwaysDeny),
@@ -164,6 +162,7 @@ fn instance(name: &str, config: &PluginConfig, namespaces: &NamespaceSource) -> 
         "NamespaceExists" => Arc::new(NamespaceExists::new(namespaces.clone())),
         "NamespaceAutoProvision" => Arc::new(NamespaceAutoProvision::new(namespaces.clone())),
         "TaintNodesByCondition" => Arc::new(TaintNodesByCondition),
+        "ServiceAccount" => Arc::new(ServiceAccount::new(lookups.service_accounts.clone())),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
         "DefaultTolerationSeconds" => Arc::new(DefaultTolerationSeconds {
             not_ready_seconds: config.not_ready_toleration_seconds,

@@ -20,7 +20,10 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
     let default = plugins::enabled(&[], &[]).unwrap();
     let built: Vec<_> =
         default.iter().filter(|k| k.support == plugins::Support::Built).map(|k| k.name).collect();
-    assert_eq!(built, ["NamespaceLifecycle", "TaintNodesByCondition", "DefaultTolerationSeconds"]);
+    assert_eq!(
+        built,
+        ["NamespaceLifecycle", "ServiceAccount", "TaintNodesByCondition", "DefaultTolerationSeconds"]
+    );
     assert!(names(&default).contains(&"ValidatingAdmissionWebhook"));
     assert!(!names(&default).contains(&"AlwaysPullImages"));
 
@@ -84,7 +87,7 @@ fn chain(enable: &[&str]) -> Chain {
     let enabled = plugins::enabled(&list(enable), &[]).unwrap();
     let only: Vec<&Known> = enabled.into_iter().filter(|k| enable.contains(&k.name)).collect();
     let config = PluginConfig { not_ready_toleration_seconds: 60, unreachable_toleration_seconds: 120 };
-    Chain::new(plugins::build(&only, &config, &NamespaceSource::default()))
+    Chain::new(plugins::build(&only, &config, &Lookups::default()))
 }
 
 #[tokio::test]

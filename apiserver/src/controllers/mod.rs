@@ -4,7 +4,9 @@
 //! * `namespace`: deletes the contents of a Terminating namespace, then the
 //!   namespace (kube's namespace controller);
 //! * `bootstrap`: the namespaces and the `kubernetes` Service every cluster
-//!   has.
+//!   has;
+//! * `service_account`: a `default` ServiceAccount in every namespace.
 
 pub mod bootstrap;
 pub mod namespace;
+pub mod service_account;

@@ -451,23 +451,26 @@ impl Store {
     }
 }
 
-/// Lets the namespace admission plugins read and create namespaces through
-/// their store.
+/// Lets admission plugins read (and create) objects through their store.
 #[async_trait::async_trait]
-impl admission::Namespaces for Store {
-    async fn create_namespace(&self, name: &str) -> Result<(), ApiError> {
-        let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
-        let (namespace, _) = self.decode(body, crate::runtime::FieldValidation::Strict)?;
-        self.create(&WriteContext::server(), None, namespace).await.map(drop)
-    }
-
-    async fn namespace(&self, name: &str, any_version: bool) -> Result<Option<Value>, ApiError> {
+impl admission::Objects for Store {
+    async fn read(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        any_version: bool,
+    ) -> Result<Option<Value>, ApiError> {
         let at = ReadAt { resource_version: any_version.then_some(0), exact: false };
-        match self.get(None, name, &at).await {
-            Ok(ns) => Ok(Some(ns)),
+        match self.get(namespace, name, &at).await {
+            Ok(found) => Ok(Some(found)),
             Err(ApiError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    async fn create_as_server(&self, namespace: Option<&str>, body: Value) -> Result<(), ApiError> {
+        let (object, _) = self.decode(body, crate::runtime::FieldValidation::Strict)?;
+        self.create(&WriteContext::server(), namespace, object).await.map(drop)
     }
 }
 

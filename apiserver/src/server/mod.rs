@@ -86,6 +86,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         options.service_cluster_ip_range.first(),
     ));
     tokio::spawn(crate::controllers::namespace::run(resources.clone()));
+    tokio::spawn(crate::controllers::service_account::run(resources.clone()));
     if !options.etcd.etcd_compaction_interval.is_zero() {
         tokio::spawn(compact_every(channel, options.etcd.etcd_compaction_interval));
     }

@@ -1,6 +1,7 @@
 //! Admission plugins as kubectl meets them: kube's default set (the system
-//! namespaces cannot be deleted, pods get their default tolerations, new
-//! nodes are tainted not-ready), plugins enabled by flag
+//! namespaces cannot be deleted, pods run as a ServiceAccount with its token
+//! mounted and get their default tolerations, new nodes are tainted
+//! not-ready), plugins enabled by flag
 //! (NamespaceAutoProvision, AlwaysPullImages), and flags kube refuses.
 
 use std::process::Command;
@@ -48,6 +49,32 @@ async fn scenario(backend: Backend) {
             {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 42},
             {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
         ])
+    );
+
+    // ServiceAccount: pods run as `default` (made in every namespace by the
+    // controller) with kube's projected token volume mounted.
+    assert_eq!(pod["spec"]["serviceAccountName"], "default");
+    let volume = pod["spec"]["volumes"][0]["name"].as_str().unwrap();
+    assert!(volume.starts_with("kube-api-access-"), "{pod}");
+    assert_eq!(
+        pod["spec"]["containers"][0]["volumeMounts"],
+        json!([{"name": volume, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}])
+    );
+    assert_eq!(
+        api.ok(&["get", "serviceaccount", "default", "-n", "made-for-me", "-o", "name"]),
+        "serviceaccount/default
+"
+    );
+    let out = api.kubectl(&[
+        "run",
+        "lost",
+        "--image=nginx",
+        "--overrides",
+        r#"{"spec":{"serviceAccountName":"ghost"}}"#,
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error from server (Forbidden): pods \"lost\" is forbidden: error looking up service account default/ghost: serviceaccount \"ghost\" not found\n"
     );
 
     // TaintNodesByCondition.

@@ -130,7 +130,8 @@ pub fn serve_with(
     for kind in builtin(&context) {
         resources.add(kind)?;
     }
-    admission.namespaces.set(Arc::new(resources.store("", "namespaces")?));
+    admission.lookups.namespaces.set(Arc::new(resources.store("", "namespaces")?));
+    admission.lookups.service_accounts.set(Arc::new(resources.store("", "serviceaccounts")?));
     Ok(resources)
 }
 

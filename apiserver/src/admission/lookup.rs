@@ -1,0 +1,75 @@
+//! How plugins read (and, for NamespaceAutoProvision, create) the objects
+//! they decide on: through the stores of namespaces and ServiceAccounts,
+//! handed over once those are registered (they are registered through the
+//! same chain the plugins belong to, so they cannot exist before them).
+
+use std::sync::{Arc, OnceLock};
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::errors::ApiError;
+
+/// The objects of one resource, as plugins need them.
+#[async_trait]
+pub trait Objects: Send + Sync + std::fmt::Debug {
+    /// Object `name` in `namespace`: from the watch cache when
+    /// `any_version` will do, else the latest from storage. None when
+    /// there is no such object.
+    async fn read(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        any_version: bool,
+    ) -> Result<Option<Value>, ApiError>;
+
+    /// Creates `object` (a body as a client would send it) as the server.
+    async fn create_as_server(&self, namespace: Option<&str>, object: Value) -> Result<(), ApiError>;
+}
+
+/// A resource's objects, once served; shared by every plugin that needs
+/// them.
+#[derive(Clone, Default)]
+pub struct Lookup {
+    served: Arc<OnceLock<Arc<dyn Objects>>>,
+}
+
+/// Not derived: the stores hold the plugins through their admission chain,
+/// so printing a store would never end.
+impl std::fmt::Debug for Lookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lookup").field("served", &self.served.get().is_some()).finish()
+    }
+}
+
+impl Lookup {
+    pub fn set(&self, objects: Arc<dyn Objects>) {
+        let _ = self.served.set(objects);
+    }
+
+    pub fn get(&self) -> Result<&dyn Objects, ApiError> {
+        self.served.get().map(|n| n.as_ref()).ok_or_else(|| ApiError::Internal("not served yet".into()))
+    }
+
+    /// Object `name` from the cache, or from storage when the cache does
+    /// not have it (it may lag an object created just now).
+    pub async fn find(&self, namespace: Option<&str>, name: &str) -> Result<Option<Value>, ApiError> {
+        let objects = self.get()?;
+        match objects.read(namespace, name, true).await? {
+            Some(found) => Ok(Some(found)),
+            None => objects.read(namespace, name, false).await,
+        }
+    }
+}
+
+/// The lookups a server's plugins share.
+#[derive(Debug, Clone, Default)]
+pub struct Lookups {
+    pub namespaces: Lookup,
+    pub service_accounts: Lookup,
+}
+
+/// kube's 404 for a namespace that is not there.
+pub fn namespace_not_found(name: &str) -> ApiError {
+    ApiError::NotFound { qualified: "namespaces".into(), name: name.to_string() }
+}
