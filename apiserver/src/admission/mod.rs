@@ -13,7 +13,8 @@
 //! * one module per plugin family: `always` (AlwaysAdmit, AlwaysDeny),
 //!   `namespace_lifecycle`, `namespace_exists` (NamespaceExists,
 //!   NamespaceAutoProvision), `pod_defaults` (DefaultTolerationSeconds,
-//!   AlwaysPullImages), `service_account`, `taint_nodes_by_condition`.
+//!   AlwaysPullImages), `restrictions` (LimitPodHardAntiAffinityTopology,
+//!   DenyServiceExternalIPs), `service_account`, `taint_nodes_by_condition`.
 
 mod always;
 mod attributes;
@@ -23,6 +24,7 @@ mod namespace_exists;
 mod namespace_lifecycle;
 pub mod plugins;
 mod pod_defaults;
+mod restrictions;
 pub mod service_account;
 mod taint_nodes_by_condition;
 

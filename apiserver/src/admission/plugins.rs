@@ -12,6 +12,7 @@ use super::lookup::Lookups;
 use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
 use super::namespace_lifecycle::NamespaceLifecycle;
 use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds};
+use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::service_account::ServiceAccount;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
 
@@ -49,7 +50,7 @@ pub const KNOWN: &[Known] = &[
     known("NamespaceAutoProvision", false, Built),
     known("NamespaceLifecycle", true, Built),
     known("NamespaceExists", false, Built),
-    known("LimitPodHardAntiAffinityTopology", false, Missing),
+    known("LimitPodHardAntiAffinityTopology", false, Built),
     known("LimitRanger", true, Missing),
     known("ServiceAccount", true, Built),
     known("NodeRestriction", false, Missing),
@@ -74,7 +75,7 @@ pub const KNOWN: &[Known] = &[
     known("ClusterTrustBundleAttest", true, Inert),
     known("CertificateSubjectRestriction", true, Inert),
     known("DefaultIngressClass", true, Inert),
-    known("DenyServiceExternalIPs", false, Missing),
+    known("DenyServiceExternalIPs", false, Built),
     known("PodTopologyLabels", true, Inert),
     known("PodGroupWorkloadExists", true, Inert),
     known("NodeDeclaredFeatureValidator", true, Inert),
@@ -164,6 +165,8 @@ fn instance(name: &str, config: &PluginConfig, lookups: &Lookups) -> Option<Arc<
         "TaintNodesByCondition" => Arc::new(TaintNodesByCondition),
         "ServiceAccount" => Arc::new(ServiceAccount::new(lookups.service_accounts.clone())),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
+        "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
+        "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),
         "DefaultTolerationSeconds" => Arc::new(DefaultTolerationSeconds {
             not_ready_seconds: config.not_ready_toleration_seconds,
             unreachable_seconds: config.unreachable_toleration_seconds,

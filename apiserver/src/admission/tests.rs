@@ -209,3 +209,43 @@ async fn always_deny_names_the_object_as_kube_does() {
     unnamed.operation = Operation::Delete;
     assert_eq!(chain.admit(&mut unnamed).await.unwrap_err().code(), 403);
 }
+
+#[tokio::test]
+async fn tenants_may_not_spread_pods_by_zone_or_add_external_ips() {
+    let chain = chain(&["LimitPodHardAntiAffinityTopology", "DenyServiceExternalIPs"]);
+    let term = |key: &str| json!({"labelSelector": {}, "topologyKey": key});
+    let anti = |key: &str| {
+        pod(
+            json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term(key)]}}}),
+        )
+    };
+    chain.validate(&anti("kubernetes.io/hostname")).await.unwrap();
+    let err = chain.validate(&anti("topology.kubernetes.io/zone")).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "pods \"p\" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed"
+    );
+    // Preferred terms are only preferences.
+    let preferred =
+        pod(json!({"affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 1, "podAffinityTerm": term("topology.kubernetes.io/zone")}]}}}));
+    chain.validate(&preferred).await.unwrap();
+
+    let service = |ips: Value| json!({"metadata": {"name": "web"}, "spec": {"externalIPs": ips}});
+    let created = write(Operation::Create, "", "services", "Service", Some(service(json!(["1.2.3.4"]))));
+    let err = chain.validate(&created).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "services \"web\" is forbidden: Use of external IPs is denied by admission control"
+    );
+    chain
+        .validate(&write(Operation::Create, "", "services", "Service", Some(service(json!([])))))
+        .await
+        .unwrap();
+    // Kept on update (set before the plugin was enabled), never added.
+    let mut update = write(Operation::Update, "", "services", "Service", Some(service(json!(["1.2.3.4"]))));
+    update.old_object = Some(service(json!(["1.2.3.4", "5.6.7.8"])));
+    chain.validate(&update).await.unwrap();
+    update.object = Some(service(json!(["1.2.3.4", "9.9.9.9"])));
+    assert_eq!(chain.validate(&update).await.unwrap_err().code(), 403);
+}
