@@ -1,5 +1,6 @@
 //! How plugins read (and, for NamespaceAutoProvision, create) the objects
-//! they decide on: through the stores of namespaces and ServiceAccounts,
+//! they decide on: through the stores of namespaces, ServiceAccounts and
+//! LimitRanges,
 //! handed over once those are registered (they are registered through the
 //! same chain the plugins belong to, so they cannot exist before them).
 
@@ -22,6 +23,10 @@ pub trait Objects: Send + Sync + std::fmt::Debug {
         name: &str,
         any_version: bool,
     ) -> Result<Option<Value>, ApiError>;
+
+    /// Every object in `namespace`: from the watch cache when
+    /// `any_version` will do, else the latest from storage.
+    async fn list(&self, namespace: &str, any_version: bool) -> Result<Vec<Value>, ApiError>;
 
     /// Creates `object` (a body as a client would send it) as the server.
     async fn create_as_server(&self, namespace: Option<&str>, object: Value) -> Result<(), ApiError>;
@@ -67,6 +72,7 @@ impl Lookup {
 pub struct Lookups {
     pub namespaces: Lookup,
     pub service_accounts: Lookup,
+    pub limit_ranges: Lookup,
 }
 
 /// kube's 404 for a namespace that is not there.

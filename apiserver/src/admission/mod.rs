@@ -11,6 +11,7 @@
 //! * `lookup`: how plugins reach the namespaces and ServiceAccounts they
 //!   decide on.
 //! * one module per plugin family: `always` (AlwaysAdmit, AlwaysDeny),
+//!   `limit_ranger`,
 //!   `namespace_lifecycle`, `namespace_exists` (NamespaceExists,
 //!   NamespaceAutoProvision), `pod_defaults` (DefaultTolerationSeconds,
 //!   AlwaysPullImages), `restrictions` (LimitPodHardAntiAffinityTopology,
@@ -19,6 +20,7 @@
 mod always;
 mod attributes;
 mod chain;
+mod limit_ranger;
 mod lookup;
 mod namespace_exists;
 mod namespace_lifecycle;

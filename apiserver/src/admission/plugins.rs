@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::Plugin;
 use super::always::{AlwaysAdmit, AlwaysDeny};
+use super::limit_ranger::LimitRanger;
 use super::lookup::Lookups;
 use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
 use super::namespace_lifecycle::NamespaceLifecycle;
@@ -51,7 +52,7 @@ pub const KNOWN: &[Known] = &[
     known("NamespaceLifecycle", true, Built),
     known("NamespaceExists", false, Built),
     known("LimitPodHardAntiAffinityTopology", false, Built),
-    known("LimitRanger", true, Missing),
+    known("LimitRanger", true, Built),
     known("ServiceAccount", true, Built),
     known("NodeRestriction", false, Missing),
     known("TaintNodesByCondition", true, Built),
@@ -164,6 +165,7 @@ fn instance(name: &str, config: &PluginConfig, lookups: &Lookups) -> Option<Arc<
         "NamespaceAutoProvision" => Arc::new(NamespaceAutoProvision::new(namespaces.clone())),
         "TaintNodesByCondition" => Arc::new(TaintNodesByCondition),
         "ServiceAccount" => Arc::new(ServiceAccount::new(lookups.service_accounts.clone())),
+        "LimitRanger" => Arc::new(LimitRanger::new(lookups.limit_ranges.clone())),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
         "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
         "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),

@@ -22,7 +22,13 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
         default.iter().filter(|k| k.support == plugins::Support::Built).map(|k| k.name).collect();
     assert_eq!(
         built,
-        ["NamespaceLifecycle", "ServiceAccount", "TaintNodesByCondition", "DefaultTolerationSeconds"]
+        [
+            "NamespaceLifecycle",
+            "LimitRanger",
+            "ServiceAccount",
+            "TaintNodesByCondition",
+            "DefaultTolerationSeconds"
+        ]
     );
     assert!(names(&default).contains(&"ValidatingAdmissionWebhook"));
     assert!(!names(&default).contains(&"AlwaysPullImages"));

@@ -129,7 +129,9 @@ impl Store {
         let roundtrip = |value: Value| self.codec.roundtrip(value);
         let expected =
             Expected { api_version: &api_version, kind: &self.resource.kind, roundtrip: &roundtrip };
-        crate::runtime::decode::decode(expected, body, validation)
+        let (mut object, warnings) = crate::runtime::decode::decode(expected, body, validation)?;
+        self.strategy.set_defaults(&mut object);
+        Ok((object, warnings))
     }
 
     pub async fn get(&self, namespace: Option<&str>, name: &str, at: &ReadAt) -> Result<Value, ApiError> {
@@ -466,6 +468,15 @@ impl admission::Objects for Store {
             Err(ApiError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    async fn list(&self, namespace: &str, any_version: bool) -> Result<Vec<Value>, ApiError> {
+        let filter = crate::cacher::Filter { namespace: Some(namespace.to_string()), ..Default::default() };
+        if any_version {
+            let at = ReadAt { resource_version: Some(0), exact: false };
+            return Ok(self.list(&ListOptions { at, filter, ..ListOptions::default() }).await?.items);
+        }
+        Ok(self.list_from_storage(&ListOptions { filter, ..ListOptions::default() }).await?.items)
     }
 
     async fn create_as_server(&self, namespace: Option<&str>, body: Value) -> Result<(), ApiError> {

@@ -55,6 +55,10 @@ pub trait Strategy: Send + Sync + Debug {
         false
     }
 
+    /// kube's defaulting of a body as it is decoded (create, update and the
+    /// result of a patch), before admission sees it.
+    fn set_defaults(&self, _object: &mut Value) {}
+
     /// The kind's part of a new object (defaults, initial status), after the
     /// server's metadata is filled in.
     fn prepare_for_create(&self, _object: &mut Value) {}

@@ -1,8 +1,10 @@
 //! Objects as JSON values: reading and writing their metadata (`meta`) and
-//! decoding request bodies into a kind's type (`decode`). Protobuf bodies
+//! decoding request bodies into a kind's type (`decode`), resource
+//! quantities (`quantity`). Protobuf bodies
 //! are in `crate::protobuf`.
 
 pub mod decode;
 pub mod meta;
+pub mod quantity;
 
 pub use decode::{Expected, FieldValidation};

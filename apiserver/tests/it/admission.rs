@@ -1,7 +1,7 @@
 //! Admission plugins as kubectl meets them: kube's default set (the system
 //! namespaces cannot be deleted, pods run as a ServiceAccount with its token
 //! mounted and get their default tolerations, new nodes are tainted
-//! not-ready), plugins enabled by flag
+//! not-ready, LimitRanges' defaults and bounds apply), plugins enabled by flag
 //! (NamespaceAutoProvision, AlwaysPullImages), and flags kube refuses.
 
 use std::process::Command;
@@ -75,6 +75,29 @@ async fn scenario(backend: Backend) {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "Error from server (Forbidden): pods \"lost\" is forbidden: error looking up service account default/ghost: serviceaccount \"ghost\" not found\n"
+    );
+
+    // LimitRanger: the namespace's defaults fill the pod, its bounds refuse.
+    api.ok(&["create", "namespace", "limited"]);
+    let range = json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "bounds", "namespace": "limited"},
+        "spec": {"limits": [{"type": "Container", "max": {"memory": "1Gi"}, "defaultRequest": {"memory": "128Mi"}}]}});
+    api.ok_stdin(&["create", "-f", "-"], &range.to_string());
+    assert_eq!(api.ok(&["get", "limits", "-n", "limited", "-o", "name"]), "limitrange/bounds\n");
+    api.ok(&["run", "small", "-n", "limited", "--image=nginx"]);
+    let small = json_of(&api.ok(&["get", "pod", "small", "-n", "limited", "-o", "json"]));
+    assert_eq!(
+        small["spec"]["containers"][0]["resources"],
+        json!({"limits": {"memory": "1Gi"}, "requests": {"memory": "128Mi"}})
+    );
+    assert_eq!(
+        small["metadata"]["annotations"]["kubernetes.io/limit-ranger"],
+        "LimitRanger plugin set: memory request for container small; memory limit for container small"
+    );
+    let greedy = r#"{"spec":{"containers":[{"name":"greedy","image":"nginx","resources":{"limits":{"memory":"2Gi"}}}]}}"#;
+    let out = api.kubectl(&["run", "greedy", "-n", "limited", "--image=nginx", "--overrides", greedy]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error from server (Forbidden): pods \"greedy\" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi\n"
     );
 
     // TaintNodesByCondition.

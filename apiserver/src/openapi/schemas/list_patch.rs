@@ -64,6 +64,7 @@ pub(in crate::openapi) const LIST_PATCH_METADATA: &[FieldPatchMetadata] = &[
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.HostAlias", property: "hostnames", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.HTTPGetAction", property: "httpHeaders", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.ISCSIVolumeSource", property: "portals", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
+    FieldPatchMetadata { schema: "io.k8s.api.core.v1.LimitRangeSpec", property: "limits", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.LinuxContainerUser", property: "supplementalGroups", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.LoadBalancerIngress", property: "ports", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.LoadBalancerStatus", property: "ingress", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },

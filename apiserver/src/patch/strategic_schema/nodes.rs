@@ -20,6 +20,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("", "Pod", &CORE_V1_POD),
     ("", "Event", &CORE_V1_EVENT),
     ("", "Node", &CORE_V1_NODE),
+    ("", "LimitRange", &CORE_V1_LIMIT_RANGE),
     ("apps", "Deployment", &APPS_V1_DEPLOYMENT),
     ("apps", "ReplicaSet", &APPS_V1_REPLICA_SET),
     ("apps", "StatefulSet", &APPS_V1_STATEFUL_SET),
@@ -786,6 +787,23 @@ pub(crate) static CORE_V1_LIFECYCLE: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_LIFECYCLE_HANDLER: TypeNode = TypeNode {
     name: "LifecycleHandler",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_LIMIT_RANGE: TypeNode = TypeNode {
+    name: "LimitRange",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static CORE_V1_LIMIT_RANGE_ITEM: TypeNode = TypeNode {
+    name: "LimitRangeItem",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_LIMIT_RANGE_SPEC: TypeNode = TypeNode {
+    name: "LimitRangeSpec",
     fields: &[],
 };
 

@@ -25,6 +25,7 @@ pub mod endpoints;
 pub mod event;
 pub mod job;
 pub mod lease;
+pub mod limitrange;
 pub mod namespace;
 pub mod node;
 pub mod pod;
@@ -101,6 +102,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         job::kind(),
         cronjob::kind(),
         lease::kind(),
+        limitrange::kind(),
         poddisruptionbudget::kind(),
     ];
     kinds.extend(rbac::kinds());
@@ -132,6 +134,7 @@ pub fn serve_with(
     }
     admission.lookups.namespaces.set(Arc::new(resources.store("", "namespaces")?));
     admission.lookups.service_accounts.set(Arc::new(resources.store("", "serviceaccounts")?));
+    admission.lookups.limit_ranges.set(Arc::new(resources.store("", "limitranges")?));
     Ok(resources)
 }
 

@@ -70,8 +70,26 @@ impl Strategy for PodStrategy {
         Some(&nodes::CORE_V1_POD)
     }
 
+    /// kube's `SetDefaults_Pod`: a container's requests default to its
+    /// limits.
+    fn set_defaults(&self, object: &mut Value) {
+        for list in ["initContainers", "containers"] {
+            for container in object["spec"].get_mut(list).and_then(Value::as_array_mut).into_iter().flatten()
+            {
+                let Some(limits) = container["resources"]["limits"].as_object().cloned() else { continue };
+                let mut requests =
+                    container["resources"]["requests"].as_object().cloned().unwrap_or_default();
+                for (resource, value) in limits {
+                    requests.entry(resource).or_insert(value);
+                }
+                container["resources"]["requests"] = Value::Object(requests);
+            }
+        }
+    }
+
     fn prepare_for_create(&self, object: &mut Value) {
-        object["status"] = json!({"phase": "Pending", "qosClass": "BestEffort"});
+        let qos = qos_class(&object["spec"]);
+        object["status"] = json!({"phase": "Pending", "qosClass": qos});
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {
@@ -119,6 +137,34 @@ fn spec_update_causes(new: &Value, old: &Value) -> Vec<Cause> {
         causes.push(forbidden("spec", &message));
     }
     causes
+}
+
+/// kube's QoS class: Guaranteed when every container limits CPU and memory
+/// and requests exactly that, BestEffort when none asks for CPU or memory,
+/// Burstable otherwise.
+fn qos_class(spec: &Value) -> &'static str {
+    const COMPUTE: [&str; 2] = ["cpu", "memory"];
+    let containers: Vec<&Value> =
+        ["initContainers", "containers"].iter().flat_map(|list| items(&spec[*list]).iter()).collect();
+    let quantity = |c: &Value, kind: &str, r: &str| {
+        c["resources"][kind][r].as_str().and_then(|q| crate::runtime::quantity::Quantity::parse(q).ok())
+    };
+    let asks = containers.iter().any(|c| {
+        COMPUTE.iter().any(|r| {
+            quantity(c, "requests", r).is_some_and(|q| !q.is_zero()) || quantity(c, "limits", r).is_some()
+        })
+    });
+    if !asks {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        COMPUTE.iter().all(|r| match (quantity(c, "requests", r), quantity(c, "limits", r)) {
+            (Some(request), Some(limit)) => request == limit,
+            (None, Some(_)) => true,
+            _ => false,
+        })
+    });
+    if guaranteed { "Guaranteed" } else { "Burstable" }
 }
 
 fn items(list: &Value) -> &[Value] {
@@ -397,6 +443,25 @@ mod tests {
                 "spec.nodeSelector: Invalid value: {\"a\":\"z\"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)"
             ]
         );
+    }
+
+    #[test]
+    fn requests_default_to_limits_and_decide_the_qos_class() {
+        let mut pod = json!({"spec": {"containers": [
+            {"name": "a", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}},
+            {"name": "b", "resources": {"limits": {"cpu": "500m"}, "requests": {"cpu": "100m"}}},
+            {"name": "c"},
+        ]}});
+        PodStrategy.set_defaults(&mut pod);
+        let containers = &pod["spec"]["containers"];
+        assert_eq!(containers[0]["resources"]["requests"], json!({"cpu": "1", "memory": "1Gi"}));
+        assert_eq!(containers[1]["resources"]["requests"], json!({"cpu": "100m"}));
+        assert!(containers[2].get("resources").is_none());
+        assert_eq!(qos_class(&pod["spec"]), "Burstable");
+        let guaranteed = json!({"containers": [{"resources": {"limits": {"cpu": "1", "memory": "1Gi"},
+            "requests": {"cpu": "1000m", "memory": "1024Mi"}}}]});
+        assert_eq!(qos_class(&guaranteed), "Guaranteed");
+        assert_eq!(qos_class(&json!({"containers": [{"name": "x"}]})), "BestEffort");
     }
 
     #[test]
