@@ -37,7 +37,7 @@ impl LimitRanger {
     /// The namespace's LimitRanges: from the cache, or, when it has none
     /// (it may lag one created just now), from storage at most every 30 s.
     async fn ranges(&self, namespace: &str) -> Result<Vec<Value>, ApiError> {
-        let cached = self.ranges.get()?.list(namespace, true).await?;
+        let cached = self.ranges.get()?.list(Some(namespace), true).await?;
         if !cached.is_empty() {
             return Ok(cached);
         }
@@ -47,7 +47,7 @@ impl LimitRanger {
         {
             return Ok(items.clone());
         }
-        let items = self.ranges.get()?.list(namespace, false).await?;
+        let items = self.ranges.get()?.list(Some(namespace), false).await?;
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         if live.len() >= LIVE_ENTRIES {
             live.clear();

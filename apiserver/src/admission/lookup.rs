@@ -1,6 +1,6 @@
 //! How plugins read (and, for NamespaceAutoProvision, create) the objects
-//! they decide on: through the stores of namespaces, ServiceAccounts and
-//! LimitRanges,
+//! they decide on: through the stores of namespaces, ServiceAccounts,
+//! LimitRanges and PriorityClasses,
 //! handed over once those are registered (they are registered through the
 //! same chain the plugins belong to, so they cannot exist before them).
 
@@ -24,9 +24,9 @@ pub trait Objects: Send + Sync + std::fmt::Debug {
         any_version: bool,
     ) -> Result<Option<Value>, ApiError>;
 
-    /// Every object in `namespace`: from the watch cache when
+    /// Every object (in `namespace`, if given): from the watch cache when
     /// `any_version` will do, else the latest from storage.
-    async fn list(&self, namespace: &str, any_version: bool) -> Result<Vec<Value>, ApiError>;
+    async fn list(&self, namespace: Option<&str>, any_version: bool) -> Result<Vec<Value>, ApiError>;
 
     /// Creates `object` (a body as a client would send it) as the server.
     async fn create_as_server(&self, namespace: Option<&str>, object: Value) -> Result<(), ApiError>;
@@ -73,6 +73,7 @@ pub struct Lookups {
     pub namespaces: Lookup,
     pub service_accounts: Lookup,
     pub limit_ranges: Lookup,
+    pub priority_classes: Lookup,
 }
 
 /// kube's 404 for a namespace that is not there.

@@ -14,7 +14,7 @@
 //!   `limit_ranger`,
 //!   `namespace_lifecycle`, `namespace_exists` (NamespaceExists,
 //!   NamespaceAutoProvision), `pod_defaults` (DefaultTolerationSeconds,
-//!   AlwaysPullImages), `restrictions` (LimitPodHardAntiAffinityTopology,
+//!   AlwaysPullImages), `priority`, `restrictions` (LimitPodHardAntiAffinityTopology,
 //!   DenyServiceExternalIPs), `service_account`, `taint_nodes_by_condition`.
 
 mod always;
@@ -26,6 +26,7 @@ mod namespace_exists;
 mod namespace_lifecycle;
 pub mod plugins;
 mod pod_defaults;
+mod priority;
 mod restrictions;
 pub mod service_account;
 mod taint_nodes_by_condition;

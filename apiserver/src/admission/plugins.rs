@@ -13,6 +13,7 @@ use super::lookup::Lookups;
 use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
 use super::namespace_lifecycle::NamespaceLifecycle;
 use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds};
+use super::priority::Priority;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::service_account::ServiceAccount;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
@@ -60,7 +61,7 @@ pub const KNOWN: &[Known] = &[
     known("ImagePolicyWebhook", false, Missing),
     known("PodSecurity", true, Missing),
     known("PodNodeSelector", false, Missing),
-    known("Priority", true, Missing),
+    known("Priority", true, Built),
     known("DefaultTolerationSeconds", true, Built),
     known("PodTolerationRestriction", false, Missing),
     known("EventRateLimit", false, Missing),
@@ -166,6 +167,7 @@ fn instance(name: &str, config: &PluginConfig, lookups: &Lookups) -> Option<Arc<
         "TaintNodesByCondition" => Arc::new(TaintNodesByCondition),
         "ServiceAccount" => Arc::new(ServiceAccount::new(lookups.service_accounts.clone())),
         "LimitRanger" => Arc::new(LimitRanger::new(lookups.limit_ranges.clone())),
+        "Priority" => Arc::new(Priority::new(lookups.priority_classes.clone())),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
         "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
         "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),

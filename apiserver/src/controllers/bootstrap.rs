@@ -1,7 +1,7 @@
 //! What every cluster has from its first start: the `default`,
 //! `kube-system`, `kube-public` and `kube-node-lease` namespaces and the
 //! `default/kubernetes` Service on the range's first address (clients and
-//! e2e suites look it up).
+//! e2e suites look it up), and the system PriorityClasses.
 
 use std::net::Ipv4Addr;
 use std::time::Duration;
@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::cacher::ReadAt;
 use crate::errors::ApiError;
+use crate::registry::kinds::priorityclass::{SYSTEM as SYSTEM_PRIORITY_CLASSES, system_class};
 use crate::registry::{Resources, WriteContext};
 
 /// Creates what is missing, retrying while storage is unreachable.
@@ -31,6 +32,13 @@ async fn create_missing(resources: &Resources, service_ip: Ipv4Addr) -> Result<(
     for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
         match namespaces.create(&ctx, None, ns).await {
+            Ok(_) | Err(ApiError::AlreadyExists { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let classes = resources.store("scheduling.k8s.io", "priorityclasses")?;
+    for (name, value, description) in SYSTEM_PRIORITY_CLASSES {
+        match classes.create(&ctx, None, system_class(name, value, description)).await {
             Ok(_) | Err(ApiError::AlreadyExists { .. }) => {}
             Err(e) => return Err(e),
         }

@@ -10,7 +10,7 @@ use super::*;
 fn resources() -> Vec<OpenApiResource> {
     use k8s_openapi::api::{
         apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
-        policy::v1 as policy, rbac::v1 as rbac,
+        policy::v1 as policy, rbac::v1 as rbac, scheduling::v1 as scheduling,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -35,6 +35,7 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<rbac::ClusterRoleBinding>(&[]),
         OpenApiResource::of::<rbac::Role>(&[]),
         OpenApiResource::of::<rbac::RoleBinding>(&[]),
+        OpenApiResource::of::<scheduling::PriorityClass>(&[]),
     ]
 }
 
@@ -50,13 +51,14 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 6] = [
+const GROUP_VERSIONS: [&str; 7] = [
     "api/v1",
     "apis/apps/v1",
     "apis/batch/v1",
     "apis/coordination.k8s.io/v1",
     "apis/policy/v1",
     "apis/rbac.authorization.k8s.io/v1",
+    "apis/scheduling.k8s.io/v1",
 ];
 
 type Row =
@@ -107,6 +109,7 @@ fn resource_table() {
         ),
         ("rbac.authorization.k8s.io", "v1", "Role", "RoleList", "roles", true, &[]),
         ("rbac.authorization.k8s.io", "v1", "RoleBinding", "RoleBindingList", "rolebindings", true, &[]),
+        ("scheduling.k8s.io", "v1", "PriorityClass", "PriorityClassList", "priorityclasses", false, &[]),
     ];
     assert_eq!(table, expected);
 }

@@ -374,6 +374,7 @@ impl Store {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Deleted, ApiError> {
+        self.strategy.check_delete(name)?;
         let key = self.key(namespace, name);
         let current = self.get(namespace, name, &ReadAt::default()).await?;
         check_preconditions(&self.resource, name, &current, &opts.preconditions)?;
@@ -470,8 +471,8 @@ impl admission::Objects for Store {
         }
     }
 
-    async fn list(&self, namespace: &str, any_version: bool) -> Result<Vec<Value>, ApiError> {
-        let filter = crate::cacher::Filter { namespace: Some(namespace.to_string()), ..Default::default() };
+    async fn list(&self, namespace: Option<&str>, any_version: bool) -> Result<Vec<Value>, ApiError> {
+        let filter = crate::cacher::Filter { namespace: namespace.map(str::to_string), ..Default::default() };
         if any_version {
             let at = ReadAt { resource_version: Some(0), exact: false };
             return Ok(self.list(&ListOptions { at, filter, ..ListOptions::default() }).await?.items);

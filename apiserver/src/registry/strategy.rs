@@ -83,6 +83,12 @@ pub trait Strategy: Send + Sync + Debug {
         false
     }
 
+    /// Refuses deleting object `name` whatever it holds (kube's system
+    /// PriorityClasses).
+    fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     /// What the kind changes on an object marked for deletion.
     fn prepare_for_delete(&self, _object: &mut Value) {}
 

@@ -1,7 +1,8 @@
 //! Admission plugins as kubectl meets them: kube's default set (the system
 //! namespaces cannot be deleted, pods run as a ServiceAccount with its token
 //! mounted and get their default tolerations, new nodes are tainted
-//! not-ready, LimitRanges' defaults and bounds apply), plugins enabled by flag
+//! not-ready, LimitRanges' defaults and bounds apply, PriorityClasses give
+//! pods their priority), plugins enabled by flag
 //! (NamespaceAutoProvision, AlwaysPullImages), and flags kube refuses.
 
 use std::process::Command;
@@ -98,6 +99,26 @@ async fn scenario(backend: Backend) {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "Error from server (Forbidden): pods \"greedy\" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi\n"
+    );
+
+    // Priority: the system classes exist and stay; a pod's class gives its
+    // priority.
+    let classes = api.ok(&["get", "priorityclasses", "--no-headers"]);
+    let rows: Vec<Vec<&str>> = classes.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 2, "{classes}");
+    assert_eq!(rows[0][..3], ["system-cluster-critical", "2000000000", "false"]);
+    assert_eq!(rows[1][..3], ["system-node-critical", "2000001000", "false"]);
+    let out = api.kubectl(&["delete", "priorityclass", "system-node-critical"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Error from server (Forbidden): priorityclasses.scheduling.k8s.io \"system-node-critical\" is forbidden: this is a system priority class and cannot be deleted\n"
+    );
+    api.ok(&["create", "priorityclass", "high", "--value=1000", "--description=important"]);
+    let urgent = r#"{"spec":{"priorityClassName":"high"}}"#;
+    api.ok(&["run", "urgent", "--image=nginx", "--overrides", urgent]);
+    assert_eq!(
+        api.ok(&["get", "pod", "urgent", "-o", "jsonpath={.spec.priority} {.spec.preemptionPolicy}"]),
+        "1000 PreemptLowerPriority"
     );
 
     // TaintNodesByCondition.

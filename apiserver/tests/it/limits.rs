@@ -227,10 +227,15 @@ async fn connections_beyond_the_limit_are_closed() {
     let server = Server::start(Backend::Etcd, false, &["--max-connections=3"]).await;
     let mut held = Vec::new();
     for _ in 0..3 {
-        held.push(TcpStream::connect(&server.addr).await.unwrap());
+        // Each is the server's (it answered on it, keeping it open) before
+        // the fourth comes, however slow the machine.
+        let mut stream = TcpStream::connect(&server.addr).await.unwrap();
+        stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: rtcd\r\n\r\n").await.unwrap();
+        let mut answer = [0u8; 12];
+        tokio::time::timeout(Duration::from_secs(30), stream.read_exact(&mut answer)).await.unwrap().unwrap();
+        assert_eq!(&answer, b"HTTP/1.1 200");
+        held.push(stream);
     }
-    // The three are the server's (it accepted them) before the fourth comes.
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let mut extra = TcpStream::connect(&server.addr).await.unwrap();
     assert!(
         closed_by_server(&mut extra, b"", Duration::from_secs(10)).await,

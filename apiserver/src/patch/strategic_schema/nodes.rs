@@ -30,6 +30,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("coordination.k8s.io", "Lease", &COORDINATION_V1_LEASE),
     ("autoscaling", "Scale", &AUTOSCALING_V1_SCALE),
     ("policy", "PodDisruptionBudget", &POLICY_V1_POD_DISRUPTION_BUDGET),
+    ("scheduling.k8s.io", "PriorityClass", &SCHEDULING_V1_PRIORITY_CLASS),
     ("rbac.authorization.k8s.io", "Role", &RBAC_V1_ROLE),
     ("rbac.authorization.k8s.io", "ClusterRole", &RBAC_V1_CLUSTER_ROLE),
     ("rbac.authorization.k8s.io", "RoleBinding", &RBAC_V1_ROLE_BINDING),
@@ -1598,4 +1599,11 @@ pub(crate) static SCHEDULING_V1ALPHA3_WORKLOAD_POD_GROUP_SCHEDULING_POLICY: Type
 pub(crate) static SCHEDULING_V1ALPHA3_WORKLOAD_POD_GROUP_SINGLE_DISRUPTION_MODE: TypeNode = TypeNode {
     name: "WorkloadPodGroupSingleDisruptionMode",
     fields: &[],
+};
+
+pub(crate) static SCHEDULING_V1_PRIORITY_CLASS: TypeNode = TypeNode {
+    name: "PriorityClass",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
 };

@@ -30,6 +30,7 @@ pub mod namespace;
 pub mod node;
 pub mod pod;
 pub mod poddisruptionbudget;
+pub mod priorityclass;
 pub mod rbac;
 pub mod replicaset;
 pub mod secret;
@@ -104,6 +105,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         lease::kind(),
         limitrange::kind(),
         poddisruptionbudget::kind(),
+        priorityclass::kind(),
     ];
     kinds.extend(rbac::kinds());
     kinds
@@ -135,6 +137,10 @@ pub fn serve_with(
     admission.lookups.namespaces.set(Arc::new(resources.store("", "namespaces")?));
     admission.lookups.service_accounts.set(Arc::new(resources.store("", "serviceaccounts")?));
     admission.lookups.limit_ranges.set(Arc::new(resources.store("", "limitranges")?));
+    admission
+        .lookups
+        .priority_classes
+        .set(Arc::new(resources.store("scheduling.k8s.io", "priorityclasses")?));
     Ok(resources)
 }
 
