@@ -8,14 +8,15 @@
 //! * `chain`: the plugins in the order they run.
 //! * `plugins`: every plugin name kube accepts, kube's order and default
 //!   set, and the instances of those built here.
-//! * `lookup`: how plugins reach the namespaces and ServiceAccounts they
-//!   decide on.
-//! * one module per plugin family: `always` (AlwaysAdmit, AlwaysDeny),
-//!   `limit_ranger`,
-//!   `namespace_lifecycle`, `namespace_exists` (NamespaceExists,
-//!   NamespaceAutoProvision), `pod_defaults` (DefaultTolerationSeconds,
-//!   AlwaysPullImages), `priority`, `restrictions` (LimitPodHardAntiAffinityTopology,
-//!   DenyServiceExternalIPs), `service_account`, `taint_nodes_by_condition`.
+//! * `lookup`: how plugins reach the objects they decide on (namespaces,
+//!   ServiceAccounts, LimitRanges, PriorityClasses).
+//! * one module per plugin or family of plugins: `always` (AlwaysAdmit,
+//!   AlwaysDeny), `limit_ranger`, `namespace_lifecycle`, `namespace_exists`
+//!   (NamespaceExists, NamespaceAutoProvision), `pod_defaults`
+//!   (DefaultTolerationSeconds, AlwaysPullImages, ExtendedResourceToleration),
+//!   `pod_node_selector`, `priority`, `restrictions`
+//!   (LimitPodHardAntiAffinityTopology, DenyServiceExternalIPs),
+//!   `service_account`, `taint_nodes_by_condition`.
 
 mod always;
 mod attributes;
@@ -26,6 +27,7 @@ mod namespace_exists;
 mod namespace_lifecycle;
 pub mod plugins;
 mod pod_defaults;
+mod pod_node_selector;
 mod priority;
 mod restrictions;
 pub mod service_account;

@@ -12,7 +12,8 @@ use super::limit_ranger::LimitRanger;
 use super::lookup::Lookups;
 use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
 use super::namespace_lifecycle::NamespaceLifecycle;
-use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds};
+use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds, ExtendedResourceToleration};
+use super::pod_node_selector::PodNodeSelector;
 use super::priority::Priority;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::service_account::ServiceAccount;
@@ -60,12 +61,12 @@ pub const KNOWN: &[Known] = &[
     known("AlwaysPullImages", false, Built),
     known("ImagePolicyWebhook", false, Missing),
     known("PodSecurity", true, Missing),
-    known("PodNodeSelector", false, Missing),
+    known("PodNodeSelector", false, Built),
     known("Priority", true, Built),
     known("DefaultTolerationSeconds", true, Built),
     known("PodTolerationRestriction", false, Missing),
     known("EventRateLimit", false, Missing),
-    known("ExtendedResourceToleration", false, Missing),
+    known("ExtendedResourceToleration", false, Built),
     known("DefaultStorageClass", true, Inert),
     known("StorageObjectInUseProtection", true, Inert),
     known("PodGroupProtection", true, Inert),
@@ -169,6 +170,8 @@ fn instance(name: &str, config: &PluginConfig, lookups: &Lookups) -> Option<Arc<
         "LimitRanger" => Arc::new(LimitRanger::new(lookups.limit_ranges.clone())),
         "Priority" => Arc::new(Priority::new(lookups.priority_classes.clone())),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
+        "ExtendedResourceToleration" => Arc::new(ExtendedResourceToleration),
+        "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),
         "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
         "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),
         "DefaultTolerationSeconds" => Arc::new(DefaultTolerationSeconds {

@@ -142,3 +142,72 @@ impl Plugin for AlwaysPullImages {
         }
     }
 }
+
+/// ExtendedResourceToleration: a pod asking for an extended resource (a
+/// GPU, `example.com/device`) tolerates the taint of the nodes dedicated to
+/// it (key the resource name, NoSchedule), so tainting those nodes keeps
+/// everyone else off them.
+#[derive(Debug)]
+pub struct ExtendedResourceToleration;
+
+/// kube's `IsExtendedResourceName`: a qualified name outside
+/// `kubernetes.io/`, not a quota's `requests.` name.
+fn is_extended_resource(name: &str) -> bool {
+    let Some((prefix, short)) = name.split_once('/') else { return false };
+    let label_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    !name.contains("kubernetes.io/")
+        && !name.starts_with("requests.")
+        && !prefix.is_empty()
+        && prefix.len() <= 253
+        && prefix.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '.'))
+        && !short.is_empty()
+        && short.len() <= 63
+        && short.chars().all(label_char)
+        && short.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && short.ends_with(|c: char| c.is_ascii_alphanumeric())
+}
+
+#[async_trait]
+impl Plugin for ExtendedResourceToleration {
+    fn name(&self) -> &'static str {
+        "ExtendedResourceToleration"
+    }
+
+    async fn admit(&self, attributes: &mut Attributes) -> Result<(), ApiError> {
+        if !written_pod(attributes) {
+            return Ok(());
+        }
+        let Some(spec) =
+            attributes.object.as_mut().and_then(|pod| pod.get_mut("spec")).filter(|s| s.is_object())
+        else {
+            return Ok(());
+        };
+        let mut resources: Vec<String> = ["containers", "initContainers"]
+            .iter()
+            .flat_map(|list| spec[*list].as_array().into_iter().flatten())
+            .flat_map(|c| c["resources"]["requests"].as_object().into_iter().flat_map(|r| r.keys().cloned()))
+            .filter(|name| is_extended_resource(name))
+            .collect();
+        resources.sort();
+        resources.dedup();
+        if resources.is_empty() {
+            return Ok(());
+        }
+        let mut tolerations: Vec<Value> = spec["tolerations"].as_array().cloned().unwrap_or_default();
+        for resource in resources {
+            let wanted = json!({"key": resource, "operator": "Exists", "effect": "NoSchedule"});
+            // The same key, operator, value and effect: already tolerated.
+            let same = |t: &Value| {
+                t["key"] == wanted["key"]
+                    && t["operator"] == wanted["operator"]
+                    && t["effect"] == wanted["effect"]
+                    && t["value"].as_str().unwrap_or_default().is_empty()
+            };
+            if !tolerations.iter().any(same) {
+                tolerations.push(wanted);
+            }
+        }
+        spec["tolerations"] = Value::Array(tolerations);
+        Ok(())
+    }
+}

@@ -256,3 +256,25 @@ async fn tenants_may_not_spread_pods_by_zone_or_add_external_ips() {
     update.object = Some(service(json!(["1.2.3.4", "9.9.9.9"])));
     assert_eq!(chain.validate(&update).await.unwrap_err().code(), 403);
 }
+
+#[tokio::test]
+async fn pods_asking_for_extended_resources_tolerate_their_nodes() {
+    let chain = chain(&["ExtendedResourceToleration"]);
+    let gpu = |requests: Value| json!({"name": "c", "image": "i", "resources": {"requests": requests}});
+    let mut asking = pod(json!({
+        "containers": [gpu(json!({"nvidia.com/gpu": "1", "cpu": "1"}))],
+        "initContainers": [gpu(json!({"example.com/fpga": "1", "kubernetes.io/native": "1", "requests.x/y": "1"}))],
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    }));
+    chain.admit(&mut asking).await.unwrap();
+    assert_eq!(
+        asking.object.unwrap()["spec"]["tolerations"],
+        json!([
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "example.com/fpga", "operator": "Exists", "effect": "NoSchedule"},
+        ])
+    );
+    let mut plain = pod(json!({"containers": [gpu(json!({"cpu": "1"}))]}));
+    chain.admit(&mut plain).await.unwrap();
+    assert!(plain.object.unwrap()["spec"].get("tolerations").is_none());
+}
