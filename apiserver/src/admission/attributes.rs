@@ -77,6 +77,12 @@ impl Attributes {
         self.kind.group.is_empty() && self.kind.kind == "Namespace"
     }
 
+    /// The written object's `spec`, for plugins that fill it in (None when
+    /// there is no object, or its spec is not an object).
+    pub fn spec_mut(&mut self) -> Option<&mut Value> {
+        self.object.as_mut().and_then(|object| object.get_mut("spec")).filter(|spec| spec.is_object())
+    }
+
     /// `<resource>[.<group>]`, as kube names a resource in messages.
     pub fn qualified_resource(&self) -> String {
         match self.resource.group.as_str() {

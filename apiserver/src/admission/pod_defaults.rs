@@ -44,9 +44,7 @@ impl Plugin for DefaultTolerationSeconds {
         if !written_pod(attributes) {
             return Ok(());
         }
-        let Some(spec) =
-            attributes.object.as_mut().and_then(|pod| pod.get_mut("spec")).filter(|s| s.is_object())
-        else {
+        let Some(spec) = attributes.spec_mut() else {
             return Ok(());
         };
         let present: Vec<Value> = spec["tolerations"].as_array().cloned().unwrap_or_default();
@@ -109,7 +107,7 @@ impl Plugin for AlwaysPullImages {
         if !AlwaysPullImages::applies(attributes) {
             return Ok(());
         }
-        let Some(spec) = attributes.object.as_mut().and_then(|pod| pod.get_mut("spec")) else {
+        let Some(spec) = attributes.spec_mut() else {
             return Ok(());
         };
         for list in ["initContainers", "containers", "ephemeralContainers"] {
@@ -177,9 +175,7 @@ impl Plugin for ExtendedResourceToleration {
         if !written_pod(attributes) {
             return Ok(());
         }
-        let Some(spec) =
-            attributes.object.as_mut().and_then(|pod| pod.get_mut("spec")).filter(|s| s.is_object())
-        else {
+        let Some(spec) = attributes.spec_mut() else {
             return Ok(());
         };
         let mut resources: Vec<String> = ["containers", "initContainers"]

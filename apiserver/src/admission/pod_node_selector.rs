@@ -67,8 +67,7 @@ impl Plugin for PodNodeSelector {
         if attributes.object.as_ref().is_some_and(|pod| conflicts(pod, &selector)) {
             return Err(attributes.forbidden(CONFLICT));
         }
-        let Some(spec) = attributes.object.as_mut().and_then(|p| p.get_mut("spec")).filter(|s| s.is_object())
-        else {
+        let Some(spec) = attributes.spec_mut() else {
             return Ok(());
         };
         if selector.is_empty() {

@@ -65,8 +65,7 @@ impl Priority {
                 "the string value of PreemptionPolicy ({stated}) must not be provided in pod spec; priority admission controller computed {policy} from the given PriorityClass name"
             )));
         }
-        let Some(spec) = attributes.object.as_mut().and_then(|p| p.get_mut("spec")).filter(|s| s.is_object())
-        else {
+        let Some(spec) = attributes.spec_mut() else {
             return Ok(());
         };
         if named.is_none() && !class_name.is_empty() {
@@ -95,9 +94,7 @@ impl Plugin for Priority {
             Operation::Update => {
                 // What creation set is kept when an update leaves it out.
                 let old = attributes.old_object.as_ref().map(|o| o["spec"].clone()).unwrap_or_default();
-                if let Some(spec) =
-                    attributes.object.as_mut().and_then(|p| p.get_mut("spec")).filter(|s| s.is_object())
-                {
+                if let Some(spec) = attributes.spec_mut() {
                     for field in ["priority", "preemptionPolicy"] {
                         if spec[field].is_null() && !old[field].is_null() {
                             spec[field] = old[field].clone();

@@ -100,8 +100,7 @@ impl Plugin for ServiceAccount {
             pod["spec"]["serviceAccountName"].as_str().filter(|n| !n.is_empty()).unwrap_or(DEFAULT_ACCOUNT);
         let name = name.to_string();
         let account = self.account(attributes, &name).await?;
-        let Some(spec) = attributes.object.as_mut().and_then(|p| p.get_mut("spec")).filter(|s| s.is_object())
-        else {
+        let Some(spec) = attributes.spec_mut() else {
             return Ok(());
         };
         spec["serviceAccountName"] = json!(name);
