@@ -3,7 +3,8 @@
 //! mounted and get their default tolerations, new nodes are tainted
 //! not-ready, LimitRanges' defaults and bounds apply, PriorityClasses give
 //! pods their priority), plugins enabled by flag
-//! (NamespaceAutoProvision, AlwaysPullImages), and flags kube refuses.
+//! (NamespaceAutoProvision, AlwaysPullImages, ExtendedResourceToleration), and
+//! flags kube refuses.
 
 use std::process::Command;
 
@@ -17,7 +18,7 @@ fn json_of(text: &str) -> Value {
 
 async fn scenario(backend: Backend) {
     let api = ApiServer::start_prepared(backend, false, |dir| {
-        let flags = "--enable-admission-plugins=AlwaysPullImages,NamespaceAutoProvision\n\
+        let flags = "--enable-admission-plugins=AlwaysPullImages,NamespaceAutoProvision,ExtendedResourceToleration\n\
                      --default-not-ready-toleration-seconds=42\n";
         std::fs::write(dir.join("flags"), flags).unwrap();
     })
@@ -119,6 +120,17 @@ async fn scenario(backend: Backend) {
     assert_eq!(
         api.ok(&["get", "pod", "urgent", "-o", "jsonpath={.spec.priority} {.spec.preemptionPolicy}"]),
         "1000 PreemptLowerPriority"
+    );
+
+    // ExtendedResourceToleration: a GPU pod tolerates the GPU nodes' taint
+    // (its request defaulted from its limit).
+    let gpu = r#"{"spec":{"containers":[{"name":"trainer","image":"cuda","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}"#;
+    api.ok(&["run", "trainer", "--image=cuda", "--overrides", gpu]);
+    let trainer = json_of(&api.ok(&["get", "pod", "trainer", "-o", "json"]));
+    let tolerations = trainer["spec"]["tolerations"].as_array().unwrap();
+    assert!(
+        tolerations.contains(&json!({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})),
+        "{tolerations:?}"
     );
 
     // TaintNodesByCondition.
