@@ -134,7 +134,9 @@ impl Cluster {
         for i in 0..size {
             cluster.spawn(i)?;
         }
-        cluster.wait_healthy(Duration::from_secs(60)).await?;
+        // Generous: on a loaded 2-core machine three members' start-up and
+        // first election have taken over a minute.
+        cluster.wait_healthy(Duration::from_secs(150)).await?;
         cluster.learn_ids().await;
         Ok(cluster)
     }
