@@ -20,11 +20,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
 # RTCD_BENCH_BUILT=1: measure the release binaries already built.
 [ -n "${RTCD_BENCH_BUILT:-}" ] || cargo build --release --locked -p rtcd-server -p rtcd-apiserver -p rtcd-bench
 bin="$CARGO_TARGET_DIR/release"
-kubectl="${RTCD_VENV:-$HOME/.cache/rtcd/venv}/bin/kubectl"
 work="$(mktemp -d -t bench-security.XXXXXX)"
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}" ${api_pid:-}; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -63,12 +62,18 @@ start_apiserver() { # MODE
     sleep 0.5
   done
   if [ "$1" = secured ]; then
+    # curl, not kubectl: kubectl sends no bearer token over plain HTTP.
+    local binding='{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"bench"},
+      "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"cluster-admin"},
+      "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"bench"}]}'
+    local code=""
     for _ in $(seq 1 40); do
-      "$kubectl" --server "$api_url" --token admin-token create clusterrolebinding bench \
-        --clusterrole=cluster-admin --user=bench >/dev/null 2>&1 && break
-      "$kubectl" --server "$api_url" --token admin-token get clusterrolebinding bench >/dev/null 2>&1 && break
+      code="$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer admin-token' \
+        -H 'Content-Type: application/json' -d "$binding" "$api_url/apis/rbac.authorization.k8s.io/v1/clusterrolebindings" || true)"
+      [ "$code" = 201 ] || [ "$code" = 409 ] && break
       sleep 0.5
     done
+    [ "$code" = 201 ] || [ "$code" = 409 ] || { echo "bench: cannot bind the bench user (HTTP $code)" >&2; exit 1; }
   fi
 }
 stop_apiserver() { kill "$api_pid" 2>/dev/null || true; wait "$api_pid" 2>/dev/null || true; }
