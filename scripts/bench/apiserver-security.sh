@@ -101,11 +101,14 @@ def med(mode, kind, key):
     vals = [r[kind][key] for r in rows if r["mode"] == mode]
     return statistics.median(vals)
 print(f"{'':28}{'open':>12}{'secured':>12}{'ratio':>8}")
-for kind, key, label in [("create", "rps", "creates/s (10 clients)"), ("create", "p99_ms", "create p99 ms"),
-                         ("list", "rps", "lists/s"), ("list", "p50_ms", "list p50 ms"), ("list", "p99_ms", "list p99 ms")]:
+for kind, key, label in [("create", "requests_per_sec", "creates/s (10 clients)"), ("create", "p99_ms", "create p99 ms"),
+                         ("list", "requests_per_sec", "lists/s"), ("list", "p50_ms", "list p50 ms"), ("list", "p99_ms", "list p99 ms")]:
     try:
         a, b = med("open", kind, key), med("secured", kind, key)
     except KeyError:
         continue
     print(f"{label:28}{a:12.1f}{b:12.1f}{b / a:8.2f}")
+for mode in ("open", "secured"):
+    failed = sum(r[kind]["errors"] for r in rows if r["mode"] == mode for kind in ("create", "list"))
+    print(f"{mode}: {len([r for r in rows if r['mode'] == mode])} rounds, {failed} failed requests")
 PY
