@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::Notes;
 use crate::errors::{ApiError, Cause};
 use crate::request::UserInfo;
 
@@ -64,6 +65,8 @@ pub struct Attributes {
     /// The request's options (CreateOptions, UpdateOptions, DeleteOptions).
     pub options: Value,
     pub dry_run: bool,
+    /// The request's warnings and audit annotations, shared by every plugin.
+    pub notes: Arc<Notes>,
 }
 
 impl Attributes {

@@ -8,6 +8,7 @@
 //! * `chain`: the plugins in the order they run.
 //! * `plugins`: every plugin name kube accepts, kube's order and default
 //!   set, and the instances of those built here.
+//! * `notes`: the warnings and audit annotations a write collects.
 //! * `lookup`: how plugins reach the objects they decide on (namespaces,
 //!   ServiceAccounts, LimitRanges, PriorityClasses).
 //! * one module per plugin or family of plugins: `always` (AlwaysAdmit,
@@ -25,6 +26,7 @@ mod limit_ranger;
 mod lookup;
 mod namespace_exists;
 mod namespace_lifecycle;
+mod notes;
 pub mod plugins;
 mod pod_defaults;
 mod pod_node_selector;
@@ -39,6 +41,7 @@ pub use attributes::{Attributes, GroupVersionKind, GroupVersionResource, Operati
 pub use chain::Chain;
 pub use lookup::{Lookup, Lookups, Objects};
 pub use namespace_lifecycle::IMMORTAL;
+pub use notes::{AnnotationLevel, Notes};
 pub use plugins::{Known, PluginConfig};
 
 use async_trait::async_trait;

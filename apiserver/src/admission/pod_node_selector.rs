@@ -122,6 +122,7 @@ mod tests {
             old_object: None,
             options: json!({}),
             dry_run: false,
+            notes: Default::default(),
         }
     }
 

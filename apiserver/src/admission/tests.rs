@@ -83,6 +83,7 @@ fn write(operation: Operation, group: &str, resource: &str, kind: &str, object: 
         old_object: None,
         options: json!({}),
         dry_run: false,
+        notes: Default::default(),
     }
 }
 

@@ -11,6 +11,7 @@ use super::App;
 use super::query::{self, Params};
 use super::respond::{self, Shape};
 use super::watch;
+use crate::admission::Notes;
 use crate::cacher::ReadAt;
 use crate::errors::ApiError;
 use crate::patch::PatchType;
@@ -28,6 +29,7 @@ pub async fn serve(
     params: &Params,
     headers: &HeaderMap,
     body: &[u8],
+    notes: &Arc<Notes>,
 ) -> Result<Response, ApiError> {
     let served = app.resources.get(&info.group, &info.version, &info.resource).ok_or(ApiError::NoSuchPath)?;
     let store = &served.store;
@@ -56,7 +58,7 @@ pub async fn serve(
     let shape = Shape::negotiate(accept, params.get("includeObject"))?;
     let name = info.name.as_deref().unwrap_or_default();
     let max_body = app.max_request_body_bytes;
-    let request = Request { store, resource, namespace, name, params, shape, user, max_body };
+    let request = Request { store, resource, namespace, name, params, shape, user, max_body, notes };
     match (info.verb, info.subresource.as_deref()) {
         ("get", Some("scale")) => request.get_scale().await,
         ("get", _) => request.get().await,
@@ -91,6 +93,8 @@ struct Request<'a> {
     user: &'a Arc<UserInfo>,
     /// The request body limit, which also bounds what a YAML body expands to.
     max_body: usize,
+    /// Where admission's warnings and audit annotations go.
+    notes: &'a Arc<Notes>,
 }
 
 impl Request<'_> {
@@ -99,7 +103,7 @@ impl Request<'_> {
     }
 
     fn write_context(&self, dry_run: bool) -> WriteContext {
-        WriteContext::new(self.user.clone(), dry_run)
+        WriteContext::new(self.user.clone(), dry_run).noting_into(self.notes.clone())
     }
 
     async fn get(&self) -> Result<Response, ApiError> {

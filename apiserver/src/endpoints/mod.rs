@@ -30,6 +30,8 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::admission::{AnnotationLevel, Notes};
+use crate::audit::{AuditContext, Level};
 use crate::authn::Authenticator;
 use crate::authz::{AlwaysAllow, Union};
 use crate::errors::ApiError;
@@ -131,13 +133,38 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
         }
         RequestInfo::Resource(resource) => match reviews::find(resource) {
             Some(review) => reviews::serve(&app, review, resource, &user, &parts.headers, &body).await,
-            None => handlers::serve(&app, resource, &user, &params, &parts.headers, &body).await,
+            None => {
+                let notes = Arc::new(Notes::default());
+                let served =
+                    handlers::serve(&app, resource, &user, &params, &parts.headers, &body, &notes).await;
+                let response = served.unwrap_or_else(IntoResponse::into_response);
+                return hand_on(response, &notes, &parts.extensions);
+            }
         },
         RequestInfo::NonResource { .. } => {
             non_resource(&app, &parts.method, parts.uri.path(), &parts.headers).await
         }
     };
     result.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// What admission noted during a write: its warnings onto the response
+/// (refused or not, as kube's warning recorder does), its annotations into
+/// the request's audit event.
+fn hand_on(response: Response, notes: &Notes, extensions: &axum::http::Extensions) -> Response {
+    if let Some(audit) = extensions.get::<AuditContext>() {
+        let mut event = audit.lock();
+        for (key, value, level) in notes.annotations() {
+            let kept = match level {
+                AnnotationLevel::Metadata => true,
+                AnnotationLevel::Request => event.level >= Level::Request,
+            };
+            if kept {
+                event.annotations.insert(key, json!(value));
+            }
+        }
+    }
+    respond::with_warnings(response, &notes.warnings())
 }
 
 /// The whole body, read only as far as `limit`: a longer one is refused

@@ -44,21 +44,29 @@ pub enum Deleted {
     Pending(Value),
 }
 
-/// Who asks for a write and whether it is only tried.
+/// Who asks for a write, whether it is only tried, and where admission's
+/// warnings and audit annotations go.
 #[derive(Debug, Clone)]
 pub struct WriteContext {
     pub user: Arc<UserInfo>,
     pub dry_run: bool,
+    pub notes: Arc<admission::Notes>,
 }
 
 impl WriteContext {
     pub fn new(user: Arc<UserInfo>, dry_run: bool) -> Self {
-        WriteContext { user, dry_run }
+        WriteContext { user, dry_run, notes: Arc::default() }
     }
 
     /// The server's own writes (controllers, bootstrap).
     pub fn server() -> Self {
-        WriteContext { user: UserInfo::apiserver(), dry_run: false }
+        WriteContext::new(UserInfo::apiserver(), false)
+    }
+
+    /// With the request's notes, which the endpoint hands on.
+    pub fn noting_into(mut self, notes: Arc<admission::Notes>) -> Self {
+        self.notes = notes;
+        self
     }
 }
 
@@ -444,14 +452,31 @@ impl Store {
             namespace: namespace.filter(|_| r.namespaced).map(str::to_string),
             object: None,
             old_object: None,
-            options: json!({}),
+            options: operation_options(operation, ctx.dry_run),
             dry_run: ctx.dry_run,
+            notes: ctx.notes.clone(),
         }
     }
 
     fn error(&self, err: StorageError, name: &str) -> ApiError {
         ApiError::from_storage(err, &self.resource.qualified_name(), name)
     }
+}
+
+/// The options of a write as admission reports them: CreateOptions,
+/// UpdateOptions (also for patches) or DeleteOptions, with `dryRun`.
+fn operation_options(operation: Operation, dry_run: bool) -> Value {
+    let kind = match operation {
+        Operation::Create => "CreateOptions",
+        Operation::Update => "UpdateOptions",
+        Operation::Delete => "DeleteOptions",
+        Operation::Connect => return Value::Null,
+    };
+    let mut options = json!({"apiVersion": "meta.k8s.io/v1", "kind": kind});
+    if dry_run {
+        options["dryRun"] = json!(["All"]);
+    }
+    options
 }
 
 /// Lets admission plugins read (and create) objects through their store.
