@@ -62,6 +62,10 @@ pub enum ApiError {
     Internal(String),
     #[error("{0}")]
     ServiceUnavailable(String),
+    /// A webhook's refusal: its Status as it sent it, but for kube's
+    /// message prefix and the code and status kube insists on.
+    #[error("{message}")]
+    Denied { code: u16, reason: String, message: String, details: Option<Value> },
 }
 
 /// One reason a field is invalid (`details.causes[]`).
@@ -91,6 +95,7 @@ impl ApiError {
             ApiError::TooLargeResourceVersion { .. } => 504,
             ApiError::Internal(_) => 500,
             ApiError::ServiceUnavailable(_) => 503,
+            ApiError::Denied { code, .. } => *code,
         }
     }
 
@@ -112,6 +117,8 @@ impl ApiError {
             ApiError::TooLargeResourceVersion { .. } => "Timeout",
             ApiError::Internal(_) => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
+            // Whatever the webhook said; `status` writes it.
+            ApiError::Denied { .. } => "",
         }
     }
 
@@ -128,6 +135,12 @@ impl ApiError {
         });
         if let Some(details) = self.details() {
             status["details"] = details;
+        }
+        if let (ApiError::Denied { reason, .. }, Some(fields)) = (self, status.as_object_mut()) {
+            match reason.as_str() {
+                "" => fields.remove("reason"),
+                reason => fields.insert("reason".into(), json!(reason)),
+            };
         }
         if let ApiError::ExpiredContinue { continue_token, .. } = self {
             status["metadata"] = json!({"continue": continue_token});
@@ -168,6 +181,9 @@ impl ApiError {
                 Some(details)
             }
             ApiError::TooManyRequests => Some(json!({"retryAfterSeconds": 1})),
+            // kube's NewInternalError repeats the error as the one cause.
+            ApiError::Internal(message) => Some(json!({"causes": [{"message": message}]})),
+            ApiError::Denied { details, .. } => details.clone(),
             ApiError::TooLargeResourceVersion { .. } => Some(json!({
                 "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
                 "retryAfterSeconds": 1,

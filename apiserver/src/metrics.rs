@@ -17,6 +17,14 @@ pub struct Metrics {
     inner: Mutex<Counters>,
     /// The auditor's counters, when there is one.
     auditor: OnceLock<Arc<Auditor>>,
+    /// Other parts' metrics (admission webhooks), written after these.
+    sources: Mutex<Vec<Arc<dyn Source>>>,
+}
+
+/// A part of the server that keeps its own metrics.
+pub trait Source: Send + Sync + std::fmt::Debug {
+    /// Appends the part's metrics in Prometheus text format.
+    fn write_metrics(&self, out: &mut String);
 }
 
 #[derive(Debug, Default)]
@@ -53,6 +61,10 @@ impl Metrics {
         let _ = self.auditor.set(auditor);
     }
 
+    pub fn add_source(&self, source: Arc<dyn Source>) {
+        self.sources.lock().unwrap_or_else(|p| p.into_inner()).push(source);
+    }
+
     pub fn render(&self) -> String {
         let counters = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = String::new();
@@ -71,6 +83,9 @@ impl Metrics {
         }
         if let Some(auditor) = self.auditor.get() {
             auditor.write_metrics(&mut out);
+        }
+        for source in self.sources.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            source.write_metrics(&mut out);
         }
         out
     }

@@ -67,6 +67,38 @@ pub struct Attributes {
     pub dry_run: bool,
     /// The request's warnings and audit annotations, shared by every plugin.
     pub notes: Arc<Notes>,
+    /// Makes an object changed from outside (a webhook's patch) what
+    /// decoding would have made of it: unknown fields dropped, defaults set.
+    pub normalize: Option<Normalize>,
+    /// Where the mutating chain is in kube's reinvocation.
+    pub reinvocation: Reinvocation,
+}
+
+/// An object as the store would decode and default it.
+#[derive(Clone)]
+pub struct Normalize(pub Arc<dyn Fn(Value) -> Result<Value, ApiError> + Send + Sync>);
+
+impl std::fmt::Debug for Normalize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Normalize")
+    }
+}
+
+/// kube's reinvocation: when a webhook changes the object after an
+/// `IfNeeded` webhook saw it, the whole mutating chain runs once more, and
+/// of the webhooks only those marked are called again.
+#[derive(Debug, Clone, Default)]
+pub struct Reinvocation {
+    /// 0, then 1 for the one extra round.
+    pub round: u8,
+    /// Whether round 1 is to run.
+    pub requested: bool,
+    /// The `IfNeeded` webhooks called so far (`<configuration>/<name>`).
+    pub called: Vec<String>,
+    /// Those to call again in round 1.
+    pub marked: Vec<String>,
+    /// The object as the last webhook left it.
+    pub last_output: Option<Value>,
 }
 
 impl Attributes {

@@ -19,10 +19,18 @@ impl Chain {
         Chain { plugins }
     }
 
-    /// The mutating step of every plugin.
+    /// The mutating step of every plugin; once more, all of it, when a
+    /// webhook asked for reinvocation (kube's reinvoker: never a third
+    /// round).
     pub async fn admit(&self, attributes: &mut Attributes) -> Result<(), ApiError> {
         for plugin in &self.plugins {
             plugin.admit(attributes).await?;
+        }
+        if attributes.reinvocation.requested {
+            attributes.reinvocation.round = 1;
+            for plugin in &self.plugins {
+                plugin.admit(attributes).await?;
+            }
         }
         Ok(())
     }

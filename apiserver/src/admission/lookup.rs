@@ -1,6 +1,7 @@
 //! How plugins read (and, for NamespaceAutoProvision, create) the objects
 //! they decide on: through the stores of namespaces, ServiceAccounts,
-//! LimitRanges and PriorityClasses,
+//! LimitRanges, PriorityClasses, Services and their Endpoints, and webhook
+//! configurations,
 //! handed over once those are registered (they are registered through the
 //! same chain the plugins belong to, so they cannot exist before them).
 
@@ -74,6 +75,10 @@ pub struct Lookups {
     pub service_accounts: Lookup,
     pub limit_ranges: Lookup,
     pub priority_classes: Lookup,
+    pub services: Lookup,
+    pub endpoints: Lookup,
+    pub mutating_webhooks: Lookup,
+    pub validating_webhooks: Lookup,
 }
 
 /// kube's 404 for a namespace that is not there.

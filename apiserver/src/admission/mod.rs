@@ -17,7 +17,8 @@
 //!   (DefaultTolerationSeconds, AlwaysPullImages, ExtendedResourceToleration),
 //!   `pod_node_selector`, `priority`, `restrictions`
 //!   (LimitPodHardAntiAffinityTopology, DenyServiceExternalIPs),
-//!   `service_account`, `taint_nodes_by_condition`.
+//!   `service_account`, `taint_nodes_by_condition`, `webhook`
+//!   (MutatingAdmissionWebhook, ValidatingAdmissionWebhook).
 
 mod always;
 mod attributes;
@@ -34,10 +35,13 @@ mod priority;
 mod restrictions;
 pub mod service_account;
 mod taint_nodes_by_condition;
+pub mod webhook;
 
 use std::sync::Arc;
 
-pub use attributes::{Attributes, GroupVersionKind, GroupVersionResource, Operation};
+pub use attributes::{
+    Attributes, GroupVersionKind, GroupVersionResource, Normalize, Operation, Reinvocation,
+};
 pub use chain::Chain;
 pub use lookup::{Lookup, Lookups, Objects};
 pub use namespace_lifecycle::IMMORTAL;
@@ -71,6 +75,8 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
 pub struct Setup {
     pub chain: Arc<Chain>,
     pub lookups: Lookups,
+    /// The webhook plugins' counters, for `/metrics`.
+    pub webhook_metrics: Arc<webhook::WebhookMetrics>,
 }
 
 impl Setup {
@@ -78,9 +84,10 @@ impl Setup {
     /// RBAC's escalation check, which kube runs in its storage layer).
     pub fn new(enabled: &[&'static Known], config: &PluginConfig, checks: Vec<Arc<dyn Plugin>>) -> Setup {
         let lookups = Lookups::default();
-        let mut chain = plugins::build(enabled, config, &lookups);
+        let webhooks = webhook::Webhooks::new(&lookups);
+        let mut chain = plugins::build(enabled, config, &lookups, &webhooks);
         chain.extend(checks);
-        Setup { chain: Arc::new(Chain::new(chain)), lookups }
+        Setup { chain: Arc::new(Chain::new(chain)), lookups, webhook_metrics: webhooks.metrics.clone() }
     }
 
     /// kube's default plugins, configured as kube's defaults.

@@ -18,6 +18,7 @@ use super::priority::Priority;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::service_account::ServiceAccount;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
+use super::webhook::{MutatingAdmissionWebhook, ValidatingAdmissionWebhook, Webhooks};
 
 /// What rtcd does with a plugin kube knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,9 +86,9 @@ pub const KNOWN: &[Known] = &[
     known("JobValidation", true, Inert),
     known("PodResizeValidator", true, Inert),
     known("MutatingAdmissionPolicy", true, Missing),
-    known("MutatingAdmissionWebhook", true, Missing),
+    known("MutatingAdmissionWebhook", true, Built),
     known("ValidatingAdmissionPolicy", true, Missing),
-    known("ValidatingAdmissionWebhook", true, Missing),
+    known("ValidatingAdmissionWebhook", true, Built),
     known("ResourceQuota", true, Missing),
     known("AlwaysDeny", false, Built),
 ];
@@ -153,11 +154,23 @@ impl Default for PluginConfig {
 
 /// The plugins of `names` that are built here, in order; those that
 /// would act on nothing, or are not built yet, are left out.
-pub fn build(names: &[&'static Known], config: &PluginConfig, lookups: &Lookups) -> Vec<Arc<dyn Plugin>> {
-    names.iter().filter_map(|known| instance(known.name, config, lookups)).collect()
+/// Both webhook plugins share `webhooks` (configurations, connections,
+/// metrics).
+pub fn build(
+    names: &[&'static Known],
+    config: &PluginConfig,
+    lookups: &Lookups,
+    webhooks: &Arc<Webhooks>,
+) -> Vec<Arc<dyn Plugin>> {
+    names.iter().filter_map(|known| instance(known.name, config, lookups, webhooks)).collect()
 }
 
-fn instance(name: &str, config: &PluginConfig, lookups: &Lookups) -> Option<Arc<dyn Plugin>> {
+fn instance(
+    name: &str,
+    config: &PluginConfig,
+    lookups: &Lookups,
+    webhooks: &Arc<Webhooks>,
+) -> Option<Arc<dyn Plugin>> {
     let namespaces = &lookups.namespaces;
     Some(match name {
         "AlwaysAdmit" => Arc::new(AlwaysAdmit),
@@ -174,6 +187,8 @@ fn instance(name: &str, config: &PluginConfig, lookups: &Lookups) -> Option<Arc<
         "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),
         "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
         "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),
+        "MutatingAdmissionWebhook" => Arc::new(MutatingAdmissionWebhook(webhooks.clone())),
+        "ValidatingAdmissionWebhook" => Arc::new(ValidatingAdmissionWebhook(webhooks.clone())),
         "DefaultTolerationSeconds" => Arc::new(DefaultTolerationSeconds {
             not_ready_seconds: config.not_ready_toleration_seconds,
             unreachable_seconds: config.unreachable_toleration_seconds,

@@ -123,6 +123,8 @@ mod tests {
             options: json!({}),
             dry_run: false,
             notes: Default::default(),
+            normalize: None,
+            reinvocation: Default::default(),
         }
     }
 

@@ -28,7 +28,9 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
             "ServiceAccount",
             "TaintNodesByCondition",
             "Priority",
-            "DefaultTolerationSeconds"
+            "DefaultTolerationSeconds",
+            "MutatingAdmissionWebhook",
+            "ValidatingAdmissionWebhook",
         ]
     );
     assert!(names(&default).contains(&"ValidatingAdmissionWebhook"));
@@ -84,6 +86,8 @@ fn write(operation: Operation, group: &str, resource: &str, kind: &str, object: 
         options: json!({}),
         dry_run: false,
         notes: Default::default(),
+        normalize: None,
+        reinvocation: Default::default(),
     }
 }
 
@@ -95,7 +99,9 @@ fn chain(enable: &[&str]) -> Chain {
     let enabled = plugins::enabled(&list(enable), &[]).unwrap();
     let only: Vec<&Known> = enabled.into_iter().filter(|k| enable.contains(&k.name)).collect();
     let config = PluginConfig { not_ready_toleration_seconds: 60, unreachable_toleration_seconds: 120 };
-    Chain::new(plugins::build(&only, &config, &Lookups::default()))
+    let lookups = Lookups::default();
+    let webhooks = super::webhook::Webhooks::new(&lookups);
+    Chain::new(plugins::build(&only, &config, &lookups, &webhooks))
 }
 
 #[tokio::test]

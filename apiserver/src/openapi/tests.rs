@@ -9,8 +9,9 @@ use super::*;
 /// (kept here so that this module's tests need nothing above it).
 fn resources() -> Vec<OpenApiResource> {
     use k8s_openapi::api::{
-        apps::v1 as apps, batch::v1 as batch, coordination::v1 as coordination, core::v1 as core,
-        policy::v1 as policy, rbac::v1 as rbac, scheduling::v1 as scheduling,
+        admissionregistration::v1 as registration, apps::v1 as apps, batch::v1 as batch,
+        coordination::v1 as coordination, core::v1 as core, policy::v1 as policy, rbac::v1 as rbac,
+        scheduling::v1 as scheduling,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -36,6 +37,8 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<rbac::Role>(&[]),
         OpenApiResource::of::<rbac::RoleBinding>(&[]),
         OpenApiResource::of::<scheduling::PriorityClass>(&[]),
+        OpenApiResource::of::<registration::MutatingWebhookConfiguration>(&[]),
+        OpenApiResource::of::<registration::ValidatingWebhookConfiguration>(&[]),
     ]
 }
 
@@ -51,8 +54,9 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 7] = [
+const GROUP_VERSIONS: [&str; 8] = [
     "api/v1",
+    "apis/admissionregistration.k8s.io/v1",
     "apis/apps/v1",
     "apis/batch/v1",
     "apis/coordination.k8s.io/v1",
@@ -110,6 +114,24 @@ fn resource_table() {
         ("rbac.authorization.k8s.io", "v1", "Role", "RoleList", "roles", true, &[]),
         ("rbac.authorization.k8s.io", "v1", "RoleBinding", "RoleBindingList", "rolebindings", true, &[]),
         ("scheduling.k8s.io", "v1", "PriorityClass", "PriorityClassList", "priorityclasses", false, &[]),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "MutatingWebhookConfiguration",
+            "MutatingWebhookConfigurationList",
+            "mutatingwebhookconfigurations",
+            false,
+            &[],
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingWebhookConfiguration",
+            "ValidatingWebhookConfigurationList",
+            "validatingwebhookconfigurations",
+            false,
+            &[],
+        ),
     ];
     assert_eq!(table, expected);
 }

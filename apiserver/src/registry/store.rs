@@ -80,6 +80,8 @@ pub struct Store {
     storage: Arc<dyn Storage>,
     reads: ReadDelegator,
     admission: Arc<admission::Chain>,
+    /// What admission uses to decode an object a webhook patched.
+    normalize: admission::Normalize,
     /// `/registry/<storage prefix>/`: every key of the resource.
     collection: String,
 }
@@ -97,7 +99,8 @@ impl Store {
         etcd_prefix: &str,
     ) -> Store {
         let collection = format!("{etcd_prefix}/{}/", resource.storage_prefix);
-        Store { resource, codec, strategy, hooks, storage, reads, admission, collection }
+        let normalize = normalizer(resource.clone(), codec.clone(), strategy.clone());
+        Store { resource, codec, strategy, hooks, storage, reads, admission, normalize, collection }
     }
 
     pub fn resource(&self) -> &Resource {
@@ -133,13 +136,7 @@ impl Store {
     /// Decodes a body as an object of this resource, with kube's field
     /// validation; the object and the warnings to send.
     pub fn decode(&self, body: Value, validation: FieldValidation) -> Result<(Value, Vec<String>), ApiError> {
-        let api_version = self.resource.api_version();
-        let roundtrip = |value: Value| self.codec.roundtrip(value);
-        let expected =
-            Expected { api_version: &api_version, kind: &self.resource.kind, roundtrip: &roundtrip };
-        let (mut object, warnings) = crate::runtime::decode::decode(expected, body, validation)?;
-        self.strategy.set_defaults(&mut object);
-        Ok((object, warnings))
+        decode_as(&self.resource, &self.codec, self.strategy.as_ref(), body, validation)
     }
 
     pub async fn get(&self, namespace: Option<&str>, name: &str, at: &ReadAt) -> Result<Value, ApiError> {
@@ -455,12 +452,38 @@ impl Store {
             options: operation_options(operation, ctx.dry_run),
             dry_run: ctx.dry_run,
             notes: ctx.notes.clone(),
+            normalize: Some(self.normalize.clone()),
+            reinvocation: admission::Reinvocation::default(),
         }
     }
 
     fn error(&self, err: StorageError, name: &str) -> ApiError {
         ApiError::from_storage(err, &self.resource.qualified_name(), name)
     }
+}
+
+/// A body decoded as an object of `resource` and defaulted.
+fn decode_as(
+    resource: &Resource,
+    codec: &Codec,
+    strategy: &dyn Strategy,
+    body: Value,
+    validation: FieldValidation,
+) -> Result<(Value, Vec<String>), ApiError> {
+    let api_version = resource.api_version();
+    let roundtrip = |value: Value| codec.roundtrip(value);
+    let expected = Expected { api_version: &api_version, kind: &resource.kind, roundtrip: &roundtrip };
+    let (mut object, warnings) = crate::runtime::decode::decode(expected, body, validation)?;
+    strategy.set_defaults(&mut object);
+    Ok((object, warnings))
+}
+
+/// Decoding for objects admission changed: unknown fields dropped quietly,
+/// as kube's decoder of a patched object drops them.
+fn normalizer(resource: Arc<Resource>, codec: Codec, strategy: Arc<dyn Strategy>) -> admission::Normalize {
+    admission::Normalize(Arc::new(move |object| {
+        Ok(decode_as(&resource, &codec, strategy.as_ref(), object, FieldValidation::Ignore)?.0)
+    }))
 }
 
 /// The options of a write as admission reports them: CreateOptions,

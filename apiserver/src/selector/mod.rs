@@ -2,11 +2,13 @@
 //! (`?labelSelector=…`, `?fieldSelector=…`).
 //!
 //! Both follow kube-apiserver's grammar, its per-resource field labels and its
-//! error texts, so clients (kubectl, client-go informers) get the same 400s
+//! error texts (`object`: the structured `metav1.LabelSelector` of
+//! objects such as webhook configurations), so clients (kubectl, client-go informers) get the same 400s
 //! and the same objects back as from the real server.
 
 mod fields;
 mod labels;
+pub mod object;
 
 pub use fields::{FieldLabels, FieldSelector, Refusal};
 

@@ -88,32 +88,10 @@ fn aggregated_rules(name: &str, selectors: &[Value], roles: &BTreeMap<String, Va
     rules
 }
 
-/// A metav1.LabelSelector (matchLabels and matchExpressions) against
-/// labels; an empty selector matches nothing here, as kube's aggregation
-/// skips it.
+/// A metav1.LabelSelector against labels; an empty selector matches
+/// nothing here, as kube's aggregation skips it.
 fn selector_matches(selector: &Value, labels: Option<&Map<String, Value>>) -> bool {
-    let empty = Map::new();
-    let labels = labels.unwrap_or(&empty);
-    let match_labels = selector["matchLabels"].as_object();
-    let expressions = selector["matchExpressions"].as_array();
-    if match_labels.is_none_or(Map::is_empty) && expressions.is_none_or(Vec::is_empty) {
-        return false;
-    }
-    let labels_hold = match_labels.into_iter().flatten().all(|(k, v)| labels.get(k) == Some(v));
-    let expressions_hold = expressions.into_iter().flatten().all(|e| {
-        let key = e["key"].as_str().unwrap_or_default();
-        let values: Vec<&str> =
-            e["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        let value = labels.get(key).and_then(Value::as_str);
-        match e["operator"].as_str() {
-            Some("In") => value.is_some_and(|v| values.contains(&v)),
-            Some("NotIn") => value.is_none_or(|v| !values.contains(&v)),
-            Some("Exists") => value.is_some(),
-            Some("DoesNotExist") => value.is_none(),
-            _ => false,
-        }
-    });
-    labels_hold && expressions_hold
+    !crate::selector::object::is_empty(selector) && crate::selector::object::matches(selector, labels)
 }
 
 #[cfg(test)]

@@ -35,6 +35,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("rbac.authorization.k8s.io", "ClusterRole", &RBAC_V1_CLUSTER_ROLE),
     ("rbac.authorization.k8s.io", "RoleBinding", &RBAC_V1_ROLE_BINDING),
     ("rbac.authorization.k8s.io", "ClusterRoleBinding", &RBAC_V1_CLUSTER_ROLE_BINDING),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", &ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK_CONFIGURATION),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", &ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -43,6 +45,61 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("authorization.k8s.io", "SubjectAccessReview", &AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW),
     ("authorization.k8s.io", "LocalSubjectAccessReview", &AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW),
 ];
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MATCH_CONDITION: TypeNode = TypeNode {
+    name: "MatchCondition",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK: TypeNode = TypeNode {
+    name: "MutatingWebhook",
+    fields: &[
+        FieldMeta { name: "matchConditions", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK_CONFIGURATION: TypeNode = TypeNode {
+    name: "MutatingWebhookConfiguration",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "webhooks", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: Some(&ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK) },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_RULE: TypeNode = TypeNode {
+    name: "Rule",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_RULE_WITH_OPERATIONS: TypeNode = TypeNode {
+    name: "RuleWithOperations",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_SERVICE_REFERENCE: TypeNode = TypeNode {
+    name: "ServiceReference",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK: TypeNode = TypeNode {
+    name: "ValidatingWebhook",
+    fields: &[
+        FieldMeta { name: "matchConditions", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION: TypeNode = TypeNode {
+    name: "ValidatingWebhookConfiguration",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "webhooks", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: Some(&ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK) },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_WEBHOOK_CLIENT_CONFIG: TypeNode = TypeNode {
+    name: "WebhookClientConfig",
+    fields: &[],
+};
 
 pub(crate) static APPS_V1_DAEMON_SET: TypeNode = TypeNode {
     name: "DaemonSet",

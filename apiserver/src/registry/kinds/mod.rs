@@ -37,6 +37,7 @@ pub mod secret;
 pub mod service;
 pub mod serviceaccount;
 pub mod statefulset;
+pub mod webhookconfiguration;
 
 /// One kind, as registered with [`super::Resources`].
 #[derive(Debug, Clone)]
@@ -106,6 +107,8 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         limitrange::kind(),
         poddisruptionbudget::kind(),
         priorityclass::kind(),
+        webhookconfiguration::mutating(),
+        webhookconfiguration::validating(),
     ];
     kinds.extend(rbac::kinds());
     kinds
@@ -137,6 +140,13 @@ pub fn serve_with(
     admission.lookups.namespaces.set(Arc::new(resources.store("", "namespaces")?));
     admission.lookups.service_accounts.set(Arc::new(resources.store("", "serviceaccounts")?));
     admission.lookups.limit_ranges.set(Arc::new(resources.store("", "limitranges")?));
+    admission.lookups.services.set(Arc::new(resources.store("", "services")?));
+    admission.lookups.endpoints.set(Arc::new(resources.store("", "endpoints")?));
+    let registration = "admissionregistration.k8s.io";
+    let mutating = resources.store(registration, "mutatingwebhookconfigurations")?;
+    admission.lookups.mutating_webhooks.set(Arc::new(mutating));
+    let validating = resources.store(registration, "validatingwebhookconfigurations")?;
+    admission.lookups.validating_webhooks.set(Arc::new(validating));
     admission
         .lookups
         .priority_classes

@@ -1,0 +1,212 @@
+//! Calls to webhooks: an HTTPS POST of the review, verified with the
+//! webhook's `caBundle` (or the system's roots), to its URL or to an
+//! endpoint of its Service (as `<name>.<namespace>.svc`, the name its
+//! certificate must carry). Connections are kept and reused per endpoint
+//! and trust, so a webhook costs one TLS handshake, not one per request.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use rustls::ClientConfig;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, ServerName};
+
+/// The most a webhook may answer: a review holds one object and a patch
+/// for it, far below this; more is refused rather than held in memory.
+pub const MAX_RESPONSE_BYTES: usize = 8 << 20;
+
+/// Where one call goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Endpoint {
+    /// `host:port` to connect to.
+    pub address: String,
+    /// The name the certificate must be valid for (and the SNI).
+    pub server_name: String,
+    /// `host[:port]` for the Host header.
+    pub authority: String,
+    /// Path and query, `?timeout=<n>s` included.
+    pub path: String,
+}
+
+impl Endpoint {
+    /// The URL as kube prints it in errors (`Post "<url>": ...`).
+    pub fn url(&self) -> String {
+        format!("https://{}{}", self.authority, self.path)
+    }
+}
+
+type Connection = SendRequest<Full<Bytes>>;
+
+/// Idle connections by endpoint and the trust they were made with.
+type Pool = HashMap<(Endpoint, Vec<u8>), Vec<Connection>>;
+
+#[derive(Default)]
+pub struct Client {
+    idle: Mutex<Pool>,
+    trust: Mutex<HashMap<Vec<u8>, Arc<ClientConfig>>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("webhook::Client").finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// POSTs `body`; the response body when the webhook answered 2xx.
+    /// Errors in Go's words: `Post "<url>": <why>` when no answer came.
+    pub async fn post(
+        &self,
+        to: &Endpoint,
+        ca_bundle: &[u8],
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<Vec<u8>, String> {
+        let post_failed = |why: String| format!("Post {}: {why}", crate::errors::go_quote(&to.url()));
+        let (code, bytes) = match tokio::time::timeout(timeout, self.exchange(to, ca_bundle, body)).await {
+            Ok(Ok(answered)) => answered,
+            Ok(Err(why)) => return Err(post_failed(why)),
+            Err(_) => return Err(post_failed("context deadline exceeded".into())),
+        };
+        if !(200..300).contains(&code) {
+            return Err(unsuccessful(code, &bytes));
+        }
+        Ok(bytes)
+    }
+
+    /// The HTTP exchange itself: the answer's code and body.
+    async fn exchange(
+        &self,
+        to: &Endpoint,
+        ca_bundle: &[u8],
+        body: Vec<u8>,
+    ) -> Result<(u16, Vec<u8>), String> {
+        let key = (to.clone(), ca_bundle.to_vec());
+        let mut connection = match self.take_idle(&key) {
+            Some(connection) => connection,
+            None => self.connect(to, ca_bundle).await?,
+        };
+        let request = hyper::Request::post(&to.path)
+            .header(hyper::header::HOST, &to.authority)
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .header(hyper::header::ACCEPT, "application/json, */*")
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| e.to_string())?;
+        let response = connection.send_request(request).await.map_err(|e| e.to_string())?;
+        let code = response.status().as_u16();
+        let collected =
+            Limited::new(response.into_body(), MAX_RESPONSE_BYTES).collect().await.map_err(|e| {
+                match e.downcast_ref::<http_body_util::LengthLimitError>() {
+                    Some(_) => format!("the response is larger than {MAX_RESPONSE_BYTES} bytes"),
+                    None => e.to_string(),
+                }
+            })?;
+        self.keep_idle(key, connection);
+        Ok((code, collected.to_bytes().to_vec()))
+    }
+
+    fn take_idle(&self, key: &(Endpoint, Vec<u8>)) -> Option<Connection> {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = idle.get_mut(key)?;
+        while let Some(connection) = pool.pop() {
+            if connection.is_ready() {
+                return Some(connection);
+            }
+        }
+        None
+    }
+
+    fn keep_idle(&self, key: (Endpoint, Vec<u8>), connection: Connection) {
+        if connection.is_closed() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = idle.entry(key).or_default();
+        // Enough for the concurrency a webhook sees; more are closed.
+        if pool.len() < 64 {
+            pool.push(connection);
+        }
+    }
+
+    async fn connect(&self, to: &Endpoint, ca_bundle: &[u8]) -> Result<Connection, String> {
+        let config = self.config(ca_bundle)?;
+        let tcp = tokio::net::TcpStream::connect(&to.address)
+            .await
+            .map_err(|e| format!("dial tcp {}: {}", to.address, go_io_error(&e)))?;
+        let _ = tcp.set_nodelay(true);
+        let name = ServerName::try_from(to.server_name.clone()).map_err(|e| format!("tls: {e}"))?;
+        let tls = tokio_rustls::TlsConnector::from(config)
+            .connect(name, tcp)
+            .await
+            .map_err(|e| format!("tls: failed to verify certificate: {e}"))?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(sender)
+    }
+
+    /// The TLS client trusting `ca_bundle` (or the system's roots), made
+    /// once per bundle.
+    fn config(&self, ca_bundle: &[u8]) -> Result<Arc<ClientConfig>, String> {
+        let mut trust = self.trust.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(config) = trust.get(ca_bundle) {
+            return Ok(config.clone());
+        }
+        let mut roots = rustls::RootCertStore::empty();
+        let pem = if ca_bundle.is_empty() { system_roots() } else { ca_bundle.to_vec() };
+        for cert in CertificateDer::pem_slice_iter(&pem).flatten() {
+            // A bad certificate in a bundle is skipped, as Go's pool does.
+            let _ = roots.add(cert);
+        }
+        if roots.is_empty() {
+            return Err(
+                "tls: no certificate authority to verify the webhook with (caBundle holds none)".into()
+            );
+        }
+        let config = ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let config = Arc::new(config);
+        trust.insert(ca_bundle.to_vec(), config.clone());
+        Ok(config)
+    }
+}
+
+/// The system's trusted roots (Debian's bundle), for webhooks without a
+/// `caBundle`.
+fn system_roots() -> Vec<u8> {
+    std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap_or_default()
+}
+
+/// Go's `syscall` texts for the connection errors users meet.
+fn go_io_error(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::ConnectionRefused => "connect: connection refused".into(),
+        std::io::ErrorKind::TimedOut => "i/o timeout".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// client-go's texts for an answer that is not 2xx and not a Status.
+fn unsuccessful(code: u16, body: &[u8]) -> String {
+    match code {
+        404 => "the server could not find the requested resource".into(),
+        500..=599 => {
+            let text = String::from_utf8_lossy(&body[..body.len().min(1024)]).trim().to_string();
+            format!(
+                "an error on the server ({}) has prevented the request from succeeding",
+                crate::errors::go_quote(&text)
+            )
+        }
+        _ => format!("the server responded with the status code {code} but did not return more information"),
+    }
+}

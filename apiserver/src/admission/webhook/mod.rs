@@ -1,0 +1,440 @@
+//! MutatingAdmissionWebhook and ValidatingAdmissionWebhook: the writes
+//! the stored webhook configurations select are sent, as an
+//! AdmissionReview, to the webhooks' HTTPS endpoints. Mutating webhooks
+//! are called one after another (sorted by configuration name) and may
+//! patch the object; validating ones are called all at once and may only
+//! refuse. A webhook that cannot be called fails the write (`Fail`) or is
+//! passed over (`Ignore`).
+//!
+//! * `config`: the stored configurations, read into [`config::Hook`]s.
+//! * `matching`: which webhooks a write goes to.
+//! * `conditions`: `matchConditions` in CEL.
+//! * `review`: the AdmissionReview request and the checks of the answer.
+//! * `client`: the HTTPS calls.
+//! * `metrics`: `apiserver_admission_webhook_*`.
+
+mod client;
+mod conditions;
+mod config;
+mod matching;
+mod metrics;
+mod review;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use serde_json::{Value, json};
+
+pub use conditions::compile as compile_condition;
+pub use metrics::WebhookMetrics;
+
+use self::client::{Client, Endpoint};
+use self::conditions::Decision;
+use self::config::{Hook, Source, Target};
+use self::metrics::Outcome;
+use self::review::Answer;
+use super::{AnnotationLevel, Attributes, Lookup, Lookups, Operation, Plugin};
+use crate::errors::{ApiError, go_quote};
+
+/// What both plugins share: the configurations, the connections and the
+/// counters.
+#[derive(Debug)]
+pub struct Webhooks {
+    mutating: Source,
+    validating: Source,
+    client: Client,
+    namespaces: Lookup,
+    services: Lookup,
+    endpoints: Lookup,
+    pub metrics: Arc<WebhookMetrics>,
+}
+
+impl Webhooks {
+    pub fn new(lookups: &Lookups) -> Arc<Webhooks> {
+        Arc::new(Webhooks {
+            mutating: Source::new(lookups.mutating_webhooks.clone()),
+            validating: Source::new(lookups.validating_webhooks.clone()),
+            client: Client::default(),
+            namespaces: lookups.namespaces.clone(),
+            services: lookups.services.clone(),
+            endpoints: lookups.endpoints.clone(),
+            metrics: Arc::default(),
+        })
+    }
+}
+
+#[derive(Debug)]
+pub struct MutatingAdmissionWebhook(pub Arc<Webhooks>);
+
+#[derive(Debug)]
+pub struct ValidatingAdmissionWebhook(pub Arc<Webhooks>);
+
+#[async_trait]
+impl Plugin for MutatingAdmissionWebhook {
+    fn name(&self) -> &'static str {
+        "MutatingAdmissionWebhook"
+    }
+
+    async fn admit(&self, attributes: &mut Attributes) -> Result<(), ApiError> {
+        if matching::excluded(attributes) {
+            return Ok(());
+        }
+        let hooks = self.0.mutating.hooks().await?;
+        let round = attributes.reinvocation.round;
+        if round == 1 && attributes.reinvocation.last_output != attributes.object {
+            // In-tree plugins changed the object since the last webhook:
+            // every IfNeeded webhook called so far may see the change.
+            attributes.reinvocation.marked = attributes.reinvocation.called.clone();
+        }
+        for (index, hook) in hooks.iter().enumerate() {
+            let key = format!("{}/{}", hook.configuration, hook.name);
+            if round == 1 && !attributes.reinvocation.marked.contains(&key) {
+                continue;
+            }
+            if !self.0.should_call(hook, attributes).await? {
+                continue;
+            }
+            let Some(answer) = self.0.call(hook, attributes, "admit", index).await? else { continue };
+            let mutated = self.0.apply(hook, attributes, &answer, index)?;
+            let memory = &mut attributes.reinvocation;
+            if mutated && round == 0 {
+                // Earlier IfNeeded webhooks have not seen this change.
+                memory.marked = memory.called.clone();
+                memory.requested |= !memory.marked.is_empty();
+            }
+            if hook.reinvoke_if_needed && !memory.called.contains(&key) {
+                memory.called.push(key);
+            }
+            memory.last_output = attributes.object.clone();
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Plugin for ValidatingAdmissionWebhook {
+    fn name(&self) -> &'static str {
+        "ValidatingAdmissionWebhook"
+    }
+
+    /// Every matching webhook at once; the first refusal to arrive is the
+    /// answer (kube logs the others).
+    async fn validate(&self, attributes: &Attributes) -> Result<(), ApiError> {
+        if matching::excluded(attributes) {
+            return Ok(());
+        }
+        let hooks = self.0.validating.hooks().await?;
+        let mut selected = Vec::new();
+        for (index, hook) in hooks.iter().enumerate() {
+            if self.0.should_call(hook, attributes).await? {
+                selected.push((index, hook));
+            }
+        }
+        let mut calls: FuturesUnordered<_> = selected
+            .into_iter()
+            .map(|(index, hook)| self.0.call(hook, attributes, "validating", index))
+            .collect();
+        while let Some(outcome) = calls.next().await {
+            outcome?;
+        }
+        Ok(())
+    }
+}
+
+impl Webhooks {
+    /// Whether `hook` is to be called for the write: its rules, then its
+    /// selectors, then its match conditions; a dry run refuses a webhook
+    /// that may have side effects.
+    async fn should_call(&self, hook: &Hook, attributes: &Attributes) -> Result<bool, ApiError> {
+        if !matching::rules_match(hook, attributes)
+            || !matching::namespace_matches(hook, attributes, &self.namespaces).await?
+            || !matching::object_matches(hook, attributes)
+        {
+            return Ok(false);
+        }
+        if !hook.conditions.is_empty() {
+            let request = review::request(attributes, "");
+            let object = attributes.object.clone().unwrap_or(Value::Null);
+            let old = attributes.old_object.clone().unwrap_or(Value::Null);
+            match hook.conditions.decide(&object, &old, &request) {
+                Decision::Call => {}
+                Decision::Skip => return Ok(false),
+                Decision::Error(_) if hook.fail_open => return Ok(false),
+                Decision::Error(why) => {
+                    return Err(attributes
+                        .forbidden(format!("failed calling webhook {}: {why}", go_quote(&hook.name))));
+                }
+            }
+        }
+        if attributes.dry_run && !hook.dry_run_safe {
+            return Err(ApiError::BadRequest(format!(
+                "admission webhook {} does not support dry run",
+                go_quote(&hook.name)
+            )));
+        }
+        Ok(true)
+    }
+
+    /// Calls `hook` and checks its answer: the answer when it allowed the
+    /// write; None when the call failed and the hook is `Ignore`; the
+    /// refusal or the failure otherwise. Warnings and audit annotations
+    /// are noted either way.
+    async fn call(
+        &self,
+        hook: &Hook,
+        attributes: &Attributes,
+        kind: metrics::Kind,
+        index: usize,
+    ) -> Result<Option<Answer>, ApiError> {
+        let started = Instant::now();
+        let operation = attributes.operation.as_str();
+        let result = self.exchange(hook, attributes, kind == "admit").await;
+        let failure = match result {
+            Ok(answer) => {
+                for warning in &answer.warnings {
+                    attributes.notes.warn(warning.clone());
+                }
+                for (key, value) in &answer.audit_annotations {
+                    attributes.notes.annotate(format!("{}/{key}", hook.name), value.clone());
+                }
+                if answer.allowed {
+                    let outcome = Outcome { code: 200, rejected: false, error_type: "", rejection_code: 0 };
+                    self.metrics.observe(&hook.name, kind, operation, started.elapsed(), outcome);
+                    return Ok(Some(answer));
+                }
+                let denial = denial(&hook.name, &answer.status);
+                let outcome = Outcome {
+                    code: 200,
+                    rejected: true,
+                    error_type: "no_error",
+                    rejection_code: denial.code(),
+                };
+                self.metrics.observe(&hook.name, kind, operation, started.elapsed(), outcome);
+                return Err(denial);
+            }
+            Err(failure) => failure,
+        };
+        let message = format!("failed calling webhook {}: {failure}", go_quote(&hook.name));
+        if hook.fail_open {
+            tracing::warn!(webhook = %hook.name, "{message}; failing open");
+            let outcome = Outcome { code: 0, rejected: false, error_type: "", rejection_code: 0 };
+            self.metrics.observe(&hook.name, kind, operation, started.elapsed(), outcome);
+            self.metrics.fail_open(&hook.name, kind);
+            let phase = if kind == "admit" { "mutation" } else { "validating" };
+            let round = attributes.reinvocation.round;
+            attributes.notes.annotate(
+                format!("failed-open.{phase}.webhook.admission.k8s.io/round_{round}_index_{index}"),
+                hook.name.clone(),
+            );
+            return Ok(None);
+        }
+        let outcome =
+            Outcome { code: 0, rejected: true, error_type: "calling_webhook_error", rejection_code: 500 };
+        self.metrics.observe(&hook.name, kind, operation, started.elapsed(), outcome);
+        Err(ApiError::Internal(message))
+    }
+
+    /// One call: the review sent, the answer read and checked. Failures
+    /// in kube's words after `failed calling webhook "<name>": `.
+    async fn exchange(
+        &self,
+        hook: &Hook,
+        attributes: &Attributes,
+        may_patch: bool,
+    ) -> Result<Answer, String> {
+        let endpoint = self.endpoint(hook).await.map_err(|why| format!("failed to call webhook: {why}"))?;
+        let uid = uuid::Uuid::new_v4().to_string();
+        let body = review::body(hook.review_version, review::request(attributes, &uid));
+        let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+        let response = self
+            .client
+            .post(&endpoint, &hook.ca_bundle, body, hook.timeout)
+            .await
+            .map_err(|why| format!("failed to call webhook: {why}"))?;
+        review::answer(hook.review_version, &uid, &response, may_patch)
+            .map_err(|why| format!("received invalid webhook response: {why}"))
+    }
+
+    /// Where `hook` is reached now: its URL, or an endpoint of its Service.
+    async fn endpoint(&self, hook: &Hook) -> Result<Endpoint, String> {
+        let timeout = format!("timeout={}s", hook.timeout.as_secs());
+        match &hook.target {
+            Target::Url(url) => url_endpoint(url, &timeout),
+            Target::Service { namespace, name, path, port } => {
+                let address = self.service_address(namespace, name, *port).await?;
+                let host = format!("{name}.{namespace}.svc");
+                let path = if path.is_empty() { "/" } else { path };
+                Ok(Endpoint {
+                    address,
+                    server_name: host.clone(),
+                    authority: format!("{host}:{port}"),
+                    path: format!("{path}?{timeout}"),
+                })
+            }
+        }
+    }
+
+    /// The first ready address of the Service's endpoints, on the target
+    /// port of the Service's port `port`.
+    async fn service_address(&self, namespace: &str, name: &str, port: u16) -> Result<String, String> {
+        let not_found = |what: &str| format!("{what} {} not found", go_quote(name));
+        let service = self.services.find(Some(namespace), name).await.map_err(|e| e.to_string())?;
+        let service = service.ok_or_else(|| not_found("services"))?;
+        let service_port = service["spec"]["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["port"].as_u64() == Some(u64::from(port)))
+            .ok_or_else(|| {
+                format!("service {} has no port {port}", go_quote(&format!("{namespace}/{name}")))
+            })?;
+        let port_name = service_port["name"].as_str().unwrap_or_default();
+        let endpoints = self.endpoints.find(Some(namespace), name).await.map_err(|e| e.to_string())?;
+        let endpoints = endpoints.ok_or_else(|| not_found("endpoints"))?;
+        for subset in endpoints["subsets"].as_array().into_iter().flatten() {
+            let ports = subset["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
+            let target = ports
+                .iter()
+                .find(|p| p["name"].as_str().unwrap_or_default() == port_name)
+                .or(if ports.len() == 1 { ports.first() } else { None })
+                .and_then(|p| p["port"].as_u64());
+            let ip = subset["addresses"].as_array().and_then(|a| a.first()).and_then(|a| a["ip"].as_str());
+            if let (Some(ip), Some(target)) = (ip, target) {
+                return Ok(match ip.contains(':') {
+                    true => format!("[{ip}]:{target}"),
+                    false => format!("{ip}:{target}"),
+                });
+            }
+        }
+        Err(format!("no endpoints available for service {}", go_quote(name)))
+    }
+
+    /// Applies a mutating webhook's answer to the object: its patch (then
+    /// the object decoded and defaulted again, as kube does) and the
+    /// mutation annotations. Whether the object changed.
+    fn apply(
+        &self,
+        hook: &Hook,
+        attributes: &mut Attributes,
+        answer: &Answer,
+        index: usize,
+    ) -> Result<bool, ApiError> {
+        let round = attributes.reinvocation.round;
+        let mut mutated = false;
+        if let Some(patch) = &answer.patch {
+            if attributes.operation == Operation::Delete || attributes.object.is_none() {
+                return Err(ApiError::Internal(format!(
+                    "admission webhook {} attempted to modify the object, which is not supported for this operation",
+                    go_quote(&hook.name)
+                )));
+            }
+            let before = attributes.object.clone().unwrap_or_default();
+            let patched = apply_patch(&before, patch).map_err(|why| {
+                ApiError::Internal(format!(
+                    "admission webhook {} returned a patch that cannot be applied: {why}",
+                    go_quote(&hook.name)
+                ))
+            })?;
+            let patched = match &attributes.normalize {
+                Some(normalize) => (normalize.0)(patched)?,
+                None => patched,
+            };
+            mutated = patched != before;
+            attributes.object = Some(patched);
+            let operations: Value = serde_json::from_slice(patch).unwrap_or(Value::Null);
+            let record = json!({"configuration": hook.configuration, "webhook": hook.name, "patch": operations, "patchType": "JSONPatch"});
+            attributes.notes.annotate_at(
+                AnnotationLevel::Request,
+                format!("patch.webhook.admission.k8s.io/round_{round}_index_{index}"),
+                record.to_string(),
+            );
+        }
+        let record = json!({"configuration": hook.configuration, "webhook": hook.name, "mutated": mutated});
+        attributes.notes.annotate(
+            format!("mutation.webhook.admission.k8s.io/round_{round}_index_{index}"),
+            record.to_string(),
+        );
+        Ok(mutated)
+    }
+}
+
+/// A JSON Patch (RFC 6902) applied to a copy of `object`.
+fn apply_patch(object: &Value, patch: &[u8]) -> Result<Value, String> {
+    let operations: json_patch::Patch = serde_json::from_slice(patch).map_err(|e| e.to_string())?;
+    let mut patched = object.clone();
+    json_patch::patch(&mut patched, &operations).map_err(|e| e.to_string())?;
+    Ok(patched)
+}
+
+/// kube's error for `allowed: false`: the webhook's Status, its code at
+/// least 400, its message prefixed with who refused.
+fn denial(name: &str, status: &Value) -> ApiError {
+    let code =
+        status["code"].as_u64().and_then(|c| u16::try_from(c).ok()).filter(|c| *c >= 400).unwrap_or(400);
+    let reason = status["reason"].as_str().unwrap_or_default();
+    let said =
+        status["message"].as_str().filter(|m| !m.is_empty()).or(Some(reason).filter(|r| !r.is_empty()));
+    let message = match said {
+        Some(said) => format!("admission webhook {} denied the request: {said}", go_quote(name)),
+        None => format!("admission webhook {} denied the request without explanation", go_quote(name)),
+    };
+    let details = status.get("details").filter(|d| d.is_object()).cloned();
+    ApiError::Denied { code, reason: reason.to_string(), message, details }
+}
+
+/// A webhook URL (`https://host[:port][/path]`) as an endpoint.
+fn url_endpoint(url: &str, timeout: &str) -> Result<Endpoint, String> {
+    let uri: axum::http::Uri = url.parse().map_err(|e| format!("parse {}: {e}", go_quote(url)))?;
+    let host = uri.host().ok_or_else(|| format!("no host in {}", go_quote(url)))?;
+    let port = uri.port_u16().unwrap_or(443);
+    let authority = uri.authority().map(|a| a.as_str().to_string()).unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let address = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
+    let path = match uri.path() {
+        "" => "/",
+        path => path,
+    };
+    Ok(Endpoint { address, server_name: host.to_string(), authority, path: format!("{path}?{timeout}") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn denials_read_as_kube_writes_them() {
+        let refused = denial(
+            "policy.example.com",
+            &json!({"code": 403, "reason": "Forbidden", "message": "no privileged pods"}),
+        );
+        assert_eq!(refused.code(), 403);
+        assert_eq!(
+            refused.to_string(),
+            "admission webhook \"policy.example.com\" denied the request: no privileged pods"
+        );
+        assert_eq!(refused.status()["reason"], "Forbidden");
+        let bare = denial("policy.example.com", &json!({"code": 200}));
+        assert_eq!(bare.code(), 400);
+        assert_eq!(
+            bare.to_string(),
+            "admission webhook \"policy.example.com\" denied the request without explanation"
+        );
+        assert!(bare.status().get("reason").is_none());
+        let reason_only = denial("p.example.com", &json!({"reason": "NotAllowed"}));
+        assert_eq!(
+            reason_only.to_string(),
+            "admission webhook \"p.example.com\" denied the request: NotAllowed"
+        );
+    }
+
+    #[test]
+    fn urls_become_endpoints_with_the_timeout_query() {
+        let e = url_endpoint("https://127.0.0.1:8443/mutate", "timeout=10s").unwrap();
+        assert_eq!(e.address, "127.0.0.1:8443");
+        assert_eq!(e.url(), "https://127.0.0.1:8443/mutate?timeout=10s");
+        let bare = url_endpoint("https://hooks.example.com", "timeout=5s").unwrap();
+        assert_eq!((bare.address.as_str(), bare.path.as_str()), ("hooks.example.com:443", "/?timeout=5s"));
+    }
+}

@@ -1,0 +1,498 @@
+//! admissionregistration.k8s.io/v1 MutatingWebhookConfigurations and
+//! ValidatingWebhookConfigurations: the webhooks the admission plugins of
+//! the same names call. Cluster-scoped; each holds a list of webhooks with
+//! kube's defaults (failurePolicy Fail, matchPolicy Equivalent, empty
+//! selectors, 10 s, rule scope `*`, service port 443, reinvocation Never)
+//! and kube's validation, texts included.
+
+use k8s_openapi::api::admissionregistration::v1 as registration;
+use serde_json::{Value, json};
+
+use super::Kind;
+use crate::errors::{ApiError, Cause};
+use crate::patch::strategic_schema::{TypeNode, nodes};
+use crate::registry::{Resource, Strategy};
+use crate::runtime::meta;
+use crate::selector::go_quote;
+use crate::table::{self, Printer};
+
+pub fn mutating() -> Kind {
+    Kind::typed::<registration::MutatingWebhookConfiguration>(
+        Resource::new(
+            "admissionregistration.k8s.io",
+            "MutatingWebhookConfiguration",
+            "mutatingwebhookconfigurations",
+        )
+        .cluster_scoped(),
+        WebhookConfigurationStrategy { mutating: true },
+    )
+}
+
+pub fn validating() -> Kind {
+    Kind::typed::<registration::ValidatingWebhookConfiguration>(
+        Resource::new(
+            "admissionregistration.k8s.io",
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+        )
+        .cluster_scoped(),
+        WebhookConfigurationStrategy { mutating: false },
+    )
+}
+
+#[derive(Debug)]
+struct WebhookConfigurationStrategy {
+    mutating: bool,
+}
+
+impl WebhookConfigurationStrategy {
+    fn kind(&self) -> &'static str {
+        match self.mutating {
+            true => "MutatingWebhookConfiguration.admissionregistration.k8s.io",
+            false => "ValidatingWebhookConfiguration.admissionregistration.k8s.io",
+        }
+    }
+}
+
+impl Strategy for WebhookConfigurationStrategy {
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        Some(match self.mutating {
+            true => &nodes::ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK_CONFIGURATION,
+            false => &nodes::ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION,
+        })
+    }
+
+    fn set_defaults(&self, object: &mut Value) {
+        for hook in object["webhooks"].as_array_mut().into_iter().flatten() {
+            default_webhook(hook, self.mutating);
+        }
+    }
+
+    /// Every webhook checked; the configuration's generation still moves
+    /// with its webhooks (kube counts it).
+    fn validate(&self, object: &Value) -> Result<(), ApiError> {
+        let mut causes = Vec::new();
+        let mut names = Vec::new();
+        for (i, hook) in object["webhooks"].as_array().into_iter().flatten().enumerate() {
+            let at = format!("webhooks[{i}]");
+            causes.extend(webhook_causes(hook, &at, self.mutating));
+            let name = hook["name"].as_str().unwrap_or_default();
+            if !name.is_empty() {
+                if names.contains(&name) {
+                    causes.push(cause(
+                        "FieldValueDuplicate",
+                        &format!("{at}.name"),
+                        format!("Duplicate value: {}", go_quote(name)),
+                    ));
+                }
+                names.push(name);
+            }
+        }
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::Invalid { kind: self.kind().into(), name: meta::name_of(object).into(), causes })
+    }
+
+    fn tracks_generation(&self) -> bool {
+        true
+    }
+
+    fn printer(&self) -> &'static Printer {
+        &PRINTER
+    }
+}
+
+/// kube's v1 defaults for one webhook.
+fn default_webhook(hook: &mut Value, mutating: bool) {
+    let Some(fields) = hook.as_object_mut() else { return };
+    let mut default = |key: &str, value: Value| {
+        if fields.get(key).is_none_or(Value::is_null) {
+            fields.insert(key.to_string(), value);
+        }
+    };
+    default("failurePolicy", json!("Fail"));
+    default("matchPolicy", json!("Equivalent"));
+    default("namespaceSelector", json!({}));
+    default("objectSelector", json!({}));
+    default("timeoutSeconds", json!(10));
+    if mutating {
+        default("reinvocationPolicy", json!("Never"));
+    }
+    for rule in fields.get_mut("rules").and_then(Value::as_array_mut).into_iter().flatten() {
+        if rule.is_object() && rule["scope"].is_null() {
+            rule["scope"] = json!("*");
+        }
+    }
+    let service = fields.get_mut("clientConfig").and_then(|c| c.get_mut("service")).filter(|s| s.is_object());
+    if let Some(service) = service
+        && service["port"].is_null()
+    {
+        service["port"] = json!(443);
+    }
+}
+
+fn cause(reason: &'static str, field: &str, message: String) -> Cause {
+    Cause { reason, field: field.to_string(), message }
+}
+
+fn required(field: &str, detail: &str) -> Cause {
+    let message = match detail {
+        "" => "Required value".to_string(),
+        detail => format!("Required value: {detail}"),
+    };
+    cause("FieldValueRequired", field, message)
+}
+
+fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
+    let shown = match value {
+        Value::String(s) => go_quote(s),
+        other => other.to_string(),
+    };
+    cause("FieldValueInvalid", field, format!("Invalid value: {shown}: {detail}"))
+}
+
+fn not_supported(field: &str, value: &str, supported: &[&str]) -> Cause {
+    let supported: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
+    cause(
+        "FieldValueNotSupported",
+        field,
+        format!("Unsupported value: {}: supported values: {}", go_quote(value), supported.join(", ")),
+    )
+}
+
+/// One of `allowed`, when set.
+fn one_of(hook: &Value, key: &str, at: &str, allowed: &[&str]) -> Option<Cause> {
+    let value = hook[key].as_str()?;
+    (!allowed.contains(&value)).then(|| not_supported(&format!("{at}.{key}"), value, allowed))
+}
+
+/// kube's `validateMutatingWebhook` / `validateValidatingWebhook` and its
+/// review-version check, for a webhook at `at`.
+fn webhook_causes(hook: &Value, at: &str, mutating: bool) -> Vec<Cause> {
+    let mut causes = fully_qualified_name(hook["name"].as_str().unwrap_or_default(), &format!("{at}.name"));
+    for (i, rule) in hook["rules"].as_array().into_iter().flatten().enumerate() {
+        causes.extend(rule_causes(rule, &format!("{at}.rules[{i}]")));
+    }
+    causes.extend(one_of(hook, "failurePolicy", at, &["Fail", "Ignore"]));
+    causes.extend(one_of(hook, "matchPolicy", at, &["Equivalent", "Exact"]));
+    match hook["sideEffects"].as_str() {
+        None => causes.push(required(&format!("{at}.sideEffects"), "must specify one of None, NoneOnDryRun")),
+        Some(_) => causes.extend(one_of(hook, "sideEffects", at, &["None", "NoneOnDryRun"])),
+    }
+    if let Some(timeout) = hook["timeoutSeconds"].as_i64().filter(|t| !(1..=30).contains(t)) {
+        causes.push(invalid(
+            &format!("{at}.timeoutSeconds"),
+            &json!(timeout),
+            "the timeout value must be between 1 and 30 seconds",
+        ));
+    }
+    for selector in ["namespaceSelector", "objectSelector"] {
+        for (field, message) in
+            crate::selector::object::problems(&hook[selector], &format!("{at}.{selector}"))
+        {
+            let reason = match message.split(':').next() {
+                Some("Required value") => "FieldValueRequired",
+                Some("Forbidden") => "FieldValueForbidden",
+                _ => "FieldValueInvalid",
+            };
+            causes.push(cause(reason, &field, message));
+        }
+    }
+    if mutating {
+        causes.extend(one_of(hook, "reinvocationPolicy", at, &["IfNeeded", "Never"]));
+    }
+    causes.extend(client_config_causes(&hook["clientConfig"], &format!("{at}.clientConfig")));
+    causes.extend(match_condition_causes(hook, at));
+    causes.extend(review_version_causes(
+        &hook["admissionReviewVersions"],
+        &format!("{at}.admissionReviewVersions"),
+    ));
+    causes
+}
+
+/// kube's `IsFullyQualifiedName`: a DNS subdomain of three labels or more.
+fn fully_qualified_name(name: &str, field: &str) -> Vec<Cause> {
+    if name.is_empty() {
+        return vec![required(field, "")];
+    }
+    let subdomain = crate::registry::metadata::name_causes(crate::registry::NameRule::Subdomain, name);
+    if !subdomain.is_empty() {
+        let why: Vec<String> = subdomain
+            .iter()
+            .map(|c| c.message.split_once(": ").map_or(c.message.clone(), |(_, rest)| rest.to_string()))
+            .map(|m| m.split_once(": ").map_or(m.clone(), |(_, why)| why.to_string()))
+            .collect();
+        return vec![invalid(field, &json!(name), &why.join(","))];
+    }
+    if name.split('.').count() < 3 {
+        return vec![invalid(
+            field,
+            &json!(name),
+            "should be a domain with at least three segments separated by dots",
+        )];
+    }
+    Vec::new()
+}
+
+const OPERATIONS: [&str; 5] = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
+
+fn strings(value: &Value) -> Vec<&str> {
+    value.as_array().into_iter().flatten().filter_map(Value::as_str).collect()
+}
+
+/// kube's `validateRuleWithOperations` (subresources allowed).
+fn rule_causes(rule: &Value, at: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let operations = strings(&rule["operations"]);
+    if operations.is_empty() {
+        causes.push(required(&format!("{at}.operations"), ""));
+    }
+    if operations.len() > 1 && operations.contains(&"*") {
+        causes.push(invalid(
+            &format!("{at}.operations"),
+            &rule["operations"],
+            "if '*' is present, must not specify other operations",
+        ));
+    }
+    for (i, op) in operations.iter().enumerate().filter(|(_, op)| !OPERATIONS.contains(op)) {
+        causes.push(not_supported(&format!("{at}.operations[{i}]"), op, &OPERATIONS));
+    }
+    for (key, what) in [("apiGroups", "API groups"), ("apiVersions", "API versions")] {
+        let values = strings(&rule[key]);
+        if values.is_empty() {
+            causes.push(required(&format!("{at}.{key}"), ""));
+        }
+        if values.len() > 1 && values.contains(&"*") {
+            causes.push(invalid(
+                &format!("{at}.{key}"),
+                &rule[key],
+                &format!("if '*' is present, must not specify other {what}"),
+            ));
+        }
+    }
+    for (i, _) in strings(&rule["apiVersions"]).iter().enumerate().filter(|(_, v)| v.is_empty()) {
+        causes.push(required(&format!("{at}.apiVersions[{i}]"), ""));
+    }
+    causes.extend(resources_causes(&rule["resources"], &format!("{at}.resources")));
+    if let Some(scope) = rule["scope"].as_str().filter(|s| !["*", "Cluster", "Namespaced"].contains(s)) {
+        causes.push(not_supported(&format!("{at}.scope"), scope, &["*", "Cluster", "Namespaced"]));
+    }
+    causes
+}
+
+/// kube's `validateResources`: `x`, `x/y`, `x/*`, `*/y`, `*`, `*/*`, and
+/// no entry another one already covers.
+fn resources_causes(value: &Value, at: &str) -> Vec<Cause> {
+    let resources = strings(value);
+    let mut causes = Vec::new();
+    if resources.is_empty() {
+        causes.push(required(at, ""));
+    }
+    let (mut any_sub_of, mut sub_of_any) = (Vec::new(), Vec::new());
+    let mut plain = false;
+    for (i, entry) in resources.iter().enumerate() {
+        if entry.is_empty() {
+            causes.push(required(&format!("{at}[{i}]"), ""));
+            continue;
+        }
+        let Some((resource, sub)) = entry.split_once('/') else {
+            plain = *entry != "*";
+            continue;
+        };
+        if any_sub_of.contains(&resource) {
+            causes.push(invalid(
+                &format!("{at}[{i}]"),
+                &json!(entry),
+                &format!("if '{resource}/*' is present, must not specify {entry}"),
+            ));
+        }
+        if sub_of_any.contains(&sub) {
+            causes.push(invalid(
+                &format!("{at}[{i}]"),
+                &json!(entry),
+                &format!("if '*/{sub}' is present, must not specify {entry}"),
+            ));
+        }
+        if sub == "*" {
+            any_sub_of.push(resource);
+        }
+        if resource == "*" {
+            sub_of_any.push(sub);
+        }
+    }
+    if resources.len() > 1 && resources.contains(&"*/*") {
+        causes.push(invalid(at, value, "if '*/*' is present, must not specify other resources"));
+    }
+    if resources.contains(&"*") && plain {
+        causes.push(invalid(
+            at,
+            value,
+            "if '*' is present, must not specify other resources without subresources",
+        ));
+    }
+    causes
+}
+
+/// Exactly one of url and service; an https URL without user, query or
+/// fragment; a named service with a valid port and path.
+fn client_config_causes(config: &Value, at: &str) -> Vec<Cause> {
+    match (config["url"].as_str(), config["service"].is_object()) {
+        (Some(url), false) => url_causes(url, &format!("{at}.url")),
+        (None, true) => service_causes(&config["service"], &format!("{at}.service")),
+        _ => vec![required(at, "exactly one of url or service is required")],
+    }
+}
+
+fn url_causes(url: &str, at: &str) -> Vec<Cause> {
+    const FORM: &str = "; desired format: https://host[/path]";
+    let Ok(parsed) = url.parse::<axum::http::Uri>() else {
+        return vec![required(at, &format!("url must be a valid URL{FORM}"))];
+    };
+    let mut causes = Vec::new();
+    let scheme = parsed.scheme_str().unwrap_or_default();
+    if scheme != "https" {
+        causes.push(invalid(at, &json!(scheme), &format!("'https' is the only allowed URL scheme{FORM}")));
+    }
+    let authority = parsed.authority().map(|a| a.as_str()).unwrap_or_default();
+    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (u, h));
+    if host.is_empty() {
+        causes.push(invalid(at, &json!(host), &format!("host must be provided{FORM}")));
+    }
+    if !user.is_empty() {
+        causes.push(invalid(at, &json!(user), "user information is not permitted in the URL"));
+    }
+    if let Some((_, fragment)) = url.split_once('#') {
+        causes.push(invalid(at, &json!(fragment), "fragments are not permitted in the URL"));
+    }
+    if let Some(query) = parsed.query() {
+        causes.push(invalid(at, &json!(query), "query parameters are not permitted in the URL"));
+    }
+    causes
+}
+
+fn service_causes(service: &Value, at: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    if service["name"].as_str().is_none_or(str::is_empty) {
+        causes.push(required(&format!("{at}.name"), "service name is required"));
+    }
+    if service["namespace"].as_str().is_none_or(str::is_empty) {
+        causes.push(required(&format!("{at}.namespace"), "service namespace is required"));
+    }
+    let port = service["port"].as_i64().unwrap_or(443);
+    if !(1..=65535).contains(&port) {
+        causes.push(invalid(
+            &format!("{at}.port"),
+            &json!(port),
+            "port is not valid: must be between 1 and 65535, inclusive",
+        ));
+    }
+    let path = service["path"].as_str().unwrap_or_default();
+    if path.is_empty() || path == "/" {
+        return causes;
+    }
+    let field = format!("{at}.path");
+    if path == "//" {
+        causes.push(invalid(&field, &json!(path), "segment[0] may not be empty"));
+        return causes;
+    }
+    if !path.starts_with('/') {
+        causes.push(invalid(&field, &json!(path), "must start with a '/'"));
+    }
+    let steps = path.strip_prefix('/').unwrap_or(path);
+    let steps = steps.strip_suffix('/').unwrap_or(steps);
+    for (i, step) in steps.split('/').enumerate() {
+        if step.is_empty() {
+            causes.push(invalid(&field, &json!(path), &format!("segment[{i}] may not be empty")));
+            continue;
+        }
+        for problem in crate::registry::metadata::name_causes(crate::registry::NameRule::Subdomain, step) {
+            let why = problem.message.splitn(3, ": ").nth(2).unwrap_or_default().to_string();
+            causes.push(invalid(&field, &json!(path), &format!("segment[{i}]: {why}")));
+        }
+    }
+    causes
+}
+
+/// Names present, unique and qualified; at most 64; expressions present
+/// and compiling (checked by the plugin's CEL environment).
+fn match_condition_causes(hook: &Value, at: &str) -> Vec<Cause> {
+    let conditions = hook["matchConditions"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let mut causes = Vec::new();
+    if conditions.len() > 64 {
+        causes.push(cause(
+            "FieldValueTooMany",
+            &format!("{at}.matchConditions"),
+            format!("Too many: {}: must have at most 64 items", conditions.len()),
+        ));
+    }
+    let mut seen = Vec::new();
+    for (i, condition) in conditions.iter().enumerate() {
+        let here = format!("{at}.matchConditions[{i}]");
+        let name = condition["name"].as_str().unwrap_or_default();
+        if name.is_empty() {
+            causes.push(required(&format!("{here}.name"), ""));
+        } else if seen.contains(&name) {
+            causes.push(cause(
+                "FieldValueDuplicate",
+                &format!("{here}.name"),
+                format!("Duplicate value: {}", go_quote(name)),
+            ));
+        } else {
+            for why in crate::selector::validation::qualified_name_errors(name) {
+                causes.push(invalid(&format!("{here}.name"), &json!(name), &why));
+            }
+        }
+        seen.push(name);
+        let expression = condition["expression"].as_str().unwrap_or_default();
+        if expression.trim().is_empty() {
+            causes.push(required(&format!("{here}.expression"), ""));
+        } else if let Err(why) = crate::admission::webhook::compile_condition(expression) {
+            causes.push(invalid(
+                &format!("{here}.expression"),
+                &json!(expression),
+                &format!("compilation failed: {why}"),
+            ));
+        }
+    }
+    causes
+}
+
+/// kube's `validateAdmissionReviewVersions`: some, DNS-1035 labels, no
+/// duplicates, and one this server speaks (v1 or v1beta1).
+fn review_version_causes(value: &Value, at: &str) -> Vec<Cause> {
+    let versions = strings(value);
+    if versions.is_empty() {
+        return vec![required(at, "must specify one of v1, v1beta1")];
+    }
+    let mut causes = Vec::new();
+    for (i, version) in versions.iter().enumerate() {
+        if versions[..i].contains(version) {
+            causes.push(invalid(&format!("{at}[{i}]"), &json!(version), "duplicate version"));
+        }
+    }
+    if !versions.iter().any(|v| ["v1", "v1beta1"].contains(v)) {
+        causes.push(invalid(at, value, "must include at least one of v1, v1beta1"));
+    }
+    causes
+}
+
+/// kube's printer: name, number of webhooks, age.
+static PRINTER: Printer = Printer {
+    columns: &[
+        table::NAME,
+        table::col("Webhooks", "integer", "Webhooks indicates the number of webhooks in the configuration."),
+        table::AGE,
+    ],
+    cells,
+};
+
+fn cells(object: &Value, now: i64) -> Vec<Value> {
+    let count = object["webhooks"].as_array().map_or(0, Vec::len);
+    vec![table::name(object), json!(count), table::age(object, now)]
+}
+
+/// The webhooks of a configuration object, for the admission plugins.
+pub fn webhooks(object: &Value) -> &[Value] {
+    object["webhooks"].as_array().map(Vec::as_slice).unwrap_or_default()
+}
