@@ -17,3 +17,5 @@ mod runtime_resources;
 mod security;
 mod semantics;
 mod storage;
+mod webhook_server;
+mod webhooks;

@@ -1,0 +1,206 @@
+//! Admission webhooks as kubectl meets them, against a real HTTPS webhook
+//! on loopback: a mutating webhook reached through a Service's endpoints
+//! labels ConfigMaps in selected namespaces (warning and all); a validating
+//! webhook's refusal reaches kubectl in kube's words; unreachable, slow and
+//! misbehaving webhooks fail the write (`Fail`) or are passed over
+//! (`Ignore`) and the object is left as it was; dry runs and bad
+//! configurations get kube's answers.
+
+use std::sync::atomic::Ordering;
+
+use serde_json::{Value, json};
+
+use crate::common::{ApiServer, Backend, free_port};
+use crate::webhook_server::WebhookServer;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A ConfigMap body with `labels`.
+fn configmap(name: &str, labels: Value) -> String {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": labels}, "data": {"k": "v"}})
+        .to_string()
+}
+
+/// One validating webhook on ConfigMap creates whose object carries
+/// `probe=<probe>`.
+fn probe_hook(name: &str, probe: &str, url: &str, ca: &str, failure: &str, timeout: u32) -> Value {
+    json!({
+        "name": name,
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "objectSelector": {"matchLabels": {"probe": probe}},
+        "failurePolicy": failure,
+        "sideEffects": "None",
+        "timeoutSeconds": timeout,
+        "admissionReviewVersions": ["v1"],
+    })
+}
+
+async fn scenario(backend: Backend) {
+    let hooks = WebhookServer::start().await;
+    let api = ApiServer::start(backend).await;
+    let ca = hooks.ca_bundle();
+
+    // The mutating webhook runs "in the cluster": a Service whose
+    // endpoints are the webhook's address on this machine.
+    api.ok(&["create", "namespace", "webhooks"]);
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "hooks", "namespace": "webhooks"},
+        "spec": {"ports": [{"name": "https", "port": 443, "targetPort": hooks.port}]}});
+    api.ok_stdin(&["create", "-f", "-"], &service.to_string());
+    let endpoints = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "hooks", "namespace": "webhooks"},
+        "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"name": "https", "port": hooks.port}]}]});
+    api.ok_stdin(&["apply", "-f", "-"], &endpoints.to_string());
+    let mutating = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+    "metadata": {"name": "labeller"},
+    "webhooks": [{
+        "name": "label.rtcd.dev",
+        "clientConfig": {"service": {"namespace": "webhooks", "name": "hooks", "path": "/mutate"}, "caBundle": ca},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "namespaceSelector": {"matchLabels": {"inject": "yes"}},
+        "sideEffects": "NoneOnDryRun",
+        "admissionReviewVersions": ["v1beta1", "v1"],
+    }]});
+    api.ok_stdin(&["create", "-f", "-"], &mutating.to_string());
+    // kube's defaults are filled in.
+    let stored: Value =
+        serde_json::from_str(&api.ok(&["get", "mutatingwebhookconfiguration", "labeller", "-o", "json"]))
+            .unwrap();
+    let hook = &stored["webhooks"][0];
+    assert_eq!(
+        (hook["failurePolicy"].as_str(), hook["matchPolicy"].as_str()),
+        (Some("Fail"), Some("Equivalent"))
+    );
+    assert_eq!(
+        (hook["timeoutSeconds"].as_i64(), hook["reinvocationPolicy"].as_str()),
+        (Some(10), Some("Never"))
+    );
+    assert_eq!(hook["clientConfig"]["service"]["port"], 443);
+    assert_eq!(hook["rules"][0]["scope"], "*");
+    assert_eq!(hook["objectSelector"], json!({}));
+
+    api.ok(&["create", "namespace", "shop"]);
+    api.ok(&["label", "namespace", "shop", "inject=yes"]);
+    let out = api.kubectl(&["create", "configmap", "prices", "-n", "shop", "--from-literal=a=1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "Warning: labelled by the test webhook\n");
+    assert_eq!(
+        api.ok(&["get", "configmap", "prices", "-n", "shop", "-o", "jsonpath={.metadata.labels.mutated}"]),
+        "yes"
+    );
+    // Outside the selected namespaces the webhook is not called.
+    let before = hooks.calls.load(Ordering::SeqCst);
+    api.ok(&["create", "configmap", "plain", "--from-literal=a=1"]);
+    assert_eq!(api.ok(&["get", "configmap", "plain", "-o", "jsonpath={.metadata.labels}"]), "");
+    assert_eq!(hooks.calls.load(Ordering::SeqCst), before);
+    // A dry run calls a NoneOnDryRun webhook and stores nothing.
+    let out = api.kubectl(&[
+        "create",
+        "configmap",
+        "tried",
+        "-n",
+        "shop",
+        "--from-literal=a=1",
+        "--dry-run=server",
+        "-o",
+        "jsonpath={.metadata.labels.mutated}",
+    ]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "yes", "{}", stderr(&out));
+    assert!(!api.kubectl(&["get", "configmap", "tried", "-n", "shop"]).status.success());
+
+    // Validating webhooks: one refusing, and probes of failing ones.
+    let closed = free_port();
+    let validating = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+    "metadata": {"name": "guards"},
+    "webhooks": [
+        {
+            "name": "deny.rtcd.dev",
+            "clientConfig": {"url": hooks.url("/deny"), "caBundle": ca},
+            "rules": [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        },
+        probe_hook("down.rtcd.dev", "down", &format!("https://127.0.0.1:{closed}/"), &ca, "Fail", 10),
+        probe_hook("slow.rtcd.dev", "slow", &hooks.url("/slow"), &ca, "Fail", 1),
+        probe_hook("uid.rtcd.dev", "uid", &hooks.url("/wrong-uid"), &ca, "Fail", 10),
+        probe_hook("garbage.rtcd.dev", "garbage", &hooks.url("/garbage"), &ca, "Fail", 10),
+        probe_hook("untrusted.rtcd.dev", "untrusted", &hooks.url("/"), "", "Fail", 10),
+        probe_hook("ignored.rtcd.dev", "ignored", &format!("https://127.0.0.1:{closed}/"), &ca, "Ignore", 10),
+    ]});
+    api.ok_stdin(&["create", "-f", "-"], &validating.to_string());
+
+    let refuse = |name: &str, labels: Value| {
+        let out = api.kubectl_with(&["create", "-f", "-"], Some(&configmap(name, labels)), &[]);
+        assert!(!out.status.success(), "{name} was created");
+        assert!(!api.kubectl(&["get", "configmap", name]).status.success(), "{name} was stored");
+        stderr(&out)
+    };
+    assert_eq!(
+        refuse("denied", json!({"deny": "yes"})),
+        "Error from server (Forbidden): error when creating \"STDIN\": admission webhook \"deny.rtcd.dev\" denied the request: configmaps labelled deny=yes are refused\n"
+    );
+    assert_eq!(
+        refuse("down", json!({"probe": "down"})),
+        format!(
+            "Error from server (InternalError): error when creating \"STDIN\": Internal error occurred: failed calling webhook \"down.rtcd.dev\": failed to call webhook: Post \"https://127.0.0.1:{closed}/?timeout=10s\": dial tcp 127.0.0.1:{closed}: connect: connection refused\n"
+        )
+    );
+    let slow = refuse("slow", json!({"probe": "slow"}));
+    assert!(slow.ends_with(&format!("failed calling webhook \"slow.rtcd.dev\": failed to call webhook: Post \"https://127.0.0.1:{}/slow?timeout=1s\": context deadline exceeded\n", hooks.port)), "{slow}");
+    let uid = refuse("uid", json!({"probe": "uid"}));
+    assert!(uid.contains("failed calling webhook \"uid.rtcd.dev\": received invalid webhook response: expected response.uid="), "{uid}");
+    let garbage = refuse("garbage", json!({"probe": "garbage"}));
+    assert!(
+        garbage.contains("failed calling webhook \"garbage.rtcd.dev\": received invalid webhook response: "),
+        "{garbage}"
+    );
+    let untrusted = refuse("untrusted", json!({"probe": "untrusted"}));
+    assert!(
+        untrusted.contains("failed calling webhook \"untrusted.rtcd.dev\": failed to call webhook: Post "),
+        "{untrusted}"
+    );
+    // Ignore: the write goes on without the webhook.
+    api.ok_stdin(&["create", "-f", "-"], &configmap("ignored", json!({"probe": "ignored"})));
+    // An update the deny webhook refuses leaves the object as it was.
+    let out = api.kubectl(&["label", "configmap", "plain", "deny=yes"]);
+    assert!(
+        stderr(&out).contains("denied the request: configmaps labelled deny=yes are refused"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(api.ok(&["get", "configmap", "plain", "-o", "jsonpath={.metadata.labels}"]), "");
+
+    // A webhook that may have side effects cannot be configured in v1.
+    let mut bad = validating.clone();
+    bad["metadata"]["name"] = json!("bad");
+    bad["webhooks"] = json!([{"name": "short", "clientConfig": {"url": "http://x"}, "sideEffects": "Some", "admissionReviewVersions": ["v2"]}]);
+    let out = api.kubectl_with(&["create", "-f", "-"], Some(&bad.to_string()), &[]);
+    let text = stderr(&out);
+    for expected in [
+        "webhooks[0].name: Invalid value: \"short\": should be a domain with at least three segments separated by dots",
+        "webhooks[0].sideEffects: Unsupported value: \"Some\": supported values: \"None\", \"NoneOnDryRun\"",
+        "webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
+        "webhooks[0].admissionReviewVersions: Invalid value: [\"v2\"]: must include at least one of v1, v1beta1",
+    ] {
+        assert!(text.contains(expected), "{expected} not in {text}");
+    }
+
+    // The calls are counted as kube counts them.
+    let metrics = api.ok(&["get", "--raw", "/metrics"]);
+    assert!(metrics.contains("apiserver_admission_webhook_request_total{name=\"label.rtcd.dev\",type=\"admit\",operation=\"CREATE\",code=\"200\",rejected=\"false\"}"), "{metrics}");
+    assert!(metrics.contains("apiserver_admission_webhook_rejection_count{name=\"deny.rtcd.dev\",type=\"validating\",operation=\"CREATE\",error_type=\"no_error\",rejection_code=\"403\"}"));
+    assert!(metrics.contains(
+        "apiserver_admission_webhook_fail_open_count{name=\"ignored.rtcd.dev\",type=\"validating\"} 1"
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_on_rtcd() {
+    scenario(Backend::Rtcd).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhooks_on_etcd() {
+    scenario(Backend::Etcd).await;
+}
