@@ -79,9 +79,84 @@ pub struct Lookups {
     pub endpoints: Lookup,
     pub mutating_webhooks: Lookup,
     pub validating_webhooks: Lookup,
+    pub policies: Lookup,
+    pub policy_bindings: Lookup,
+    /// Any kind, for policies' params.
+    pub kinds: KindLookup,
 }
 
 /// kube's 404 for a namespace that is not there.
 pub fn namespace_not_found(name: &str) -> ApiError {
     ApiError::NotFound { qualified: "namespaces".into(), name: name.to_string() }
+}
+
+/// A served resource's objects read into `T`s (sorted by name), parsed
+/// again only when one of them changed: configurations read on every
+/// write (webhooks, policies) cost a cache list, not a parse.
+pub struct Parsed<T> {
+    lookup: Lookup,
+    parsed: std::sync::Mutex<(String, Arc<Vec<T>>)>,
+}
+
+impl<T> std::fmt::Debug for Parsed<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parsed").field("lookup", &self.lookup).finish_non_exhaustive()
+    }
+}
+
+impl<T> Parsed<T> {
+    pub fn new(lookup: Lookup) -> Parsed<T> {
+        Parsed { lookup, parsed: std::sync::Mutex::new((String::new(), Arc::new(Vec::new()))) }
+    }
+
+    /// Every object as `parse` reads it (none while the resource is not
+    /// served yet), from the watch cache: an object written a moment ago
+    /// applies to the next request.
+    pub async fn get(&self, parse: impl Fn(&Value) -> Vec<T>) -> Result<Arc<Vec<T>>, ApiError> {
+        let Ok(objects) = self.lookup.get() else {
+            return Ok(Arc::new(Vec::new()));
+        };
+        let mut all = objects.list(None, true).await?;
+        all.sort_by(|a, b| crate::runtime::meta::name_of(a).cmp(crate::runtime::meta::name_of(b)));
+        let signature: String = all
+            .iter()
+            .map(|o| {
+                let (name, rv) =
+                    (crate::runtime::meta::name_of(o), crate::runtime::meta::resource_version_of(o));
+                format!("{name}@{rv};")
+            })
+            .collect();
+        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        if parsed.0 != signature {
+            *parsed = (signature, Arc::new(all.iter().flat_map(&parse).collect()));
+        }
+        Ok(parsed.1.clone())
+    }
+}
+
+/// Objects of any served kind, by apiVersion and kind (a policy's params).
+pub trait Kinds: Send + Sync + std::fmt::Debug {
+    /// The objects of `kind` in `api_version`, and whether they live in
+    /// namespaces; None when the kind is not served.
+    fn objects_of(&self, api_version: &str, kind: &str) -> Option<(Arc<dyn Objects>, bool)>;
+}
+
+/// Every served kind, once the server is up.
+#[derive(Clone, Default)]
+pub struct KindLookup(Arc<OnceLock<Arc<dyn Kinds>>>);
+
+impl std::fmt::Debug for KindLookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KindLookup").field("served", &self.0.get().is_some()).finish()
+    }
+}
+
+impl KindLookup {
+    pub fn set(&self, kinds: Arc<dyn Kinds>) {
+        let _ = self.0.set(kinds);
+    }
+
+    pub fn objects_of(&self, api_version: &str, kind: &str) -> Option<(Arc<dyn Objects>, bool)> {
+        self.0.get()?.objects_of(api_version, kind)
+    }
 }

@@ -8,6 +8,7 @@
 //! * `chain`: the plugins in the order they run.
 //! * `plugins`: every plugin name kube accepts, kube's order and default
 //!   set, and the instances of those built here.
+//! * `cel`: CEL expressions over objects (match conditions, policies).
 //! * `notes`: the warnings and audit annotations a write collects.
 //! * `lookup`: how plugins reach the objects they decide on (namespaces,
 //!   ServiceAccounts, LimitRanges, PriorityClasses).
@@ -18,19 +19,22 @@
 //!   `pod_node_selector`, `priority`, `restrictions`
 //!   (LimitPodHardAntiAffinityTopology, DenyServiceExternalIPs),
 //!   `service_account`, `taint_nodes_by_condition`, `webhook`
-//!   (MutatingAdmissionWebhook, ValidatingAdmissionWebhook).
+//!   (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), `policy`
+//!   (ValidatingAdmissionPolicy).
 
 mod always;
 mod attributes;
+pub mod cel;
 mod chain;
 mod limit_ranger;
-mod lookup;
+pub mod lookup;
 mod namespace_exists;
 mod namespace_lifecycle;
 mod notes;
 pub mod plugins;
 mod pod_defaults;
 mod pod_node_selector;
+mod policy;
 mod priority;
 mod restrictions;
 pub mod service_account;

@@ -14,6 +14,7 @@ use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
 use super::namespace_lifecycle::NamespaceLifecycle;
 use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds, ExtendedResourceToleration};
 use super::pod_node_selector::PodNodeSelector;
+use super::policy::ValidatingAdmissionPolicy;
 use super::priority::Priority;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::service_account::ServiceAccount;
@@ -87,7 +88,7 @@ pub const KNOWN: &[Known] = &[
     known("PodResizeValidator", true, Inert),
     known("MutatingAdmissionPolicy", true, Missing),
     known("MutatingAdmissionWebhook", true, Built),
-    known("ValidatingAdmissionPolicy", true, Missing),
+    known("ValidatingAdmissionPolicy", true, Built),
     known("ValidatingAdmissionWebhook", true, Built),
     known("ResourceQuota", true, Missing),
     known("AlwaysDeny", false, Built),
@@ -187,6 +188,7 @@ fn instance(
         "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),
         "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
         "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),
+        "ValidatingAdmissionPolicy" => Arc::new(ValidatingAdmissionPolicy::new(lookups)),
         "MutatingAdmissionWebhook" => Arc::new(MutatingAdmissionWebhook(webhooks.clone())),
         "ValidatingAdmissionWebhook" => Arc::new(ValidatingAdmissionWebhook(webhooks.clone())),
         "DefaultTolerationSeconds" => Arc::new(DefaultTolerationSeconds {

@@ -39,6 +39,8 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<scheduling::PriorityClass>(&[]),
         OpenApiResource::of::<registration::MutatingWebhookConfiguration>(&[]),
         OpenApiResource::of::<registration::ValidatingWebhookConfiguration>(&[]),
+        OpenApiResource::of::<registration::ValidatingAdmissionPolicy>(&["status"]),
+        OpenApiResource::of::<registration::ValidatingAdmissionPolicyBinding>(&[]),
     ]
 }
 
@@ -129,6 +131,24 @@ fn resource_table() {
             "ValidatingWebhookConfiguration",
             "ValidatingWebhookConfigurationList",
             "validatingwebhookconfigurations",
+            false,
+            &[],
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyList",
+            "validatingadmissionpolicies",
+            false,
+            &["status"],
+        ),
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingAdmissionPolicyBinding",
+            "ValidatingAdmissionPolicyBindingList",
+            "validatingadmissionpolicybindings",
             false,
             &[],
         ),

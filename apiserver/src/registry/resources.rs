@@ -185,3 +185,19 @@ impl Resources {
 fn normalize_prefix(prefix: &str) -> String {
     format!("/{}", prefix.trim_matches('/'))
 }
+
+/// Policies' params may be objects of any served kind.
+impl crate::admission::lookup::Kinds for Resources {
+    fn objects_of(
+        &self,
+        api_version: &str,
+        kind: &str,
+    ) -> Option<(Arc<dyn crate::admission::Objects>, bool)> {
+        let served = self.all().into_iter().find(|s| {
+            let resource = s.store.resource();
+            resource.kind == kind && resource.api_version() == api_version
+        })?;
+        let namespaced = served.store.resource().namespaced;
+        Some((Arc::new(served.store.clone()), namespaced))
+    }
+}

@@ -12,6 +12,7 @@ mod fanout;
 mod https;
 mod kubectl;
 mod limits;
+mod policies;
 mod refusals;
 mod runtime_resources;
 mod security;

@@ -1,15 +1,16 @@
 //! `matchConditions`: CEL expressions over `object`, `oldObject` and
 //! `request` (the AdmissionReview request) that decide whether a webhook
-//! is called. Any false: not called. All true: called. An error and no
-//! false: the failure policy decides (kube's matchconditions matcher).
-
-use std::sync::Arc;
+//! (or a policy) applies. Any false: not called. All true: called. An
+//! error and no false: the failure policy decides (kube's matchconditions
+//! matcher).
 
 use serde_json::Value;
 
-/// A webhook's compiled conditions.
+use crate::admission::cel::{self, Program, Variables};
+
+/// Compiled conditions, by name.
 #[derive(Debug, Default)]
-pub struct Conditions(Vec<(String, Result<Arc<cel::Program>, String>)>);
+pub struct Conditions(Vec<(String, Result<Program, String>)>);
 
 /// What the conditions decided.
 #[derive(Debug, PartialEq)]
@@ -20,18 +21,13 @@ pub enum Decision {
     Error(String),
 }
 
-/// Compiles one expression, as validation checks it.
-pub fn compile(expression: &str) -> Result<cel::Program, String> {
-    cel::Program::compile(expression).map_err(|e| e.to_string().trim().to_string())
-}
-
 impl Conditions {
     pub fn compile(conditions: &[Value]) -> Conditions {
         let compiled = conditions
             .iter()
             .map(|c| {
                 let name = c["name"].as_str().unwrap_or_default().to_string();
-                (name, compile(c["expression"].as_str().unwrap_or_default()).map(Arc::new))
+                (name, cel::compile(c["expression"].as_str().unwrap_or_default()))
             })
             .collect();
         Conditions(compiled)
@@ -41,30 +37,15 @@ impl Conditions {
         self.0.is_empty()
     }
 
-    /// The decision for one request; `request` is the AdmissionReview's.
-    pub fn decide(&self, object: &Value, old_object: &Value, request: &Value) -> Decision {
-        let mut context = cel::Context::default();
-        for (name, value) in [("object", object), ("oldObject", old_object), ("request", request)] {
-            match cel::to_value(value) {
-                Ok(value) => context.add_variable_from_value(name, value),
-                Err(e) => return Decision::Error(format!("{name} cannot be given to CEL: {e}")),
-            }
-        }
+    /// The decision for one request over `variables` (`object`,
+    /// `oldObject`, `request`, and `params` for policies).
+    pub fn decide(&self, variables: &Variables) -> Decision {
         let mut error = None;
         for (name, program) in &self.0 {
-            let outcome = match program {
-                Ok(program) => program.execute(&context).map_err(|e| e.to_string()),
-                Err(why) => Err(why.clone()),
-            };
+            let outcome = program.as_ref().map_err(Clone::clone).and_then(|p| variables.truth(p));
             match outcome {
-                Ok(cel::Value::Bool(false)) => return Decision::Skip,
-                Ok(cel::Value::Bool(true)) => {}
-                Ok(other) => {
-                    error.get_or_insert(format!(
-                        "matchCondition {name}: expected a bool, got {:?}",
-                        other.type_of()
-                    ));
-                }
+                Ok(false) => return Decision::Skip,
+                Ok(true) => {}
                 Err(why) => {
                     error.get_or_insert(format!("matchCondition {name}: {why}"));
                 }
@@ -72,6 +53,15 @@ impl Conditions {
         }
         error.map_or(Decision::Call, Decision::Error)
     }
+}
+
+/// The variables conditions see for a write.
+pub fn variables(object: &Value, old_object: &Value, request: &Value) -> Result<Variables, String> {
+    let mut variables = Variables::default();
+    variables.set("object", object)?;
+    variables.set("oldObject", old_object)?;
+    variables.set("request", request)?;
+    Ok(variables)
 }
 
 #[cfg(test)]
@@ -93,7 +83,8 @@ mod tests {
     fn false_skips_all_true_calls_and_an_error_without_false_is_reported() {
         let pod = json!({"metadata": {"name": "web", "labels": {"app": "web"}}});
         let request = json!({"operation": "CREATE", "userInfo": {"username": "alice"}});
-        let decide = |c: &Conditions| c.decide(&pod, &Value::Null, &request);
+        let vars = variables(&pod, &Value::Null, &request).unwrap();
+        let decide = |c: &Conditions| c.decide(&vars);
         assert_eq!(
             decide(&conditions(&["object.metadata.name == 'web'", "request.operation == 'CREATE'"])),
             Decision::Call
@@ -104,6 +95,6 @@ mod tests {
             matches!(decide(&conditions(&["object.nope.deeper == 1"])), Decision::Error(why) if why.starts_with("matchCondition c0: "))
         );
         assert!(matches!(decide(&conditions(&["'text'"])), Decision::Error(_)));
-        assert!(compile("object.metadata.name ==").is_err());
+        assert!(cel::compile("object.metadata.name ==").is_err());
     }
 }

@@ -4,12 +4,13 @@
 //! defaults for anything left out. Parsed again only when a configuration
 //! changed.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::conditions::Conditions;
 use crate::admission::Lookup;
+use crate::admission::lookup::Parsed;
 use crate::errors::ApiError;
 use crate::runtime::meta;
 
@@ -45,35 +46,16 @@ pub enum Target {
 
 /// The configurations of one kind, parsed once per change.
 #[derive(Debug)]
-pub struct Source {
-    lookup: Lookup,
-    parsed: Mutex<(String, Arc<Vec<Hook>>)>,
-}
+pub struct Source(Parsed<Hook>);
 
 impl Source {
     pub fn new(lookup: Lookup) -> Source {
-        Source { lookup, parsed: Mutex::new((String::new(), Arc::default())) }
+        Source(Parsed::new(lookup))
     }
 
-    /// Every webhook, from the watch cache: a configuration written a
-    /// moment ago applies to the next request.
+    /// Every webhook, in calling order.
     pub async fn hooks(&self) -> Result<Arc<Vec<Hook>>, ApiError> {
-        let Ok(objects) = self.lookup.get() else {
-            // Not served yet (the server is starting): nothing to call.
-            return Ok(Arc::default());
-        };
-        let mut configurations = objects.list(None, true).await?;
-        configurations.sort_by(|a, b| meta::name_of(a).cmp(meta::name_of(b)));
-        let signature: String = configurations
-            .iter()
-            .map(|c| format!("{}@{};", meta::name_of(c), meta::resource_version_of(c)))
-            .collect();
-        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
-        if parsed.0 != signature {
-            let hooks = configurations.iter().flat_map(parse_configuration).collect();
-            *parsed = (signature, Arc::new(hooks));
-        }
-        Ok(parsed.1.clone())
+        self.0.get(parse_configuration).await
     }
 }
 

@@ -1,11 +1,10 @@
-//! Which webhooks a write is sent to (kube's webhook predicates): the
+//! Which webhooks (and policies) a write is sent to (kube's predicates): the
 //! rules (operation, group, version, resource and subresource, scope),
 //! then the namespace selector and the object selector. Writes to the
 //! admission configurations themselves are never sent.
 
 use serde_json::{Map, Value};
 
-use super::config::Hook;
 use crate::admission::{Attributes, Lookup, lookup};
 use crate::errors::ApiError;
 use crate::selector::object as selector;
@@ -25,9 +24,10 @@ pub fn excluded(attributes: &Attributes) -> bool {
         )
 }
 
-/// Whether any of the webhook's rules covers the write.
-pub fn rules_match(hook: &Hook, attributes: &Attributes) -> bool {
-    hook.rules.iter().any(|rule| rule_matches(rule, attributes))
+/// Whether any of `rules` covers the write (a `resourceNames` list, as
+/// policies' rules have, must name the object).
+pub fn rules_match(rules: &[Value], attributes: &Attributes) -> bool {
+    rules.iter().any(|rule| rule_matches(rule, attributes))
 }
 
 fn listed<'a>(rule: &'a Value, key: &str) -> impl Iterator<Item = &'a str> {
@@ -43,6 +43,13 @@ fn rule_matches(rule: &Value, attributes: &Attributes) -> bool {
         && listed(rule, "resources")
             .any(|r| resource_matches(r, &resource.resource, attributes.subresource.as_deref()))
         && scope_matches(rule["scope"].as_str().unwrap_or("*"), attributes)
+        && names_match(rule, &attributes.name)
+}
+
+/// An empty or absent `resourceNames` names every object.
+fn names_match(rule: &Value, name: &str) -> bool {
+    let mut names = listed(rule, "resourceNames").peekable();
+    names.peek().is_none() || names.any(|n| n == name)
 }
 
 /// `x`, `x/y`, `x/*` (x and every subresource of it), `*/y`, `*`
@@ -68,33 +75,33 @@ fn scope_matches(scope: &str, attributes: &Attributes) -> bool {
 /// Namespace is matched on its own labels; anything else on its
 /// namespace's (404 when that namespace is not there).
 pub async fn namespace_matches(
-    hook: &Hook,
+    wanted: &Value,
     attributes: &Attributes,
     namespaces: &Lookup,
 ) -> Result<bool, ApiError> {
-    if selector::is_empty(&hook.namespace_selector) {
+    if selector::is_empty(wanted) {
         return Ok(true);
     }
     if attributes.is_namespace() {
         let namespace = attributes.object.as_ref().or(attributes.old_object.as_ref());
-        return Ok(selector::matches(&hook.namespace_selector, namespace.and_then(labels_of)));
+        return Ok(selector::matches(wanted, namespace.and_then(labels_of)));
     }
     let Some(name) = attributes.namespace.as_deref() else {
         return Ok(true);
     };
     let namespace = namespaces.find(None, name).await?.ok_or_else(|| lookup::namespace_not_found(name))?;
-    Ok(selector::matches(&hook.namespace_selector, labels_of(&namespace)))
+    Ok(selector::matches(wanted, labels_of(&namespace)))
 }
 
 /// kube's object predicate: the new object's labels or the old one's.
-pub fn object_matches(hook: &Hook, attributes: &Attributes) -> bool {
-    if selector::is_empty(&hook.object_selector) {
+pub fn object_matches(wanted: &Value, attributes: &Attributes) -> bool {
+    if selector::is_empty(wanted) {
         return true;
     }
     [attributes.object.as_ref(), attributes.old_object.as_ref()]
         .into_iter()
         .flatten()
-        .any(|object| selector::matches(&hook.object_selector, labels_of(object)))
+        .any(|object| selector::matches(wanted, labels_of(object)))
 }
 
 fn labels_of(object: &Value) -> Option<&Map<String, Value>> {

@@ -14,11 +14,11 @@
 //! * `metrics`: `apiserver_admission_webhook_*`.
 
 mod client;
-mod conditions;
+pub mod conditions;
 mod config;
-mod matching;
+pub mod matching;
 mod metrics;
-mod review;
+pub mod review;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -27,7 +27,6 @@ use async_trait::async_trait;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde_json::{Value, json};
 
-pub use conditions::compile as compile_condition;
 pub use metrics::WebhookMetrics;
 
 use self::client::{Client, Endpoint};
@@ -148,17 +147,21 @@ impl Webhooks {
     /// selectors, then its match conditions; a dry run refuses a webhook
     /// that may have side effects.
     async fn should_call(&self, hook: &Hook, attributes: &Attributes) -> Result<bool, ApiError> {
-        if !matching::rules_match(hook, attributes)
-            || !matching::namespace_matches(hook, attributes, &self.namespaces).await?
-            || !matching::object_matches(hook, attributes)
+        if !matching::rules_match(&hook.rules, attributes)
+            || !matching::namespace_matches(&hook.namespace_selector, attributes, &self.namespaces).await?
+            || !matching::object_matches(&hook.object_selector, attributes)
         {
             return Ok(false);
         }
         if !hook.conditions.is_empty() {
             let request = review::request(attributes, "");
-            let object = attributes.object.clone().unwrap_or(Value::Null);
-            let old = attributes.old_object.clone().unwrap_or(Value::Null);
-            match hook.conditions.decide(&object, &old, &request) {
+            let object = attributes.object.as_ref().unwrap_or(&Value::Null);
+            let old = attributes.old_object.as_ref().unwrap_or(&Value::Null);
+            let decision = match conditions::variables(object, old, &request) {
+                Ok(variables) => hook.conditions.decide(&variables),
+                Err(why) => Decision::Error(why),
+            };
+            match decision {
                 Decision::Call => {}
                 Decision::Skip => return Ok(false),
                 Decision::Error(_) if hook.fail_open => return Ok(false),

@@ -37,6 +37,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("rbac.authorization.k8s.io", "ClusterRoleBinding", &RBAC_V1_CLUSTER_ROLE_BINDING),
     ("admissionregistration.k8s.io", "MutatingWebhookConfiguration", &ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK_CONFIGURATION),
     ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", &ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", &ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", &ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_BINDING),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -46,8 +48,23 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("authorization.k8s.io", "LocalSubjectAccessReview", &AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW),
 ];
 
+pub(crate) static ADMISSIONREGISTRATION_V1_AUDIT_ANNOTATION: TypeNode = TypeNode {
+    name: "AuditAnnotation",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_EXPRESSION_WARNING: TypeNode = TypeNode {
+    name: "ExpressionWarning",
+    fields: &[],
+};
+
 pub(crate) static ADMISSIONREGISTRATION_V1_MATCH_CONDITION: TypeNode = TypeNode {
     name: "MatchCondition",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MATCH_RESOURCES: TypeNode = TypeNode {
+    name: "MatchResources",
     fields: &[],
 };
 
@@ -66,6 +83,21 @@ pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK_CONFIGURATION: TypeN
     ],
 };
 
+pub(crate) static ADMISSIONREGISTRATION_V1_NAMED_RULE_WITH_OPERATIONS: TypeNode = TypeNode {
+    name: "NamedRuleWithOperations",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_PARAM_KIND: TypeNode = TypeNode {
+    name: "ParamKind",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_PARAM_REF: TypeNode = TypeNode {
+    name: "ParamRef",
+    fields: &[],
+};
+
 pub(crate) static ADMISSIONREGISTRATION_V1_RULE: TypeNode = TypeNode {
     name: "Rule",
     fields: &[],
@@ -78,6 +110,44 @@ pub(crate) static ADMISSIONREGISTRATION_V1_RULE_WITH_OPERATIONS: TypeNode = Type
 
 pub(crate) static ADMISSIONREGISTRATION_V1_SERVICE_REFERENCE: TypeNode = TypeNode {
     name: "ServiceReference",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_TYPE_CHECKING: TypeNode = TypeNode {
+    name: "TypeChecking",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY: TypeNode = TypeNode {
+    name: "ValidatingAdmissionPolicy",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "spec", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_SPEC) },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_BINDING: TypeNode = TypeNode {
+    name: "ValidatingAdmissionPolicyBinding",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_BINDING_SPEC: TypeNode = TypeNode {
+    name: "ValidatingAdmissionPolicyBindingSpec",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_SPEC: TypeNode = TypeNode {
+    name: "ValidatingAdmissionPolicySpec",
+    fields: &[
+        FieldMeta { name: "matchConditions", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: None },
+        FieldMeta { name: "variables", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_STATUS: TypeNode = TypeNode {
+    name: "ValidatingAdmissionPolicyStatus",
     fields: &[],
 };
 
@@ -94,6 +164,16 @@ pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION: Typ
         FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
         FieldMeta { name: "webhooks", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: Some(&ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK) },
     ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VALIDATION: TypeNode = TypeNode {
+    name: "Validation",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_VARIABLE: TypeNode = TypeNode {
+    name: "Variable",
+    fields: &[],
 };
 
 pub(crate) static ADMISSIONREGISTRATION_V1_WEBHOOK_CLIENT_CONFIG: TypeNode = TypeNode {

@@ -17,6 +17,7 @@ use crate::errors::ApiError;
 use crate::openapi::OpenApiResource;
 use crate::storage::Storage;
 
+pub mod admissionregistration;
 pub mod configmap;
 pub mod cronjob;
 pub mod daemonset;
@@ -37,7 +38,6 @@ pub mod secret;
 pub mod service;
 pub mod serviceaccount;
 pub mod statefulset;
-pub mod webhookconfiguration;
 
 /// One kind, as registered with [`super::Resources`].
 #[derive(Debug, Clone)]
@@ -107,8 +107,10 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         limitrange::kind(),
         poddisruptionbudget::kind(),
         priorityclass::kind(),
-        webhookconfiguration::mutating(),
-        webhookconfiguration::validating(),
+        admissionregistration::webhooks::mutating(),
+        admissionregistration::webhooks::validating(),
+        admissionregistration::policies::policy(),
+        admissionregistration::policies::binding(),
     ];
     kinds.extend(rbac::kinds());
     kinds
@@ -147,6 +149,10 @@ pub fn serve_with(
     admission.lookups.mutating_webhooks.set(Arc::new(mutating));
     let validating = resources.store(registration, "validatingwebhookconfigurations")?;
     admission.lookups.validating_webhooks.set(Arc::new(validating));
+    admission.lookups.policies.set(Arc::new(resources.store(registration, "validatingadmissionpolicies")?));
+    let bindings = resources.store(registration, "validatingadmissionpolicybindings")?;
+    admission.lookups.policy_bindings.set(Arc::new(bindings));
+    admission.lookups.kinds.set(Arc::new(resources.clone()));
     admission
         .lookups
         .priority_classes

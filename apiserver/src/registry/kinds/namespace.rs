@@ -29,6 +29,21 @@ pub static FIELDS: FieldLabels = FieldLabels {
 #[derive(Debug)]
 struct NamespaceStrategy;
 
+/// kube's immutable label naming the namespace, which lets selectors (a
+/// webhook's namespaceSelector, a NetworkPolicy) pick namespaces by name.
+pub const NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
+fn label_with_name(object: &mut Value) {
+    let name = crate::runtime::meta::name_of(object).to_string();
+    if name.is_empty() || !object["metadata"].is_object() {
+        return;
+    }
+    if !object["metadata"]["labels"].is_object() {
+        object["metadata"]["labels"] = json!({});
+    }
+    object["metadata"]["labels"][NAME_LABEL] = json!(name);
+}
+
 impl Strategy for NamespaceStrategy {
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::CORE_V1_NAMESPACE)
@@ -38,13 +53,19 @@ impl Strategy for NamespaceStrategy {
         NameRule::Label
     }
 
+    fn set_defaults(&self, object: &mut Value) {
+        label_with_name(object);
+    }
+
     fn prepare_for_create(&self, object: &mut Value) {
         object["spec"] = json!({"finalizers": ["kubernetes"]});
         object["status"] = json!({"phase": "Active"});
+        label_with_name(object);
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
         new["spec"] = old["spec"].clone();
+        label_with_name(new);
     }
 
     fn delete_is_graceful(&self) -> bool {

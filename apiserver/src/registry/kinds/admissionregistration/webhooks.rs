@@ -8,7 +8,10 @@
 use k8s_openapi::api::admissionregistration::v1 as registration;
 use serde_json::{Value, json};
 
-use super::Kind;
+use super::super::Kind;
+use super::{
+    cause, invalid, match_condition_causes, one_of, required, rule_causes, selector_causes, strings,
+};
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
@@ -132,41 +135,6 @@ fn default_webhook(hook: &mut Value, mutating: bool) {
     }
 }
 
-fn cause(reason: &'static str, field: &str, message: String) -> Cause {
-    Cause { reason, field: field.to_string(), message }
-}
-
-fn required(field: &str, detail: &str) -> Cause {
-    let message = match detail {
-        "" => "Required value".to_string(),
-        detail => format!("Required value: {detail}"),
-    };
-    cause("FieldValueRequired", field, message)
-}
-
-fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
-    let shown = match value {
-        Value::String(s) => go_quote(s),
-        other => other.to_string(),
-    };
-    cause("FieldValueInvalid", field, format!("Invalid value: {shown}: {detail}"))
-}
-
-fn not_supported(field: &str, value: &str, supported: &[&str]) -> Cause {
-    let supported: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
-    cause(
-        "FieldValueNotSupported",
-        field,
-        format!("Unsupported value: {}: supported values: {}", go_quote(value), supported.join(", ")),
-    )
-}
-
-/// One of `allowed`, when set.
-fn one_of(hook: &Value, key: &str, at: &str, allowed: &[&str]) -> Option<Cause> {
-    let value = hook[key].as_str()?;
-    (!allowed.contains(&value)).then(|| not_supported(&format!("{at}.{key}"), value, allowed))
-}
-
 /// kube's `validateMutatingWebhook` / `validateValidatingWebhook` and its
 /// review-version check, for a webhook at `at`.
 fn webhook_causes(hook: &Value, at: &str, mutating: bool) -> Vec<Cause> {
@@ -188,22 +156,13 @@ fn webhook_causes(hook: &Value, at: &str, mutating: bool) -> Vec<Cause> {
         ));
     }
     for selector in ["namespaceSelector", "objectSelector"] {
-        for (field, message) in
-            crate::selector::object::problems(&hook[selector], &format!("{at}.{selector}"))
-        {
-            let reason = match message.split(':').next() {
-                Some("Required value") => "FieldValueRequired",
-                Some("Forbidden") => "FieldValueForbidden",
-                _ => "FieldValueInvalid",
-            };
-            causes.push(cause(reason, &field, message));
-        }
+        causes.extend(selector_causes(&hook[selector], &format!("{at}.{selector}")));
     }
     if mutating {
         causes.extend(one_of(hook, "reinvocationPolicy", at, &["IfNeeded", "Never"]));
     }
     causes.extend(client_config_causes(&hook["clientConfig"], &format!("{at}.clientConfig")));
-    causes.extend(match_condition_causes(hook, at));
+    causes.extend(match_condition_causes(&hook["matchConditions"], &format!("{at}.matchConditions")));
     causes.extend(review_version_causes(
         &hook["admissionReviewVersions"],
         &format!("{at}.admissionReviewVersions"),
@@ -233,105 +192,6 @@ fn fully_qualified_name(name: &str, field: &str) -> Vec<Cause> {
         )];
     }
     Vec::new()
-}
-
-const OPERATIONS: [&str; 5] = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
-
-fn strings(value: &Value) -> Vec<&str> {
-    value.as_array().into_iter().flatten().filter_map(Value::as_str).collect()
-}
-
-/// kube's `validateRuleWithOperations` (subresources allowed).
-fn rule_causes(rule: &Value, at: &str) -> Vec<Cause> {
-    let mut causes = Vec::new();
-    let operations = strings(&rule["operations"]);
-    if operations.is_empty() {
-        causes.push(required(&format!("{at}.operations"), ""));
-    }
-    if operations.len() > 1 && operations.contains(&"*") {
-        causes.push(invalid(
-            &format!("{at}.operations"),
-            &rule["operations"],
-            "if '*' is present, must not specify other operations",
-        ));
-    }
-    for (i, op) in operations.iter().enumerate().filter(|(_, op)| !OPERATIONS.contains(op)) {
-        causes.push(not_supported(&format!("{at}.operations[{i}]"), op, &OPERATIONS));
-    }
-    for (key, what) in [("apiGroups", "API groups"), ("apiVersions", "API versions")] {
-        let values = strings(&rule[key]);
-        if values.is_empty() {
-            causes.push(required(&format!("{at}.{key}"), ""));
-        }
-        if values.len() > 1 && values.contains(&"*") {
-            causes.push(invalid(
-                &format!("{at}.{key}"),
-                &rule[key],
-                &format!("if '*' is present, must not specify other {what}"),
-            ));
-        }
-    }
-    for (i, _) in strings(&rule["apiVersions"]).iter().enumerate().filter(|(_, v)| v.is_empty()) {
-        causes.push(required(&format!("{at}.apiVersions[{i}]"), ""));
-    }
-    causes.extend(resources_causes(&rule["resources"], &format!("{at}.resources")));
-    if let Some(scope) = rule["scope"].as_str().filter(|s| !["*", "Cluster", "Namespaced"].contains(s)) {
-        causes.push(not_supported(&format!("{at}.scope"), scope, &["*", "Cluster", "Namespaced"]));
-    }
-    causes
-}
-
-/// kube's `validateResources`: `x`, `x/y`, `x/*`, `*/y`, `*`, `*/*`, and
-/// no entry another one already covers.
-fn resources_causes(value: &Value, at: &str) -> Vec<Cause> {
-    let resources = strings(value);
-    let mut causes = Vec::new();
-    if resources.is_empty() {
-        causes.push(required(at, ""));
-    }
-    let (mut any_sub_of, mut sub_of_any) = (Vec::new(), Vec::new());
-    let mut plain = false;
-    for (i, entry) in resources.iter().enumerate() {
-        if entry.is_empty() {
-            causes.push(required(&format!("{at}[{i}]"), ""));
-            continue;
-        }
-        let Some((resource, sub)) = entry.split_once('/') else {
-            plain = *entry != "*";
-            continue;
-        };
-        if any_sub_of.contains(&resource) {
-            causes.push(invalid(
-                &format!("{at}[{i}]"),
-                &json!(entry),
-                &format!("if '{resource}/*' is present, must not specify {entry}"),
-            ));
-        }
-        if sub_of_any.contains(&sub) {
-            causes.push(invalid(
-                &format!("{at}[{i}]"),
-                &json!(entry),
-                &format!("if '*/{sub}' is present, must not specify {entry}"),
-            ));
-        }
-        if sub == "*" {
-            any_sub_of.push(resource);
-        }
-        if resource == "*" {
-            sub_of_any.push(sub);
-        }
-    }
-    if resources.len() > 1 && resources.contains(&"*/*") {
-        causes.push(invalid(at, value, "if '*/*' is present, must not specify other resources"));
-    }
-    if resources.contains(&"*") && plain {
-        causes.push(invalid(
-            at,
-            value,
-            "if '*' is present, must not specify other resources without subresources",
-        ));
-    }
-    causes
 }
 
 /// Exactly one of url and service; an https URL without user, query or
@@ -414,50 +274,6 @@ fn service_causes(service: &Value, at: &str) -> Vec<Cause> {
     causes
 }
 
-/// Names present, unique and qualified; at most 64; expressions present
-/// and compiling (checked by the plugin's CEL environment).
-fn match_condition_causes(hook: &Value, at: &str) -> Vec<Cause> {
-    let conditions = hook["matchConditions"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let mut causes = Vec::new();
-    if conditions.len() > 64 {
-        causes.push(cause(
-            "FieldValueTooMany",
-            &format!("{at}.matchConditions"),
-            format!("Too many: {}: must have at most 64 items", conditions.len()),
-        ));
-    }
-    let mut seen = Vec::new();
-    for (i, condition) in conditions.iter().enumerate() {
-        let here = format!("{at}.matchConditions[{i}]");
-        let name = condition["name"].as_str().unwrap_or_default();
-        if name.is_empty() {
-            causes.push(required(&format!("{here}.name"), ""));
-        } else if seen.contains(&name) {
-            causes.push(cause(
-                "FieldValueDuplicate",
-                &format!("{here}.name"),
-                format!("Duplicate value: {}", go_quote(name)),
-            ));
-        } else {
-            for why in crate::selector::validation::qualified_name_errors(name) {
-                causes.push(invalid(&format!("{here}.name"), &json!(name), &why));
-            }
-        }
-        seen.push(name);
-        let expression = condition["expression"].as_str().unwrap_or_default();
-        if expression.trim().is_empty() {
-            causes.push(required(&format!("{here}.expression"), ""));
-        } else if let Err(why) = crate::admission::webhook::compile_condition(expression) {
-            causes.push(invalid(
-                &format!("{here}.expression"),
-                &json!(expression),
-                &format!("compilation failed: {why}"),
-            ));
-        }
-    }
-    causes
-}
-
 /// kube's `validateAdmissionReviewVersions`: some, DNS-1035 labels, no
 /// duplicates, and one this server speaks (v1 or v1beta1).
 fn review_version_causes(value: &Value, at: &str) -> Vec<Cause> {
@@ -490,9 +306,4 @@ static PRINTER: Printer = Printer {
 fn cells(object: &Value, now: i64) -> Vec<Value> {
     let count = object["webhooks"].as_array().map_or(0, Vec::len);
     vec![table::name(object), json!(count), table::age(object, now)]
-}
-
-/// The webhooks of a configuration object, for the admission plugins.
-pub fn webhooks(object: &Value) -> &[Value] {
-    object["webhooks"].as_array().map(Vec::as_slice).unwrap_or_default()
 }
