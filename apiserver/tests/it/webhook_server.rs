@@ -106,13 +106,41 @@ async fn answer(
             response["status"] = json!({"code": 403, "reason": "Forbidden", "message": "configmaps labelled deny=yes are refused"});
         }
         "/slow" => tokio::time::sleep(Duration::from_secs(3)).await,
+        "/deny-all" => {
+            response["allowed"] = json!(false);
+            response["status"] = json!({"code": 403, "reason": "Forbidden", "message": "blocked"});
+        }
+        // Reinvocation: records whether the object already carries the
+        // label the other webhook adds.
+        "/note-label" => {
+            let saw = if object["metadata"]["labels"]["b"] == "yes" { "yes" } else { "no" };
+            response = patched(
+                response,
+                json!([{"op": "add", "path": "/metadata/annotations", "value": {"a-saw-b": saw}}]),
+            );
+        }
+        "/add-label" => {
+            response =
+                patched(response, json!([{"op": "add", "path": "/metadata/labels", "value": {"b": "yes"}}]));
+        }
+        "/huge" => {
+            let big = "x".repeat(10 << 20);
+            response = patched(
+                response,
+                json!([{"op": "add", "path": "/metadata/annotations", "value": {"big": big}}]),
+            );
+        }
+        "/redirect" => {
+            let mut reply = Response::new(Full::new(Bytes::new()));
+            *reply.status_mut() = hyper::StatusCode::TEMPORARY_REDIRECT;
+            reply
+                .headers_mut()
+                .insert(hyper::header::LOCATION, hyper::header::HeaderValue::from_static("/redirect"));
+            return Ok(reply);
+        }
         "/wrong-uid" => response["uid"] = json!("not-the-uid"),
         "/garbage" => return Ok(Response::new(Full::new(Bytes::from_static(b"this is not a review")))),
-        "/break" => {
-            let patch = json!([{"op": "replace", "path": "/data", "value": 42}]).to_string();
-            response["patch"] = json!(base64::engine::general_purpose::STANDARD.encode(patch));
-            response["patchType"] = json!("JSONPatch");
-        }
+        "/break" => response = patched(response, json!([{"op": "add", "path": "/data", "value": 42}])),
         _ => {}
     }
     let review =
@@ -122,4 +150,11 @@ async fn answer(
         .headers_mut()
         .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
     Ok(reply)
+}
+
+/// `response` carrying `operations` as its JSON Patch.
+fn patched(mut response: Value, operations: Value) -> Value {
+    response["patch"] = json!(base64::engine::general_purpose::STANDARD.encode(operations.to_string()));
+    response["patchType"] = json!("JSONPatch");
+    response
 }

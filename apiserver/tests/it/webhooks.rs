@@ -195,6 +195,113 @@ async fn scenario(backend: Backend) {
     ));
 }
 
+/// A mutating webhook on ConfigMaps named `<prefix>*`.
+fn mutating_hook(name: &str, prefix: &str, url: &str, ca: &str, reinvoke: &str) -> Value {
+    json!({
+        "name": name,
+        "clientConfig": {"url": url, "caBundle": ca},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "matchConditions": [{"name": "prefix", "expression": format!("object.metadata.name.startsWith('{prefix}')")}],
+        "sideEffects": "None",
+        "reinvocationPolicy": reinvoke,
+        "admissionReviewVersions": ["v1"],
+    })
+}
+
+fn configuration(kind: &str, name: &str, webhooks: Value) -> String {
+    json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": name}, "webhooks": webhooks})
+        .to_string()
+}
+
+/// Reinvocation, match conditions, and webhooks answering what no object
+/// can take: each a clear error, nothing stored, the server unaffected.
+async fn behaviours(backend: Backend) {
+    let hooks = WebhookServer::start().await;
+    let api = ApiServer::start(backend).await;
+    let ca = hooks.ca_bundle();
+    let mutating = "MutatingWebhookConfiguration";
+    // Configurations are called in name order: "a-notes" sees the object
+    // before "b-labels" labels it; IfNeeded calls it again afterwards.
+    let notes = |reinvoke: &str| {
+        json!([mutating_hook("notes.rtcd.dev", "re-", &hooks.url("/note-label"), &ca, reinvoke)])
+    };
+    api.ok_stdin(&["create", "-f", "-"], &configuration(mutating, "a-notes", notes("Never")));
+    let labels = json!([mutating_hook("labels.rtcd.dev", "re-", &hooks.url("/add-label"), &ca, "Never")]);
+    api.ok_stdin(&["create", "-f", "-"], &configuration(mutating, "b-labels", labels));
+    api.ok(&["create", "configmap", "re-never", "--from-literal=a=b"]);
+    let saw =
+        |name: &str| api.ok(&["get", "configmap", name, "-o", "jsonpath={.metadata.annotations.a-saw-b}"]);
+    assert_eq!(saw("re-never"), "no");
+    api.ok_stdin(&["apply", "-f", "-"], &configuration(mutating, "a-notes", notes("IfNeeded")));
+    api.ok(&["create", "configmap", "re-ifneeded", "--from-literal=a=b"]);
+    assert_eq!(saw("re-ifneeded"), "yes");
+    assert_eq!(api.ok(&["get", "configmap", "re-ifneeded", "-o", "jsonpath={.metadata.labels.b}"]), "yes");
+    // Outside the match condition neither is called.
+    api.ok(&["create", "configmap", "other", "--from-literal=a=b"]);
+    assert_eq!(api.ok(&["get", "configmap", "other", "-o", "jsonpath={.metadata.annotations}"]), "");
+
+    // Validating: a condition that cannot be evaluated fails closed.
+    let guard = json!([{
+        "name": "blocked.rtcd.dev",
+        "clientConfig": {"url": hooks.url("/deny-all"), "caBundle": ca},
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}],
+        "matchConditions": [
+            {"name": "blocked-only", "expression": "object.metadata.name.startsWith('blocked-')"},
+            {"name": "needs-data", "expression": "object.data.k == 'v'"},
+        ],
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+    }]);
+    api.ok_stdin(&["create", "-f", "-"], &configuration("ValidatingWebhookConfiguration", "blocker", guard));
+    let out = api.kubectl(&["create", "configmap", "blocked-one", "--from-literal=k=v"]);
+    assert_eq!(
+        stderr(&out),
+        "error: failed to create configmap: admission webhook \"blocked.rtcd.dev\" denied the request: blocked\n"
+    );
+    api.ok(&["create", "configmap", "free-one", "--from-literal=k=v"]);
+    let out = api.kubectl(&["create", "configmap", "blocked-two", "--from-literal=other=v"]);
+    let text = stderr(&out);
+    assert!(text.contains("configmaps \"blocked-two\" is forbidden: failed calling webhook \"blocked.rtcd.dev\": matchCondition needs-data: "), "{text}");
+
+    // Misbehaving mutating webhooks (Fail): each refused, nothing stored.
+    let bad = json!([
+        mutating_hook("huge.rtcd.dev", "huge-", &hooks.url("/huge"), &ca, "Never"),
+        mutating_hook("break.rtcd.dev", "break-", &hooks.url("/break"), &ca, "Never"),
+        mutating_hook("redirect.rtcd.dev", "redirect-", &hooks.url("/redirect"), &ca, "Never"),
+    ]);
+    api.ok_stdin(&["create", "-f", "-"], &configuration(mutating, "c-misbehaving", bad));
+    for (name, expected) in [
+        ("huge-one", "failed calling webhook \"huge.rtcd.dev\": failed to call webhook: Post "),
+        (
+            "break-one",
+            "Internal error occurred: admission webhook \"break.rtcd.dev\" returned a patch whose result cannot be decoded: ",
+        ),
+        (
+            "redirect-one",
+            "failed calling webhook \"redirect.rtcd.dev\": failed to call webhook: the server responded with the status code 307 but did not return more information",
+        ),
+    ] {
+        let out = api.kubectl(&["create", "configmap", name, "--from-literal=a=b"]);
+        assert!(!out.status.success(), "{name} was created");
+        assert!(stderr(&out).contains(expected), "{name}: {}", stderr(&out));
+        assert!(!api.kubectl(&["get", "configmap", name]).status.success(), "{name} was stored");
+    }
+    let out = api.kubectl(&["create", "configmap", "huge-two", "--from-literal=a=b"]);
+    assert!(stderr(&out).contains("the response is larger than 8388608 bytes"), "{}", stderr(&out));
+    // The server is unaffected.
+    api.ok(&["create", "configmap", "after", "--from-literal=a=b"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_behaviours_on_rtcd() {
+    behaviours(Backend::Rtcd).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_behaviours_on_etcd() {
+    behaviours(Backend::Etcd).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn webhooks_on_rtcd() {
     scenario(Backend::Rtcd).await;

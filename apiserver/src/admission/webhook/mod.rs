@@ -340,8 +340,15 @@ impl Webhooks {
                     go_quote(&hook.name)
                 ))
             })?;
+            // kube decodes the patched object again: one that no longer
+            // decodes is the webhook's fault, a 500 naming it.
             let patched = match &attributes.normalize {
-                Some(normalize) => (normalize.0)(patched)?,
+                Some(normalize) => (normalize.0)(patched).map_err(|e| {
+                    ApiError::Internal(format!(
+                        "admission webhook {} returned a patch whose result cannot be decoded: {e}",
+                        go_quote(&hook.name)
+                    ))
+                })?,
                 None => patched,
             };
             mutated = patched != before;
