@@ -8,6 +8,7 @@
 //! * `chain`: the plugins in the order they run.
 //! * `plugins`: every plugin name kube accepts, kube's order and default
 //!   set, and the instances of those built here.
+//! * `config_file`: `--admission-control-config-file`.
 //! * `cel`: CEL expressions over objects (match conditions, policies).
 //! * `notes`: the warnings and audit annotations a write collects.
 //! * `lookup`: how plugins reach the objects they decide on (namespaces,
@@ -26,6 +27,7 @@ mod always;
 mod attributes;
 pub mod cel;
 mod chain;
+pub mod config_file;
 mod limit_ranger;
 pub mod lookup;
 mod namespace_exists;
@@ -86,18 +88,32 @@ pub struct Setup {
 impl Setup {
     /// The plugins `enabled`, then `checks` (the server's own, such as
     /// RBAC's escalation check, which kube runs in its storage layer).
-    pub fn new(enabled: &[&'static Known], config: &PluginConfig, checks: Vec<Arc<dyn Plugin>>) -> Setup {
-        let lookups = Lookups::default();
-        let webhooks = webhook::Webhooks::new(&lookups);
-        let mut chain = plugins::build(enabled, config, &lookups, &webhooks);
-        chain.extend(checks);
-        Setup { chain: Arc::new(Chain::new(chain)), lookups, webhook_metrics: webhooks.metrics.clone() }
+    /// Refused when a plugin's configuration cannot be used.
+    pub fn new(
+        enabled: &[&'static Known],
+        config: &PluginConfig,
+        checks: Vec<Arc<dyn Plugin>>,
+    ) -> Result<Setup, String> {
+        Ok(Setup::assemble(enabled, config, config.webhook_credentials()?, checks))
     }
 
     /// kube's default plugins, configured as kube's defaults.
     pub fn default_plugins() -> Setup {
         let enabled = plugins::enabled(&[], &[]).unwrap_or_default();
-        Setup::new(&enabled, &PluginConfig::default(), Vec::new())
+        Setup::assemble(&enabled, &PluginConfig::default(), Default::default(), Vec::new())
+    }
+
+    fn assemble(
+        enabled: &[&'static Known],
+        config: &PluginConfig,
+        credentials: webhook::WebhookCredentials,
+        checks: Vec<Arc<dyn Plugin>>,
+    ) -> Setup {
+        let lookups = Lookups::default();
+        let webhooks = webhook::Webhooks::new(&lookups, credentials);
+        let mut chain = plugins::build(enabled, config, &lookups, &webhooks);
+        chain.extend(checks);
+        Setup { chain: Arc::new(Chain::new(chain)), lookups, webhook_metrics: webhooks.metrics.clone() }
     }
 }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::Plugin;
 use super::always::{AlwaysAdmit, AlwaysDeny};
+use super::config_file::PluginConfigurations;
 use super::limit_ranger::LimitRanger;
 use super::lookup::Lookups;
 use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
@@ -19,7 +20,8 @@ use super::priority::Priority;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::service_account::ServiceAccount;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
-use super::webhook::{MutatingAdmissionWebhook, ValidatingAdmissionWebhook, Webhooks};
+use super::webhook::credentials::Credentials;
+use super::webhook::{MutatingAdmissionWebhook, ValidatingAdmissionWebhook, WebhookCredentials, Webhooks};
 
 /// What rtcd does with a plugin kube knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,12 +146,18 @@ pub fn enabled(enable: &[String], disable: &[String]) -> Result<Vec<&'static Kno
 pub struct PluginConfig {
     pub not_ready_toleration_seconds: i64,
     pub unreachable_toleration_seconds: i64,
+    /// What `--admission-control-config-file` gives each plugin.
+    pub configurations: PluginConfigurations,
 }
 
 impl Default for PluginConfig {
     /// kube-apiserver's defaults.
     fn default() -> Self {
-        PluginConfig { not_ready_toleration_seconds: 300, unreachable_toleration_seconds: 300 }
+        PluginConfig {
+            not_ready_toleration_seconds: 300,
+            unreachable_toleration_seconds: 300,
+            configurations: PluginConfigurations::default(),
+        }
     }
 }
 
@@ -197,4 +205,21 @@ fn instance(
         }),
         _ => return None,
     })
+}
+
+impl PluginConfig {
+    /// The webhook plugins' credentials, from their configurations'
+    /// `kubeConfigFile`s; what is wrong with one otherwise.
+    pub fn webhook_credentials(&self) -> Result<WebhookCredentials, String> {
+        let read = |plugin: &str| match self.configurations.get(plugin) {
+            Some(configuration) => {
+                Credentials::from_configuration(configuration, |f| self.configurations.resolve(f))
+            }
+            None => Ok(Credentials::default()),
+        };
+        Ok(WebhookCredentials {
+            mutating: read("MutatingAdmissionWebhook")?,
+            validating: read("ValidatingAdmissionWebhook")?,
+        })
+    }
 }

@@ -99,9 +99,13 @@ fn pod(spec: Value) -> Attributes {
 fn chain(enable: &[&str]) -> Chain {
     let enabled = plugins::enabled(&list(enable), &[]).unwrap();
     let only: Vec<&Known> = enabled.into_iter().filter(|k| enable.contains(&k.name)).collect();
-    let config = PluginConfig { not_ready_toleration_seconds: 60, unreachable_toleration_seconds: 120 };
+    let config = PluginConfig {
+        not_ready_toleration_seconds: 60,
+        unreachable_toleration_seconds: 120,
+        ..Default::default()
+    };
     let lookups = Lookups::default();
-    let webhooks = super::webhook::Webhooks::new(&lookups);
+    let webhooks = super::webhook::Webhooks::new(&lookups, Default::default());
     Chain::new(plugins::build(&only, &config, &lookups, &webhooks))
 }
 

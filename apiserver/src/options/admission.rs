@@ -19,13 +19,24 @@ pub struct AdmissionOptions {
     /// DefaultTolerationSeconds: seconds a pod tolerates an unreachable node.
     #[arg(long, default_value_t = 300)]
     pub default_unreachable_toleration_seconds: i64,
+    /// An AdmissionConfiguration (apiserver.config.k8s.io/v1) giving
+    /// plugins their configuration, e.g. the webhooks' kubeConfigFile.
+    #[arg(long)]
+    pub admission_control_config_file: Option<std::path::PathBuf>,
 }
 
 impl AdmissionOptions {
-    pub fn plugin_config(&self) -> PluginConfig {
-        PluginConfig {
+    /// The plugins' configuration; what is wrong with the configuration
+    /// file otherwise.
+    pub fn plugin_config(&self) -> Result<PluginConfig, String> {
+        let configurations = match &self.admission_control_config_file {
+            Some(path) => crate::admission::config_file::read(path)?,
+            None => Default::default(),
+        };
+        Ok(PluginConfig {
             not_ready_toleration_seconds: self.default_not_ready_toleration_seconds,
             unreachable_toleration_seconds: self.default_unreachable_toleration_seconds,
-        }
+            configurations,
+        })
     }
 }

@@ -120,7 +120,6 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     Ok(())
 }
 
-/// The authenticators the flags configure.
 /// The admission chain the flags ask for (refused at startup with kube's
 /// texts), then the server's own checks; the plugins are logged in order.
 fn admission_setup(
@@ -137,9 +136,11 @@ fn admission_setup(
     if !missing.is_empty() {
         tracing::warn!(plugins = ?missing, "default admission plugins not built into rtcd-apiserver yet; running without them");
     }
-    Ok(admission::Setup::new(&enabled, &options.plugin_config(), checks))
+    let config = options.plugin_config().map_err(StartError::Admission)?;
+    admission::Setup::new(&enabled, &config, checks).map_err(StartError::Admission)
 }
 
+/// The authenticators the flags configure.
 fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticator, StartError> {
     let authn = &options.authentication;
     let token_file = match &authn.token_auth_file {

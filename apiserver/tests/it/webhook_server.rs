@@ -83,6 +83,12 @@ async fn answer(
     calls: Arc<AtomicUsize>,
 ) -> Result<Response<Full<Bytes>>, hyper::Error> {
     let path = request.uri().path().to_string();
+    let authorization = request
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
     let body = request.into_body().collect().await?.to_bytes();
     calls.fetch_add(1, Ordering::SeqCst);
     let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -106,6 +112,11 @@ async fn answer(
             response["status"] = json!({"code": 403, "reason": "Forbidden", "message": "configmaps labelled deny=yes are refused"});
         }
         "/slow" => tokio::time::sleep(Duration::from_secs(3)).await,
+        // Lets in only callers presenting the test's token.
+        "/needs-token" if authorization != "Bearer s3cret" => {
+            response["allowed"] = json!(false);
+            response["status"] = json!({"code": 401, "reason": "Unauthorized", "message": format!("who are you? ({authorization:?})")});
+        }
         "/deny-all" => {
             response["allowed"] = json!(false);
             response["status"] = json!({"code": 403, "reason": "Forbidden", "message": "blocked"});

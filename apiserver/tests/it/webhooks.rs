@@ -217,7 +217,23 @@ fn configuration(kind: &str, name: &str, webhooks: Value) -> String {
 /// can take: each a clear error, nothing stored, the server unaffected.
 async fn behaviours(backend: Backend) {
     let hooks = WebhookServer::start().await;
-    let api = ApiServer::start(backend).await;
+    // Validating webhooks are called with the token the admission
+    // configuration file's kubeconfig gives for 127.0.0.1.
+    let api = ApiServer::start_prepared(backend, false, |dir| {
+        let users = format!(
+            "apiVersion: v1\nkind: Config\nusers:\n- name: '*'\n  user: {{token: wrong}}\n- name: 127.0.0.1:{}\n  user: {{token: s3cret}}\n",
+            hooks.port
+        );
+        std::fs::write(dir.join("creds.kubeconfig"), users).unwrap();
+        std::fs::write(
+            dir.join("admission.yaml"),
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: creds.kubeconfig\n",
+        )
+        .unwrap();
+        let flags = format!("--admission-control-config-file={}\n", dir.join("admission.yaml").display());
+        std::fs::write(dir.join("flags"), flags).unwrap();
+    })
+    .await;
     let ca = hooks.ca_bundle();
     let mutating = "MutatingWebhookConfiguration";
     // Configurations are called in name order: "a-notes" sees the object
@@ -290,6 +306,14 @@ async fn behaviours(backend: Backend) {
     assert!(stderr(&out).contains("the response is larger than 8388608 bytes"), "{}", stderr(&out));
     // The server is unaffected.
     api.ok(&["create", "configmap", "after", "--from-literal=a=b"]);
+
+    // The webhook that wants the token gets it.
+    let whoami = json!([probe_hook("token.rtcd.dev", "token", &hooks.url("/needs-token"), &ca, "Fail", 10)]);
+    api.ok_stdin(
+        &["create", "-f", "-"],
+        &configuration("ValidatingWebhookConfiguration", "token-check", whoami),
+    );
+    api.ok_stdin(&["create", "-f", "-"], &configmap("with-token", json!({"probe": "token"})));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

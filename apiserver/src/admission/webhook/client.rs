@@ -14,7 +14,9 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
 use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, ServerName};
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+
+use super::credentials::Identity;
 
 /// The most a webhook may answer: a review holds one object and a patch
 /// for it, far below this; more is refused rather than held in memory.
@@ -38,17 +40,26 @@ impl Endpoint {
     pub fn url(&self) -> String {
         format!("https://{}{}", self.authority, self.path)
     }
+
+    /// The port connected to, as credentials are looked up by it.
+    pub fn port(&self) -> u16 {
+        self.address.rsplit_once(':').and_then(|(_, port)| port.parse().ok()).unwrap_or(443)
+    }
 }
 
 type Connection = SendRequest<Full<Bytes>>;
 
-/// Idle connections by endpoint and the trust they were made with.
-type Pool = HashMap<(Endpoint, Vec<u8>), Vec<Connection>>;
+/// Idle connections by endpoint, the trust they were made with and the
+/// identity they present.
+type Pool = HashMap<(Endpoint, Vec<u8>, Option<Identity>), Vec<Connection>>;
+
+/// TLS clients by the roots they trust and the certificate they present.
+type Trust = HashMap<(Vec<u8>, Option<Identity>), Arc<ClientConfig>>;
 
 #[derive(Default)]
 pub struct Client {
     idle: Mutex<Pool>,
-    trust: Mutex<HashMap<Vec<u8>, Arc<ClientConfig>>>,
+    trust: Mutex<Trust>,
 }
 
 impl std::fmt::Debug for Client {
@@ -64,15 +75,17 @@ impl Client {
         &self,
         to: &Endpoint,
         ca_bundle: &[u8],
+        identity: Option<&Identity>,
         body: Vec<u8>,
         timeout: Duration,
     ) -> Result<Vec<u8>, String> {
         let post_failed = |why: String| format!("Post {}: {why}", crate::errors::go_quote(&to.url()));
-        let (code, bytes) = match tokio::time::timeout(timeout, self.exchange(to, ca_bundle, body)).await {
-            Ok(Ok(answered)) => answered,
-            Ok(Err(why)) => return Err(post_failed(why)),
-            Err(_) => return Err(post_failed("context deadline exceeded".into())),
-        };
+        let (code, bytes) =
+            match tokio::time::timeout(timeout, self.exchange(to, ca_bundle, identity, body)).await {
+                Ok(Ok(answered)) => answered,
+                Ok(Err(why)) => return Err(post_failed(why)),
+                Err(_) => return Err(post_failed("context deadline exceeded".into())),
+            };
         if !(200..300).contains(&code) {
             return Err(unsuccessful(code, &bytes));
         }
@@ -84,19 +97,22 @@ impl Client {
         &self,
         to: &Endpoint,
         ca_bundle: &[u8],
+        identity: Option<&Identity>,
         body: Vec<u8>,
     ) -> Result<(u16, Vec<u8>), String> {
-        let key = (to.clone(), ca_bundle.to_vec());
+        let key = (to.clone(), ca_bundle.to_vec(), identity.cloned());
         let mut connection = match self.take_idle(&key) {
             Some(connection) => connection,
-            None => self.connect(to, ca_bundle).await?,
+            None => self.connect(to, ca_bundle, identity).await?,
         };
-        let request = hyper::Request::post(&to.path)
+        let mut request = hyper::Request::post(&to.path)
             .header(hyper::header::HOST, &to.authority)
             .header(hyper::header::CONTENT_TYPE, "application/json")
-            .header(hyper::header::ACCEPT, "application/json, */*")
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| e.to_string())?;
+            .header(hyper::header::ACCEPT, "application/json, */*");
+        if let Some(authorization) = identity.and_then(authorization) {
+            request = request.header(hyper::header::AUTHORIZATION, authorization);
+        }
+        let request = request.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
         let response = connection.send_request(request).await.map_err(|e| e.to_string())?;
         let code = response.status().as_u16();
         let collected =
@@ -110,7 +126,7 @@ impl Client {
         Ok((code, collected.to_bytes().to_vec()))
     }
 
-    fn take_idle(&self, key: &(Endpoint, Vec<u8>)) -> Option<Connection> {
+    fn take_idle(&self, key: &(Endpoint, Vec<u8>, Option<Identity>)) -> Option<Connection> {
         let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
         let pool = idle.get_mut(key)?;
         while let Some(connection) = pool.pop() {
@@ -121,7 +137,7 @@ impl Client {
         None
     }
 
-    fn keep_idle(&self, key: (Endpoint, Vec<u8>), connection: Connection) {
+    fn keep_idle(&self, key: (Endpoint, Vec<u8>, Option<Identity>), connection: Connection) {
         if connection.is_closed() {
             return;
         }
@@ -133,8 +149,13 @@ impl Client {
         }
     }
 
-    async fn connect(&self, to: &Endpoint, ca_bundle: &[u8]) -> Result<Connection, String> {
-        let config = self.config(ca_bundle)?;
+    async fn connect(
+        &self,
+        to: &Endpoint,
+        ca_bundle: &[u8],
+        identity: Option<&Identity>,
+    ) -> Result<Connection, String> {
+        let config = self.config(ca_bundle, identity)?;
         let tcp = tokio::net::TcpStream::connect(&to.address)
             .await
             .map_err(|e| format!("dial tcp {}: {}", to.address, go_io_error(&e)))?;
@@ -152,11 +173,12 @@ impl Client {
         Ok(sender)
     }
 
-    /// The TLS client trusting `ca_bundle` (or the system's roots), made
-    /// once per bundle.
-    fn config(&self, ca_bundle: &[u8]) -> Result<Arc<ClientConfig>, String> {
+    /// The TLS client trusting `ca_bundle` (or the system's roots) and
+    /// presenting the identity's certificate, if any; made once per pair.
+    fn config(&self, ca_bundle: &[u8], identity: Option<&Identity>) -> Result<Arc<ClientConfig>, String> {
+        let key = (ca_bundle.to_vec(), identity.filter(|i| !i.certificate.is_empty()).cloned());
         let mut trust = self.trust.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(config) = trust.get(ca_bundle) {
+        if let Some(config) = trust.get(&key) {
             return Ok(config.clone());
         }
         let mut roots = rustls::RootCertStore::empty();
@@ -173,12 +195,36 @@ impl Client {
         let config = ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
             .with_safe_default_protocol_versions()
             .map_err(|e| e.to_string())?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+            .with_root_certificates(roots);
+        let config = match &key.1 {
+            Some(identity) => {
+                let chain = CertificateDer::pem_slice_iter(&identity.certificate)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("tls: client certificate: {e}"))?;
+                let private = PrivateKeyDer::from_pem_slice(&identity.key)
+                    .map_err(|e| format!("tls: client key: {e}"))?;
+                config
+                    .with_client_auth_cert(chain, private)
+                    .map_err(|e| format!("tls: client certificate: {e}"))?
+            }
+            None => config.with_no_client_auth(),
+        };
         let config = Arc::new(config);
-        trust.insert(ca_bundle.to_vec(), config.clone());
+        trust.insert(key, config.clone());
         Ok(config)
     }
+}
+
+/// The Authorization header of a token or basic-auth identity.
+fn authorization(identity: &Identity) -> Option<String> {
+    if let Some(token) = &identity.token {
+        return Some(format!("Bearer {token}"));
+    }
+    let (user, password) = identity.basic.as_ref()?;
+    Some(format!(
+        "Basic {}",
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("{user}:{password}"))
+    ))
 }
 
 /// The system's trusted roots (Debian's bundle), for webhooks without a

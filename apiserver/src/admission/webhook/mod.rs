@@ -11,11 +11,13 @@
 //! * `conditions`: `matchConditions` in CEL.
 //! * `review`: the AdmissionReview request and the checks of the answer.
 //! * `client`: the HTTPS calls.
+//! * `credentials`: what the server presents to webhooks (kubeConfigFile).
 //! * `metrics`: `apiserver_admission_webhook_*`.
 
 mod client;
 pub mod conditions;
 mod config;
+pub mod credentials;
 pub mod matching;
 mod metrics;
 pub mod review;
@@ -32,6 +34,7 @@ pub use metrics::WebhookMetrics;
 use self::client::{Client, Endpoint};
 use self::conditions::Decision;
 use self::config::{Hook, Source, Target};
+use self::credentials::Credentials;
 use self::metrics::Outcome;
 use self::review::Answer;
 use super::{AnnotationLevel, Attributes, Lookup, Lookups, Operation, Plugin};
@@ -47,12 +50,22 @@ pub struct Webhooks {
     namespaces: Lookup,
     services: Lookup,
     endpoints: Lookup,
+    /// Credentials for mutating and for validating webhooks.
+    credentials: WebhookCredentials,
     pub metrics: Arc<WebhookMetrics>,
 }
 
+/// Each plugin's credentials, from its WebhookAdmissionConfiguration.
+#[derive(Debug, Clone, Default)]
+pub struct WebhookCredentials {
+    pub mutating: Credentials,
+    pub validating: Credentials,
+}
+
 impl Webhooks {
-    pub fn new(lookups: &Lookups) -> Arc<Webhooks> {
+    pub fn new(lookups: &Lookups, credentials: WebhookCredentials) -> Arc<Webhooks> {
         Arc::new(Webhooks {
+            credentials,
             mutating: Source::new(lookups.mutating_webhooks.clone()),
             validating: Source::new(lookups.validating_webhooks.clone()),
             client: Client::default(),
@@ -251,9 +264,11 @@ impl Webhooks {
         let uid = uuid::Uuid::new_v4().to_string();
         let body = review::body(hook.review_version, review::request(attributes, &uid));
         let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+        let credentials = if may_patch { &self.credentials.mutating } else { &self.credentials.validating };
+        let identity = credentials.for_host(&endpoint.server_name, endpoint.port());
         let response = self
             .client
-            .post(&endpoint, &hook.ca_bundle, body, hook.timeout)
+            .post(&endpoint, &hook.ca_bundle, identity, body, hook.timeout)
             .await
             .map_err(|why| format!("failed to call webhook: {why}"))?;
         review::answer(hook.review_version, &uid, &response, may_patch)
