@@ -18,24 +18,68 @@ pub struct Args {
     /// Bytes of data per ConfigMap.
     #[arg(long, default_value_t = 1024)]
     val_size: usize,
+    /// What to create: `configmap`, or `pod` (one container; what
+    /// admission plugins and injecting webhooks act on).
+    #[arg(long, default_value = "configmap", value_parser = ["configmap", "pod"])]
+    kind: String,
 }
 
 pub async fn run(api: &Api, target: &Target, args: Args) -> Result<Outcome, String> {
     super::ensure_namespace(api, &args.namespace).await?;
-    let outcome =
-        create_many(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet).await?;
+    let (outcome, what) = if args.kind == "pod" {
+        let outcome = create_pods(api, &args.namespace, args.total, target.clients, target.quiet).await?;
+        (outcome, "Pods".to_string())
+    } else {
+        let outcome =
+            create_many(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet)
+                .await?;
+        (outcome, format!("ConfigMaps ({} B of data each)", args.val_size))
+    };
     super::say(
         target.quiet,
         &format!(
-            "Create: {} of {} ConfigMaps ({} B of data each) created in namespace {} by {}.",
+            "Create: {} of {} {what} created in namespace {} by {}.",
             outcome.latencies.len(),
             args.total,
-            args.val_size,
             args.namespace,
             super::clients(target.clients),
         ),
     );
     Ok(outcome)
+}
+
+/// POSTs `total` new one-container Pods into `namespace` from `clients`
+/// concurrent clients; each must be answered 201 Created.
+async fn create_pods(
+    api: &Api,
+    namespace: &str,
+    total: u64,
+    clients: usize,
+    quiet: bool,
+) -> Result<Outcome, String> {
+    let path: Arc<str> = format!("/api/v1/namespaces/{namespace}/pods").into();
+    let prefix: Arc<str> = super::run_id().into();
+    let api = api.clone();
+    super::concurrently(clients, total, quiet, move |n| {
+        let (api, path) = (api.clone(), path.clone());
+        let body = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": format!("{prefix}-{n}")},
+            "spec": {"containers": [{"name": "app", "image": "nginx:1.27", "ports": [{"containerPort": 8080}]}]},
+        });
+        async move {
+            let began = Instant::now();
+            let reply = api.post(&path, &body).await?;
+            let latency = began.elapsed();
+            if reply.status.as_u16() == 201 {
+                Ok(latency)
+            } else {
+                Err(format!("create: {}", reply.describe()))
+            }
+        }
+    })
+    .await
 }
 
 /// POSTs `total` new ConfigMaps (names of this run's own) into `namespace`
