@@ -118,4 +118,4 @@ impl Setup {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -69,7 +69,13 @@ fn bad_plugin_flags_are_refused_with_kubes_texts() {
     );
 }
 
-fn write(operation: Operation, group: &str, resource: &str, kind: &str, object: Option<Value>) -> Attributes {
+pub(crate) fn write(
+    operation: Operation,
+    group: &str,
+    resource: &str,
+    kind: &str,
+    object: Option<Value>,
+) -> Attributes {
     Attributes {
         user: UserInfo::apiserver(),
         operation,

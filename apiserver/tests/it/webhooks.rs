@@ -314,6 +314,22 @@ async fn behaviours(backend: Backend) {
         &configuration("ValidatingWebhookConfiguration", "token-check", whoami),
     );
     api.ok_stdin(&["create", "-f", "-"], &configmap("with-token", json!({"probe": "token"})));
+
+    // A webhook refusing everything cannot lock its configuration in.
+    let wall = json!([{
+        "name": "wall.rtcd.dev",
+        "clientConfig": {"url": hooks.url("/deny-all"), "caBundle": ca},
+        "rules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*/*"]}],
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+    }]);
+    api.ok_stdin(&["create", "-f", "-"], &configuration("ValidatingWebhookConfiguration", "wall", wall));
+    assert!(
+        stderr(&api.kubectl(&["create", "configmap", "walled", "--from-literal=a=b"]))
+            .contains("denied the request: blocked")
+    );
+    api.ok(&["delete", "validatingwebhookconfiguration", "wall"]);
+    api.ok(&["create", "configmap", "walled", "--from-literal=a=b"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

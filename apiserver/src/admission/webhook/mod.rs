@@ -427,6 +427,52 @@ fn url_endpoint(url: &str, timeout: &str) -> Result<Endpoint, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admission::tests::write;
+
+    fn hook(dry_run_safe: bool) -> Hook {
+        Hook {
+            configuration: "c".into(),
+            name: "side-effects.example.com".into(),
+            target: Target::Url("https://127.0.0.1:1/".into()),
+            ca_bundle: Vec::new(),
+            rules: vec![
+                json!({"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*"]}),
+            ],
+            fail_open: true,
+            namespace_selector: json!({}),
+            object_selector: json!({}),
+            dry_run_safe,
+            timeout: std::time::Duration::from_secs(1),
+            review_version: "v1",
+            reinvoke_if_needed: false,
+            conditions: Default::default(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_dry_run_refuses_webhooks_with_side_effects_whatever_their_failure_policy() {
+        let webhooks = Webhooks::new(&Lookups::default(), Default::default());
+        let mut attributes =
+            write(Operation::Create, "", "configmaps", "ConfigMap", Some(json!({"metadata": {"name": "a"}})));
+        assert!(webhooks.should_call(&hook(false), &attributes).await.unwrap());
+        attributes.dry_run = true;
+        assert!(webhooks.should_call(&hook(true), &attributes).await.unwrap());
+        let refused = webhooks.should_call(&hook(false), &attributes).await.unwrap_err();
+        assert_eq!(refused.code(), 400);
+        assert_eq!(
+            refused.to_string(),
+            "admission webhook \"side-effects.example.com\" does not support dry run"
+        );
+        // The admission configuration itself is never sent to webhooks.
+        let own = write(
+            Operation::Create,
+            "admissionregistration.k8s.io",
+            "validatingwebhookconfigurations",
+            "ValidatingWebhookConfiguration",
+            None,
+        );
+        assert!(matching::excluded(&own));
+    }
 
     #[test]
     fn denials_read_as_kube_writes_them() {
