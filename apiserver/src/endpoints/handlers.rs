@@ -17,6 +17,7 @@ use crate::errors::ApiError;
 use crate::patch::PatchType;
 use crate::protobuf::{self, ProtobufError};
 use crate::registry::metadata::{self, prepare_update};
+use crate::registry::scale;
 use crate::registry::{DeleteOptions, Deleted, Resource, Store, WriteContext};
 use crate::request::{ResourceRequest, UserInfo};
 use crate::runtime::{decode, meta};
@@ -212,7 +213,7 @@ impl Request<'_> {
     async fn get_scale(&self) -> Result<Response, ApiError> {
         let at = ReadAt { resource_version: self.params.resource_version()?, exact: false };
         let object = self.store.get(self.namespace, self.name, &at).await?;
-        Ok(respond::json_response(StatusCode::OK, &scale_of(&object)))
+        Ok(respond::json_response(StatusCode::OK, &scale::of(&object)))
     }
 
     async fn update_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
@@ -241,7 +242,7 @@ impl Request<'_> {
         let updated = self
             .store
             .update_with(&ctx, self.namespace, name, Some("scale"), |old| {
-                let scale = make(&scale_of(old))?;
+                let scale = make(&scale::of(old))?;
                 let replicas = scale["spec"]["replicas"].as_i64().filter(|r| *r >= 0).ok_or_else(|| {
                     metadata::invalid(
                         self.resource,
@@ -261,7 +262,7 @@ impl Request<'_> {
                 Ok(new)
             })
             .await?;
-        Ok(respond::json_response(StatusCode::OK, &scale_of(&updated)))
+        Ok(respond::json_response(StatusCode::OK, &scale::of(&updated)))
     }
 }
 
@@ -301,32 +302,4 @@ fn delete_options(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) -> Resul
     }
     let value = body_json(headers, body, into)?;
     serde_json::to_vec(&value).map_err(|e| ApiError::Internal(e.to_string()))
-}
-
-/// The autoscaling/v1 Scale of a Deployment, ReplicaSet or StatefulSet.
-fn scale_of(object: &Value) -> Value {
-    let meta = &object["metadata"];
-    let selector = object["spec"]["selector"]["matchLabels"]
-        .as_object()
-        .map(|labels| {
-            labels
-                .iter()
-                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .unwrap_or_default();
-    json!({
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": {
-            "name": meta["name"],
-            "namespace": meta["namespace"],
-            "uid": meta["uid"],
-            "resourceVersion": meta["resourceVersion"],
-            "creationTimestamp": meta["creationTimestamp"],
-        },
-        "spec": {"replicas": object["spec"]["replicas"].as_i64().unwrap_or(0)},
-        "status": {"replicas": object["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector},
-    })
 }

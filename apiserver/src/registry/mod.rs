@@ -17,6 +17,7 @@ pub mod kinds;
 pub mod metadata;
 mod resource;
 mod resources;
+pub mod scale;
 mod store;
 mod strategy;
 #[cfg(test)]

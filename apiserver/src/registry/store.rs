@@ -320,12 +320,13 @@ impl Store {
             let mut attributes = self.attributes(ctx, Operation::Update, subresource, namespace, name);
             attributes.object = Some(new);
             attributes.old_object = Some(old);
-            self.admission.admit(&mut attributes).await?;
-            let (new, old) = (attributes.object.as_ref().unwrap_or(&Value::Null), &attributes.old_object);
-            let old = old.as_ref().unwrap_or(&Value::Null);
-            let causes = metadata::validate_update(old, new);
-            metadata::refuse(&self.resource, new, causes, self.strategy.validate_update(new, old))?;
-            self.admission.validate(&attributes).await?;
+            if subresource == Some("scale") {
+                self.admit_scale(&mut attributes).await?;
+            } else {
+                self.admission.admit(&mut attributes).await?;
+                self.validate_update(attributes.object.as_ref(), attributes.old_object.as_ref())?;
+                self.admission.validate(&attributes).await?;
+            }
             let new = attributes.object.take().unwrap_or_default();
             if ctx.dry_run {
                 return Ok(new);
@@ -351,6 +352,34 @@ impl Store {
                 Swap::Changed(fresh) => current = fresh,
             }
         }
+    }
+
+    /// The kind's and the metadata's checks of an update.
+    fn validate_update(&self, new: Option<&Value>, old: Option<&Value>) -> Result<(), ApiError> {
+        let (new, old) = (new.unwrap_or(&Value::Null), old.unwrap_or(&Value::Null));
+        let causes = metadata::validate_update(old, new);
+        metadata::refuse(&self.resource, new, causes, self.strategy.validate_update(new, old))
+    }
+
+    /// Admission of a scale change, which plugins see as the Scale it is
+    /// (kube's scale subresource): `attributes` hold the whole workloads
+    /// before and after, with the replicas admission settled on.
+    async fn admit_scale(&self, attributes: &mut Attributes) -> Result<(), ApiError> {
+        let workload = attributes.object.take().unwrap_or_default();
+        let old_workload = attributes.old_object.take().unwrap_or_default();
+        let own_kind = std::mem::replace(&mut attributes.kind, super::scale::kind());
+        let normalize = attributes.normalize.take();
+        attributes.object = Some(super::scale::of(&workload));
+        attributes.old_object = Some(super::scale::of(&old_workload));
+        self.admission.admit(attributes).await?;
+        let workload = super::scale::with_replicas(workload, attributes.object.as_ref());
+        self.validate_update(Some(&workload), Some(&old_workload))?;
+        attributes.object = Some(super::scale::of(&workload));
+        self.admission.validate(attributes).await?;
+        (attributes.kind, attributes.normalize) = (own_kind, normalize);
+        attributes.object = Some(workload);
+        attributes.old_object = Some(old_workload);
+        Ok(())
     }
 
     /// Removes an object being deleted once nothing holds it any more.

@@ -69,6 +69,22 @@ async fn scenario(backend: Backend) {
     let out = api.kubectl(&["patch", "deployment", "big", "-p", r#"{"spec":{"replicas":8}}"#]);
     assert!(stderr(&out).contains("denied request: replicas must be no greater than 6"), "{}", stderr(&out));
 
+    // Scale changes are admitted as the autoscaling/v1 Scale they are.
+    let scale = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "scale-cap"},
+        "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                "operations": ["UPDATE"], "resources": ["deployments/scale"]}]},
+            "validations": [{"expression": "object.kind == 'Scale' && object.spec.replicas <= 10", "reason": "Forbidden"}]}});
+    api.ok_stdin(&["create", "-f", "-"], &scale.to_string());
+    api.ok_stdin(&["create", "-f", "-"], &binding("scale-cap-binding", "scale-cap", None, &["Deny"]));
+    api.ok(&["scale", "deployment", "big", "--replicas=4"]);
+    let out = api.kubectl(&["scale", "deployment", "big", "--replicas=20"]);
+    assert_eq!(
+        stderr(&out),
+        "Error from server (Forbidden): deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'scale-cap' with binding 'scale-cap-binding' denied request: failed expression: object.kind == 'Scale' && object.spec.replicas <= 10\n"
+    );
+    assert_eq!(api.ok(&["get", "deployment", "big", "-o", "jsonpath={.spec.replicas}"]), "4");
+
     // Warn and Audit: the write goes through with kube's warning.
     let labels = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
         "metadata": {"name": "team-label"},
