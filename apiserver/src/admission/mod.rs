@@ -10,6 +10,7 @@
 //!   set, and the instances of those built here.
 //! * `config_file`: `--admission-control-config-file`.
 //! * `cel`: CEL expressions over objects (match conditions, policies).
+//! * `step_metrics`: how long each plugin and step takes.
 //! * `notes`: the warnings and audit annotations a write collects.
 //! * `lookup`: how plugins reach the objects they decide on (namespaces,
 //!   ServiceAccounts, LimitRanges, PriorityClasses).
@@ -40,6 +41,7 @@ mod policy;
 mod priority;
 mod restrictions;
 pub mod service_account;
+mod step_metrics;
 mod taint_nodes_by_condition;
 pub mod webhook;
 
@@ -95,6 +97,11 @@ impl Setup {
         checks: Vec<Arc<dyn Plugin>>,
     ) -> Result<Setup, String> {
         Ok(Setup::assemble(enabled, config, config.webhook_credentials()?, checks))
+    }
+
+    /// What admission adds to `/metrics`: step, plugin and webhook figures.
+    pub fn metrics(&self) -> Vec<Arc<dyn crate::metrics::Source>> {
+        vec![self.chain.metrics(), self.webhook_metrics.clone()]
     }
 
     /// kube's default plugins, configured as kube's defaults.

@@ -78,7 +78,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));
     let escalation = Arc::new(EscalationCheck::default());
     let admission = admission_setup(&options.admission, vec![escalation.clone()])?;
-    let webhook_metrics = admission.webhook_metrics.clone();
+    let admission_metrics = admission.metrics();
     let resources =
         kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_cluster_ip_range, admission)
             .map_err(|e| StartError::Register(e.to_string()))?;
@@ -92,7 +92,9 @@ pub async fn run(options: Options) -> Result<(), StartError> {
         tokio::spawn(compact_every(channel, options.etcd.etcd_compaction_interval));
     }
     let metrics = Arc::new(Metrics::default());
-    metrics.add_source(webhook_metrics);
+    for source in admission_metrics {
+        metrics.add_source(source);
+    }
     let limits = Arc::new(Limits::new(
         options.limits.max_requests_inflight,
         options.limits.max_mutating_requests_inflight,
