@@ -129,6 +129,18 @@ async fn scenario(backend: Backend) {
         probe_hook("ignored.rtcd.dev", "ignored", &format!("https://127.0.0.1:{closed}/"), &ca, "Ignore", 10),
     ]});
     api.ok_stdin(&["create", "-f", "-"], &validating.to_string());
+    let table = api.ok(&[
+        "get",
+        "validatingwebhookconfigurations",
+        "--no-headers",
+        "-o",
+        "custom-columns=N:.metadata.name",
+    ]);
+    assert_eq!(table, "guards\n");
+    let printed = api.ok(&["get", "validatingwebhookconfiguration", "guards"]);
+    let columns: Vec<String> =
+        printed.lines().map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" ")).collect();
+    assert_eq!(columns[..2], ["NAME WEBHOOKS", "guards 7"]);
 
     let refuse = |name: &str, labels: Value| {
         let out = api.kubectl_with(&["create", "-f", "-"], Some(&configmap(name, labels)), &[]);
