@@ -30,14 +30,10 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# shellcheck source=scripts/bench/single-member.sh
+. scripts/bench/single-member.sh
 
-client="$(port)" peer="$(port)"
-"$bin/rtcd" --name b --data-dir "$work/member" --listen-client-urls "http://127.0.0.1:$client" \
-  --advertise-client-urls "http://127.0.0.1:$client" --listen-peer-urls "http://127.0.0.1:$peer" \
-  --initial-advertise-peer-urls "http://127.0.0.1:$peer" --initial-cluster "b=http://127.0.0.1:$peer" \
-  >"$work/rtcd.log" 2>&1 &
-pids+=($!)
+start_member
 
 api_pid="" api_url="" injector_pid=""
 start_apiserver() {

@@ -57,27 +57,14 @@ async fn create_pods(
     clients: usize,
     quiet: bool,
 ) -> Result<Outcome, String> {
-    let path: Arc<str> = format!("/api/v1/namespaces/{namespace}/pods").into();
-    let prefix: Arc<str> = super::run_id().into();
-    let api = api.clone();
-    super::concurrently(clients, total, quiet, move |n| {
-        let (api, path) = (api.clone(), path.clone());
-        let body = serde_json::json!({
+    let path = format!("/api/v1/namespaces/{namespace}/pods");
+    post_each(api, path, total, clients, quiet, |name| {
+        serde_json::json!({
             "apiVersion": "v1",
             "kind": "Pod",
-            "metadata": {"name": format!("{prefix}-{n}")},
+            "metadata": {"name": name},
             "spec": {"containers": [{"name": "app", "image": "nginx:1.27", "ports": [{"containerPort": 8080}]}]},
-        });
-        async move {
-            let began = Instant::now();
-            let reply = api.post(&path, &body).await?;
-            let latency = began.elapsed();
-            if reply.status.as_u16() == 201 {
-                Ok(latency)
-            } else {
-                Err(format!("create: {}", reply.describe()))
-            }
-        }
+        })
     })
     .await
 }
@@ -92,12 +79,27 @@ pub async fn create_many(
     clients: usize,
     quiet: bool,
 ) -> Result<Outcome, String> {
-    let path: Arc<str> = super::configmaps(namespace).into();
+    let path = super::configmaps(namespace);
+    post_each(api, path, total, clients, quiet, move |name| super::configmap(name, val_size)).await
+}
+
+/// POSTs `total` bodies made by `body` (given each a name of this run's
+/// own) to `path` from `clients` concurrent clients; each must be answered
+/// 201 Created.
+async fn post_each(
+    api: &Api,
+    path: String,
+    total: u64,
+    clients: usize,
+    quiet: bool,
+    body: impl Fn(&str) -> serde_json::Value + Send + Sync + 'static,
+) -> Result<Outcome, String> {
+    let path: Arc<str> = path.into();
     let prefix: Arc<str> = super::run_id().into();
     let api = api.clone();
     super::concurrently(clients, total, quiet, move |n| {
         let (api, path) = (api.clone(), path.clone());
-        let body = super::configmap(&format!("{prefix}-{n}"), val_size);
+        let body = body(&format!("{prefix}-{n}"));
         async move {
             let began = Instant::now();
             let reply = api.post(&path, &body).await?;
