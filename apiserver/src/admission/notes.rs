@@ -18,6 +18,9 @@ pub enum AnnotationLevel {
 pub struct Notes {
     warnings: Mutex<Vec<String>>,
     annotations: Mutex<Vec<(String, String, AnnotationLevel)>>,
+    /// The name a create's body gave its object, which the audit event's
+    /// `objectRef` carries (the path names no object on a create).
+    created_name: Mutex<Option<String>>,
 }
 
 impl Notes {
@@ -42,6 +45,17 @@ impl Notes {
         let mut annotations = lock(&self.annotations);
         annotations.retain(|(k, _, _)| *k != key);
         annotations.push((key, value.into(), level));
+    }
+
+    /// The name in a create's body (empty with generateName: not noted).
+    pub fn note_created_name(&self, name: &str) {
+        if !name.is_empty() {
+            *lock(&self.created_name) = Some(name.to_string());
+        }
+    }
+
+    pub fn created_name(&self) -> Option<String> {
+        lock(&self.created_name).clone()
     }
 
     pub fn warnings(&self) -> Vec<String> {

@@ -149,6 +149,7 @@ impl Request<'_> {
     async fn create(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
         let ctx = self.write_context(self.params.dry_run()?);
         let (object, warnings) = self.decode(headers, body)?;
+        self.notes.note_created_name(meta::name_of(&object));
         let created = self.store.create(&ctx, self.namespace, object).await?;
         Ok(respond::with_warnings(self.ok(StatusCode::CREATED, created), &warnings))
     }

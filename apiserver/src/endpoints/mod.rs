@@ -149,11 +149,17 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
 }
 
 /// What admission noted during a write: its warnings onto the response
-/// (refused or not, as kube's warning recorder does), its annotations into
-/// the request's audit event.
+/// (refused or not, as kube's warning recorder does), its annotations (and
+/// a created object's name) into the request's audit event.
 fn hand_on(response: Response, notes: &Notes, extensions: &axum::http::Extensions) -> Response {
     if let Some(audit) = extensions.get::<AuditContext>() {
         let mut event = audit.lock();
+        // kube completes a create's objectRef from the object sent.
+        if let (Some(name), Some(object_ref)) = (notes.created_name(), event.object_ref.as_mut())
+            && object_ref.get("name").is_none()
+        {
+            object_ref["name"] = json!(name);
+        }
         for (key, value, level) in notes.annotations() {
             let kept = match level {
                 AnnotationLevel::Metadata => true,

@@ -40,7 +40,22 @@ fn probe_hook(name: &str, probe: &str, url: &str, ca: &str, failure: &str, timeo
 
 async fn scenario(backend: Backend) {
     let hooks = WebhookServer::start().await;
-    let api = ApiServer::start(backend).await;
+    // ConfigMap writes audited with their bodies: the webhooks' annotations
+    // (the patch one only at Request level and above) are in the events.
+    let api = ApiServer::start_prepared(backend, false, |dir| {
+        let policy = dir.join("audit-policy.yaml");
+        std::fs::write(
+            &policy,
+            "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Request\n  resources: [{group: \"\", resources: [configmaps]}]\n",
+        )
+        .unwrap();
+        let flags = [
+            format!("--audit-policy-file={}", policy.display()),
+            format!("--audit-log-path={}", dir.join("audit.log").display()),
+        ];
+        std::fs::write(dir.join("flags"), flags.join("\n")).unwrap();
+    })
+    .await;
     let ca = hooks.ca_bundle();
 
     // The mutating webhook runs "in the cluster": a Service whose
@@ -89,6 +104,24 @@ async fn scenario(backend: Backend) {
         api.ok(&["get", "configmap", "prices", "-n", "shop", "-o", "jsonpath={.metadata.labels.mutated}"]),
         "yes"
     );
+    let audit = std::fs::read_to_string(api.dir.path().join("audit.log")).unwrap();
+    let event: Value = audit
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["verb"] == "create" && e["objectRef"]["name"] == "prices")
+        .unwrap_or_else(|| panic!("the create of prices is not audited: {audit}"));
+    let annotations = &event["annotations"];
+    assert_eq!(annotations["label.rtcd.dev/decision"], "labelled");
+    let mutation: Value = serde_json::from_str(
+        annotations["mutation.webhook.admission.k8s.io/round_0_index_0"].as_str().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(mutation, json!({"configuration": "labeller", "webhook": "label.rtcd.dev", "mutated": true}));
+    let patch: Value =
+        serde_json::from_str(annotations["patch.webhook.admission.k8s.io/round_0_index_0"].as_str().unwrap())
+            .unwrap();
+    assert_eq!(patch["patchType"], "JSONPatch");
+    assert_eq!(patch["patch"][0], json!({"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}));
     // Outside the selected namespaces the webhook is not called.
     let before = hooks.calls.load(Ordering::SeqCst);
     api.ok(&["create", "configmap", "plain", "--from-literal=a=1"]);
