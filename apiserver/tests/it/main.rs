@@ -10,6 +10,7 @@ mod common;
 mod etcd_tls;
 mod fanout;
 mod https;
+mod injector;
 mod kubectl;
 mod limits;
 mod policies;

@@ -121,7 +121,10 @@ async fn scenario(backend: Backend) {
         serde_json::from_str(annotations["patch.webhook.admission.k8s.io/round_0_index_0"].as_str().unwrap())
             .unwrap();
     assert_eq!(patch["patchType"], "JSONPatch");
-    assert_eq!(patch["patch"][0], json!({"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}));
+    assert_eq!(
+        patch["patch"][0],
+        json!({"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}})
+    );
     // Outside the selected namespaces the webhook is not called.
     let before = hooks.calls.load(Ordering::SeqCst);
     api.ok(&["create", "configmap", "plain", "--from-literal=a=1"]);
