@@ -34,6 +34,9 @@ fn run_pod(api: &ApiServer, namespace: &str, name: &str, overrides: Option<Value
 }
 
 async fn scenario(backend: Backend) {
+    // Plain HTTP: the harness's HTTPS certificate is its own CA, which
+    // rustls (unlike Go) refuses as a server's; the README's walkthrough
+    // runs the injector over TLS against scripts/up.sh's cluster CA.
     let api = ApiServer::start_prepared(backend, false, |dir| {
         let policy = dir.join("audit-policy.yaml");
         let rules = "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Request\n  resources: [{group: \"\", resources: [pods]}]\n";
@@ -65,7 +68,7 @@ async fn scenario(backend: Backend) {
                 ])
                 .arg(format!("--cert-file={}", certs.join("tls.crt").display()))
                 .arg(format!("--key-file={}", certs.join("tls.key").display()))
-                .stderr(Stdio::null()),
+                .stderr(std::fs::File::create(api.dir.path().join("injector.log")).unwrap()),
         )
     };
     let injector = serve();
@@ -80,7 +83,8 @@ async fn scenario(backend: Backend) {
     api.ok(&["annotate", "namespace", "meshed", "rtcd.dev/inject=enabled"]);
     api.ok(&["create", "namespace", "plain"]);
     run_pod(&api, "meshed", "web", None);
-    assert_eq!(containers(&api, "meshed", "web", "containers"), ["web", "rtcd-proxy"]);
+    let log = || std::fs::read_to_string(api.dir.path().join("injector.log")).unwrap_or_default();
+    assert_eq!(containers(&api, "meshed", "web", "containers"), ["web", "rtcd-proxy"], "{}", log());
     assert_eq!(containers(&api, "meshed", "web", "initContainers"), ["rtcd-init"]);
     let pod: Value =
         serde_json::from_str(&api.ok(&["get", "pod", "web", "-n", "meshed", "-o", "json"])).unwrap();
