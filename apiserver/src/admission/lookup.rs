@@ -31,7 +31,21 @@ pub trait Objects: Send + Sync + std::fmt::Debug {
 
     /// Creates `object` (a body as a client would send it) as the server.
     async fn create_as_server(&self, namespace: Option<&str>, object: Value) -> Result<(), ApiError>;
+
+    /// Writes the status `change` makes of the latest object, by
+    /// compare-and-swap as the server: on a concurrent write, `change` runs
+    /// again on the fresh object, so what it checks holds when written.
+    /// `change` may refuse.
+    async fn update_status(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        change: &StatusChange<'_>,
+    ) -> Result<Value, ApiError>;
 }
+
+/// What `Objects::update_status` makes of an object.
+pub type StatusChange<'a> = dyn Fn(&Value) -> Result<Value, ApiError> + Send + Sync + 'a;
 
 /// A resource's objects, once served; shared by every plugin that needs
 /// them.
@@ -79,6 +93,7 @@ pub struct Lookups {
     pub endpoints: Lookup,
     pub mutating_webhooks: Lookup,
     pub validating_webhooks: Lookup,
+    pub resource_quotas: Lookup,
     pub policies: Lookup,
     pub policy_bindings: Lookup,
     /// Any kind, for policies' params.

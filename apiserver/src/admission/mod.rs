@@ -22,7 +22,7 @@
 //!   (LimitPodHardAntiAffinityTopology, DenyServiceExternalIPs),
 //!   `service_account`, `taint_nodes_by_condition`, `webhook`
 //!   (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), `policy`
-//!   (ValidatingAdmissionPolicy).
+//!   (ValidatingAdmissionPolicy), `resource_quota`.
 
 mod always;
 mod attributes;
@@ -39,6 +39,7 @@ mod pod_defaults;
 mod pod_node_selector;
 mod policy;
 mod priority;
+pub mod resource_quota;
 mod restrictions;
 pub mod service_account;
 mod step_metrics;
@@ -51,7 +52,7 @@ pub use attributes::{
     Attributes, GroupVersionKind, GroupVersionResource, Normalize, Operation, Reinvocation,
 };
 pub use chain::Chain;
-pub use lookup::{Lookup, Lookups, Objects};
+pub use lookup::{Lookup, Lookups, Objects, StatusChange};
 pub use namespace_lifecycle::IMMORTAL;
 pub use notes::{AnnotationLevel, Notes};
 pub use plugins::{Known, PluginConfig};

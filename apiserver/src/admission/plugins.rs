@@ -17,6 +17,7 @@ use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds, ExtendedRe
 use super::pod_node_selector::PodNodeSelector;
 use super::policy::ValidatingAdmissionPolicy;
 use super::priority::Priority;
+use super::resource_quota::ResourceQuota;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::service_account::ServiceAccount;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
@@ -92,7 +93,7 @@ pub const KNOWN: &[Known] = &[
     known("MutatingAdmissionWebhook", true, Built),
     known("ValidatingAdmissionPolicy", true, Built),
     known("ValidatingAdmissionWebhook", true, Built),
-    known("ResourceQuota", true, Missing),
+    known("ResourceQuota", true, Built),
     known("AlwaysDeny", false, Built),
 ];
 
@@ -196,6 +197,7 @@ fn instance(
         "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),
         "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
         "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),
+        "ResourceQuota" => Arc::new(ResourceQuota::new(lookups.resource_quotas.clone())),
         "ValidatingAdmissionPolicy" => Arc::new(ValidatingAdmissionPolicy::new(lookups)),
         "MutatingAdmissionWebhook" => Arc::new(MutatingAdmissionWebhook(webhooks.clone())),
         "ValidatingAdmissionWebhook" => Arc::new(ValidatingAdmissionWebhook(webhooks.clone())),

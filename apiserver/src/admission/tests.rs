@@ -32,6 +32,7 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
             "MutatingAdmissionWebhook",
             "ValidatingAdmissionPolicy",
             "ValidatingAdmissionWebhook",
+            "ResourceQuota",
         ]
     );
     assert!(names(&default).contains(&"ValidatingAdmissionWebhook"));

@@ -5,8 +5,10 @@
 //!   namespace (kube's namespace controller);
 //! * `bootstrap`: the namespaces and the `kubernetes` Service every cluster
 //!   has;
-//! * `service_account`: a `default` ServiceAccount in every namespace.
+//! * `service_account`: a `default` ServiceAccount in every namespace;
+//! * `resource_quota`: quotas' status, recounted from what they count.
 
 pub mod bootstrap;
 pub mod namespace;
+pub mod resource_quota;
 pub mod service_account;

@@ -1259,10 +1259,10 @@ fn bad_bodies_are_errors() {
     assert!(matches!(err(&body("", "Namespace", vec![])), ProtobufError::MissingTypeMeta("apiVersion")));
     assert!(matches!(err(&body("v1", "", vec![])), ProtobufError::MissingTypeMeta("kind")));
     // a kind not served as protobuf
-    let e = err(&body("v1", "ResourceQuota", vec![]));
+    let e = err(&body("v1", "ReplicationController", vec![]));
     assert_eq!(
         e.to_string(),
-        "protobuf bodies of kind ResourceQuota in v1 are not supported (JSON bodies are)"
+        "protobuf bodies of kind ReplicationController in v1 are not supported (JSON bodies are)"
     );
     // a known kind in another group version
     assert!(matches!(

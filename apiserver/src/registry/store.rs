@@ -561,6 +561,20 @@ impl admission::Objects for Store {
         let (object, _) = self.decode(body, crate::runtime::FieldValidation::Strict)?;
         self.create(&WriteContext::server(), namespace, object).await.map(drop)
     }
+
+    async fn update_status(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        change: &admission::StatusChange<'_>,
+    ) -> Result<Value, ApiError> {
+        self.update_with(&WriteContext::server(), namespace, name, Some("status"), |old| {
+            let mut new = change(old)?;
+            metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, Some("status"));
+            Ok(new)
+        })
+        .await
+    }
 }
 
 /// Gives back what a kind's `begin_create` took, when the object was not

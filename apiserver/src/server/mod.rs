@@ -88,6 +88,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     ));
     tokio::spawn(crate::controllers::namespace::run(resources.clone()));
     tokio::spawn(crate::controllers::service_account::run(resources.clone()));
+    tokio::spawn(crate::controllers::resource_quota::run(resources.clone()));
     if !options.etcd.etcd_compaction_interval.is_zero() {
         tokio::spawn(compact_every(channel, options.etcd.etcd_compaction_interval));
     }

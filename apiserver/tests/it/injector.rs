@@ -5,7 +5,7 @@
 //! client; the audit log shows the mutation; with the injector down, pods
 //! are still created (failurePolicy Ignore), uninjected.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 

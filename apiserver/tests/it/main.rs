@@ -14,6 +14,7 @@ mod injector;
 mod kubectl;
 mod limits;
 mod policies;
+mod quota;
 mod refusals;
 mod runtime_resources;
 mod security;

@@ -21,6 +21,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("", "Event", &CORE_V1_EVENT),
     ("", "Node", &CORE_V1_NODE),
     ("", "LimitRange", &CORE_V1_LIMIT_RANGE),
+    ("", "ResourceQuota", &CORE_V1_RESOURCE_QUOTA),
     ("apps", "Deployment", &APPS_V1_DEPLOYMENT),
     ("apps", "ReplicaSet", &APPS_V1_REPLICA_SET),
     ("apps", "StatefulSet", &APPS_V1_STATEFUL_SET),
@@ -1360,6 +1361,23 @@ pub(crate) static CORE_V1_RESOURCE_HEALTH: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_RESOURCE_QUOTA: TypeNode = TypeNode {
+    name: "ResourceQuota",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static CORE_V1_RESOURCE_QUOTA_SPEC: TypeNode = TypeNode {
+    name: "ResourceQuotaSpec",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_RESOURCE_QUOTA_STATUS: TypeNode = TypeNode {
+    name: "ResourceQuotaStatus",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_RESOURCE_REQUIREMENTS: TypeNode = TypeNode {
     name: "ResourceRequirements",
     fields: &[],
@@ -1372,6 +1390,16 @@ pub(crate) static CORE_V1_RESOURCE_STATUS: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_SCALE_IO_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "ScaleIOVolumeSource",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_SCOPED_RESOURCE_SELECTOR_REQUIREMENT: TypeNode = TypeNode {
+    name: "ScopedResourceSelectorRequirement",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_SCOPE_SELECTOR: TypeNode = TypeNode {
+    name: "ScopeSelector",
     fields: &[],
 };
 

@@ -34,6 +34,7 @@ pub mod poddisruptionbudget;
 pub mod priorityclass;
 pub mod rbac;
 pub mod replicaset;
+pub mod resourcequota;
 pub mod secret;
 pub mod service;
 pub mod serviceaccount;
@@ -105,6 +106,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         cronjob::kind(),
         lease::kind(),
         limitrange::kind(),
+        resourcequota::kind(),
         poddisruptionbudget::kind(),
         priorityclass::kind(),
         admissionregistration::webhooks::mutating(),
@@ -142,6 +144,7 @@ pub fn serve_with(
     admission.lookups.namespaces.set(Arc::new(resources.store("", "namespaces")?));
     admission.lookups.service_accounts.set(Arc::new(resources.store("", "serviceaccounts")?));
     admission.lookups.limit_ranges.set(Arc::new(resources.store("", "limitranges")?));
+    admission.lookups.resource_quotas.set(Arc::new(resources.store("", "resourcequotas")?));
     admission.lookups.services.set(Arc::new(resources.store("", "services")?));
     admission.lookups.endpoints.set(Arc::new(resources.store("", "endpoints")?));
     let registration = "admissionregistration.k8s.io";
