@@ -18,7 +18,7 @@
 //!   AlwaysDeny), `limit_ranger`, `namespace_lifecycle`, `namespace_exists`
 //!   (NamespaceExists, NamespaceAutoProvision), `pod_defaults`
 //!   (DefaultTolerationSeconds, AlwaysPullImages, ExtendedResourceToleration),
-//!   `pod_node_selector`, `priority`, `restrictions`
+//!   `pod_node_selector`, `pod_security`, `priority`, `restrictions`
 //!   (LimitPodHardAntiAffinityTopology, DenyServiceExternalIPs),
 //!   `service_account`, `taint_nodes_by_condition`, `webhook`
 //!   (MutatingAdmissionWebhook, ValidatingAdmissionWebhook), `policy`
@@ -37,6 +37,7 @@ mod notes;
 pub mod plugins;
 mod pod_defaults;
 mod pod_node_selector;
+mod pod_security;
 mod policy;
 mod priority;
 pub mod resource_quota;

@@ -15,6 +15,7 @@ use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
 use super::namespace_lifecycle::NamespaceLifecycle;
 use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds, ExtendedResourceToleration};
 use super::pod_node_selector::PodNodeSelector;
+use super::pod_security::{PodSecurity, PodSecurityConfig};
 use super::policy::ValidatingAdmissionPolicy;
 use super::priority::Priority;
 use super::resource_quota::ResourceQuota;
@@ -65,7 +66,7 @@ pub const KNOWN: &[Known] = &[
     known("TaintNodesByCondition", true, Built),
     known("AlwaysPullImages", false, Built),
     known("ImagePolicyWebhook", false, Missing),
-    known("PodSecurity", true, Missing),
+    known("PodSecurity", true, Built),
     known("PodNodeSelector", false, Built),
     known("Priority", true, Built),
     known("DefaultTolerationSeconds", true, Built),
@@ -197,6 +198,7 @@ fn instance(
         "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),
         "LimitPodHardAntiAffinityTopology" => Arc::new(LimitPodHardAntiAffinityTopology),
         "DenyServiceExternalIPs" => Arc::new(DenyServiceExternalIPs),
+        "PodSecurity" => Arc::new(PodSecurity::new(namespaces.clone(), config.pod_security())),
         "ResourceQuota" => Arc::new(ResourceQuota::new(lookups.resource_quotas.clone())),
         "ValidatingAdmissionPolicy" => Arc::new(ValidatingAdmissionPolicy::new(lookups)),
         "MutatingAdmissionWebhook" => Arc::new(MutatingAdmissionWebhook(webhooks.clone())),
@@ -210,6 +212,11 @@ fn instance(
 }
 
 impl PluginConfig {
+    /// PodSecurity's defaults and exemptions.
+    pub fn pod_security(&self) -> PodSecurityConfig {
+        self.configurations.get("PodSecurity").map(PodSecurityConfig::from_configuration).unwrap_or_default()
+    }
+
     /// The webhook plugins' credentials, from their configurations'
     /// `kubeConfigFile`s; what is wrong with one otherwise.
     pub fn webhook_credentials(&self) -> Result<WebhookCredentials, String> {

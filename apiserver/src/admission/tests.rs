@@ -27,6 +27,7 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
             "LimitRanger",
             "ServiceAccount",
             "TaintNodesByCondition",
+            "PodSecurity",
             "Priority",
             "DefaultTolerationSeconds",
             "MutatingAdmissionWebhook",

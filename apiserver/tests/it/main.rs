@@ -13,6 +13,7 @@ mod https;
 mod injector;
 mod kubectl;
 mod limits;
+mod pod_security;
 mod policies;
 mod quota;
 mod refusals;
