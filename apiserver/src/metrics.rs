@@ -12,20 +12,25 @@ use crate::request::RequestInfo;
 /// `(verb, group, resource, subresource)`.
 type Labels = (String, String, String, String);
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Metrics {
     inner: Mutex<Counters>,
     /// The auditor's counters, when there is one.
     auditor: OnceLock<Arc<Auditor>>,
-    /// Other parts' metrics (admission webhooks), written after these.
-    sources: Mutex<Vec<Arc<dyn Source>>>,
+    /// Other parts' metrics (admission), written after these.
+    sources: Mutex<Vec<Source>>,
 }
 
-/// A part of the server that keeps its own metrics.
-pub trait Source: Send + Sync + std::fmt::Debug {
-    /// Appends the part's metrics in Prometheus text format.
-    fn write_metrics(&self, out: &mut String);
+/// Not derived: the sources are closures.
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").field("auditor", &self.auditor.get().is_some()).finish_non_exhaustive()
+    }
 }
+
+/// A part of the server that keeps its own metrics: what appends them, in
+/// Prometheus text format, to `/metrics`.
+pub type Source = Arc<dyn Fn(&mut String) + Send + Sync>;
 
 #[derive(Debug, Default)]
 struct Counters {
@@ -61,7 +66,7 @@ impl Metrics {
         let _ = self.auditor.set(auditor);
     }
 
-    pub fn add_source(&self, source: Arc<dyn Source>) {
+    pub fn add_source(&self, source: Source) {
         self.sources.lock().unwrap_or_else(|p| p.into_inner()).push(source);
     }
 
@@ -85,7 +90,7 @@ impl Metrics {
             auditor.write_metrics(&mut out);
         }
         for source in self.sources.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-            source.write_metrics(&mut out);
+            source(&mut out);
         }
         out
     }

@@ -79,6 +79,9 @@ pub trait Plugin: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// What appends a part of admission's metrics to `/metrics`.
+pub type MetricsWriter = Arc<dyn Fn(&mut String) + Send + Sync>;
+
 /// A server's admission: the chain every store runs, and the handles its
 /// plugins wait on until the stores they read are served.
 #[derive(Debug)]
@@ -102,8 +105,9 @@ impl Setup {
     }
 
     /// What admission adds to `/metrics`: step, plugin and webhook figures.
-    pub fn metrics(&self) -> Vec<Arc<dyn crate::metrics::Source>> {
-        vec![self.chain.metrics(), self.webhook_metrics.clone()]
+    pub fn metrics(&self) -> Vec<MetricsWriter> {
+        let (steps, webhooks) = (self.chain.metrics(), self.webhook_metrics.clone());
+        vec![Arc::new(move |out| steps.write_metrics(out)), Arc::new(move |out| webhooks.write_metrics(out))]
     }
 
     /// kube's default plugins, configured as kube's defaults.

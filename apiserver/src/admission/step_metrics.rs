@@ -36,8 +36,9 @@ impl StepMetrics {
     }
 }
 
-impl crate::metrics::Source for StepMetrics {
-    fn write_metrics(&self, out: &mut String) {
+impl StepMetrics {
+    /// Appends these metrics, in Prometheus text format.
+    pub fn write_metrics(&self, out: &mut String) {
         let durations = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         for (metric, help, plugins) in [
             (

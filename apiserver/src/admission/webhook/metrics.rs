@@ -67,8 +67,9 @@ impl WebhookMetrics {
     }
 }
 
-impl crate::metrics::Source for WebhookMetrics {
-    fn write_metrics(&self, out: &mut String) {
+impl WebhookMetrics {
+    /// Appends these metrics, in Prometheus text format.
+    pub fn write_metrics(&self, out: &mut String) {
         let c = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         out.push_str("# HELP apiserver_admission_webhook_admission_duration_seconds Admission webhook latency in seconds (sum and count), by webhook, type, operation and whether rejected.\n");
         out.push_str("# TYPE apiserver_admission_webhook_admission_duration_seconds summary\n");
