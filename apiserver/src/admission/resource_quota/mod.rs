@@ -52,7 +52,8 @@ impl Plugin for ResourceQuota {
             return Ok(());
         }
         let Ok(objects) = self.quotas.get() else { return Ok(()) };
-        let mut quotas = objects.list(Some(namespace), false).await?;
+        // From the watch cache: the charge itself re-reads each quota.
+        let mut quotas = objects.list(Some(namespace), true).await?;
         quotas.sort_by(|a, b| meta::name_of(a).cmp(meta::name_of(b)));
         let is_pod = resource.group.is_empty() && resource.resource == "pods";
         for quota in quotas.iter().filter(|q| applies(q, is_pod, object)) {
