@@ -13,13 +13,19 @@ pub type Failure = (&'static str, String);
 type Check = fn(&Value) -> Option<Failure>;
 
 /// Baseline: what any pod may not do.
-const BASELINE: [(&str, Check); 6] = [
+const BASELINE: [(&str, Check); 12] = [
+    ("appArmorProfile", app_armor),
     ("capabilities_baseline", capabilities_baseline),
     ("hostNamespaces", host_namespaces),
     ("hostPathVolumes", host_path_volumes),
     ("hostPorts", host_ports),
+    ("hostProbesAndHostLifecycle", host_probes),
     ("privileged", privileged),
+    ("procMount", proc_mount),
+    ("seLinuxOptions", se_linux),
     ("seccompProfile_baseline", seccomp_baseline),
+    ("sysctls", sysctls),
+    ("windowsHostProcess", windows_host_process),
 ];
 
 /// Restricted, with the baseline checks each one replaces.
@@ -355,6 +361,183 @@ fn seccomp_restricted(spec: &Value) -> Option<Failure> {
     })
 }
 
+/// `pod and containers "a"`-style setters of a field, from the pod's
+/// security context and each container's.
+fn setters(spec: &Value, bad: impl Fn(&Value) -> bool) -> Vec<String> {
+    let mut setters = Vec::new();
+    if bad(&spec["securityContext"]) {
+        setters.push("pod".to_string());
+    }
+    let containers: Vec<String> = containers(spec).filter(|c| bad(&c["securityContext"])).map(name).collect();
+    if !containers.is_empty() {
+        setters.push(these_containers(&containers));
+    }
+    setters
+}
+
+/// AppArmor: only `RuntimeDefault` or `Localhost` may be asked for (the
+/// deprecated annotations are not read here).
+fn app_armor(spec: &Value) -> Option<Failure> {
+    let bad_type = |context: &Value| {
+        context["appArmorProfile"].is_object()
+            && !matches!(context["appArmorProfile"]["type"].as_str(), Some("RuntimeDefault" | "Localhost"))
+    };
+    let who = setters(spec, bad_type);
+    if who.is_empty() {
+        return None;
+    }
+    let mut values: Vec<String> = std::iter::once(&spec["securityContext"])
+        .chain(containers(spec).map(|c| &c["securityContext"]))
+        .filter(|context| bad_type(context))
+        .map(|context| context["appArmorProfile"]["type"].as_str().unwrap_or_default().to_string())
+        .collect();
+    values = sorted_unique(values);
+    let reason = plural("forbidden AppArmor profile", "forbidden AppArmor profiles", values.len());
+    Some((
+        reason,
+        format!("{} must not set AppArmor profile type to {}", who.join(" and "), join_quote(&values)),
+    ))
+}
+
+fn host_probes(spec: &Value) -> Option<Failure> {
+    let mut bad = Vec::new();
+    let mut hosts = Vec::new();
+    for container in containers(spec) {
+        let handlers = ["livenessProbe", "readinessProbe", "startupProbe"]
+            .iter()
+            .map(|p| &container[*p])
+            .chain(["postStart", "preStop"].iter().map(|h| &container["lifecycle"][*h]));
+        let found: Vec<String> = handlers
+            .flat_map(|h| [&h["httpGet"]["host"], &h["tcpSocket"]["host"]])
+            .filter_map(Value::as_str)
+            .filter(|host| !host.is_empty())
+            .map(str::to_string)
+            .collect();
+        if !found.is_empty() {
+            bad.push(name(container));
+            hosts.extend(found);
+        }
+    }
+    let (bad, hosts) = (sorted_unique(bad), sorted_unique(hosts));
+    (!bad.is_empty()).then(|| {
+        let detail = format!(
+            "{} {} {} {}",
+            these_containers(&bad),
+            plural("uses", "use", bad.len()),
+            plural("probe or lifecycle host", "probe or lifecycle hosts", hosts.len()),
+            join_quote(&hosts)
+        );
+        ("probe or lifecycle host", detail)
+    })
+}
+
+fn proc_mount(spec: &Value) -> Option<Failure> {
+    if user_namespaced(spec) {
+        return None;
+    }
+    let mut bad = Vec::new();
+    let mut kinds = Vec::new();
+    for container in containers(spec) {
+        if let Some(kind) = container["securityContext"]["procMount"].as_str().filter(|k| *k != "Default") {
+            bad.push(name(container));
+            kinds.push(kind.to_string());
+        }
+    }
+    (!bad.is_empty()).then(|| {
+        (
+            "procMount",
+            format!(
+                "{} must not set securityContext.procMount to {}",
+                these_containers(&bad),
+                join_quote(&sorted_unique(kinds))
+            ),
+        )
+    })
+}
+
+/// SELinux: only the container types, and neither user nor role.
+fn se_linux(spec: &Value) -> Option<Failure> {
+    const TYPES: [&str; 5] = ["", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"];
+    let contexts: Vec<&Value> = std::iter::once(&spec["securityContext"])
+        .chain(containers(spec).map(|c| &c["securityContext"]))
+        .collect();
+    let options = |context: &Value| context["seLinuxOptions"].clone();
+    let invalid = |context: &Value| {
+        let o = options(context);
+        o.is_object()
+            && (!TYPES.contains(&o["type"].as_str().unwrap_or_default())
+                || o["user"].as_str().is_some_and(|u| !u.is_empty())
+                || o["role"].as_str().is_some_and(|r| !r.is_empty()))
+    };
+    let who = setters(spec, invalid);
+    if who.is_empty() {
+        return None;
+    }
+    let bad_types: Vec<String> = contexts
+        .iter()
+        .map(|c| options(c))
+        .filter(|o| o.is_object())
+        .map(|o| o["type"].as_str().unwrap_or_default().to_string())
+        .filter(|t| !TYPES.contains(&t.as_str()))
+        .collect();
+    let bad_types = sorted_unique(bad_types);
+    let mut data = Vec::new();
+    if !bad_types.is_empty() {
+        data.push(format!("{} {}", plural("type", "types", bad_types.len()), join_quote(&bad_types)));
+    }
+    let set =
+        |field: &str| contexts.iter().any(|c| options(c)[field].as_str().is_some_and(|v| !v.is_empty()));
+    if set("user") {
+        data.push("user may not be set".into());
+    }
+    if set("role") {
+        data.push("role may not be set".into());
+    }
+    Some((
+        "seLinuxOptions",
+        format!("{} set forbidden securityContext.seLinuxOptions: {}", who.join(" and "), data.join("; ")),
+    ))
+}
+
+/// The sysctls any pod may set (upstream's latest list).
+const SAFE_SYSCTLS: [&str; 14] = [
+    "kernel.shm_rmid_forced",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_syncookies",
+    "net.ipv4.ping_group_range",
+    "net.ipv4.ip_unprivileged_port_start",
+    "net.ipv4.ip_local_reserved_ports",
+    "net.ipv4.tcp_keepalive_time",
+    "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_keepalive_intvl",
+    "net.ipv4.tcp_keepalive_probes",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_slow_start_after_idle",
+    "net.ipv4.tcp_notsent_lowat",
+];
+
+fn sysctls(spec: &Value) -> Option<Failure> {
+    let forbidden: Vec<&str> = spec["securityContext"]["sysctls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["name"].as_str())
+        .filter(|s| !SAFE_SYSCTLS.contains(s))
+        .collect();
+    (!forbidden.is_empty()).then(|| ("forbidden sysctls", forbidden.join(", ")))
+}
+
+fn windows_host_process(spec: &Value) -> Option<Failure> {
+    let who = setters(spec, |context| context["windowsOptions"]["hostProcess"] == true);
+    (!who.is_empty()).then(|| {
+        (
+            "hostProcess",
+            format!("{} must not set securityContext.windowsOptions.hostProcess=true", who.join(" and ")),
+        )
+    })
+}
+
 /// The volume types restricted allows.
 const ALLOWED_VOLUMES: [&str; 9] = [
     "configMap",
@@ -420,6 +603,25 @@ mod tests {
              unrestricted capabilities (container \"c\" must set securityContext.capabilities.drop=[\"ALL\"]), \
              runAsNonRoot != true (pod or container \"c\" must set securityContext.runAsNonRoot=true), \
              seccompProfile (pod or container \"c\" must set securityContext.seccompProfile.type to \"RuntimeDefault\" or \"Localhost\")"
+        );
+    }
+
+    #[test]
+    fn the_other_baseline_checks_speak_as_upstream() {
+        let spec = json!({
+            "securityContext": {"sysctls": [{"name": "kernel.msgmax"}, {"name": "net.ipv4.tcp_syncookies"}],
+                "seLinuxOptions": {"type": "spc_t", "user": "root"}},
+            "containers": [{"name": "a", "securityContext": {"procMount": "Unmasked", "appArmorProfile": {"type": "Unconfined"},
+                "windowsOptions": {"hostProcess": true}},
+                "livenessProbe": {"httpGet": {"host": "10.0.0.1", "port": 80}}}]});
+        assert_eq!(
+            describe(&evaluate(&spec, false)),
+            "forbidden AppArmor profile (container \"a\" must not set AppArmor profile type to \"Unconfined\"), \
+             probe or lifecycle host (container \"a\" uses probe or lifecycle host \"10.0.0.1\"), \
+             procMount (container \"a\" must not set securityContext.procMount to \"Unmasked\"), \
+             seLinuxOptions (pod set forbidden securityContext.seLinuxOptions: type \"spc_t\"; user may not be set), \
+             forbidden sysctls (kernel.msgmax), \
+             hostProcess (container \"a\" must not set securityContext.windowsOptions.hostProcess=true)"
         );
     }
 
