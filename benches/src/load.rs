@@ -36,6 +36,8 @@ pub struct Outcome {
 pub enum LoadError {
     #[error("connecting to {0:?}: {1}")]
     Connect(Vec<String>, etcd_client::Error),
+    #[error("connecting to {0}: {1}")]
+    Dial(String, String),
     #[error("histogram: {0}")]
     Histogram(String),
 }
@@ -54,8 +56,9 @@ pub async fn connections(endpoints: &[String], conns: usize) -> Result<Vec<Clien
     Ok(clients)
 }
 
-/// Runs `request(client, n)` for n in 0..total across the clients; `tick`
-/// is called with the number of requests done so far, now and then.
+/// Runs `request(client, n)` for n in 0..total across the clients, over
+/// `etcd-client` connections; `tick` is called with the number of requests
+/// done so far, now and then.
 pub async fn run<F, Fut>(
     shape: &Shape,
     request: F,
@@ -66,6 +69,26 @@ where
     Fut: Future<Output = Result<(), etcd_client::Error>> + Send,
 {
     let conns = connections(&shape.endpoints, shape.conns).await?;
+    run_on(shape, conns, request, tick).await
+}
+
+/// `run` over connections the caller made: client `c` uses `conns[c % len]`
+/// (a clone per request, so a clone must be cheap).
+pub async fn run_on<C, F, Fut, E>(
+    shape: &Shape,
+    conns: Vec<C>,
+    request: F,
+    tick: impl Fn(u64) + Send + Sync + 'static,
+) -> Result<Outcome, LoadError>
+where
+    C: Clone + Send + 'static,
+    F: Fn(C, u64) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), E>> + Send,
+    E: std::fmt::Display,
+{
+    if conns.is_empty() {
+        return Err(LoadError::Dial(format!("{:?}", shape.endpoints), "no connection".into()));
+    }
     let histogram = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)
         .map_err(|e| LoadError::Histogram(e.to_string()))?;
     let shared = Arc::new(Shared {
@@ -118,10 +141,12 @@ struct Shared {
 }
 
 impl Shared {
-    async fn client_loop<F, Fut>(&self, client: Client, request: &F, total: u64, interval: Option<Duration>)
+    async fn client_loop<C, F, Fut, E>(&self, client: C, request: &F, total: u64, interval: Option<Duration>)
     where
-        F: Fn(Client, u64) -> Fut,
-        Fut: Future<Output = Result<(), etcd_client::Error>>,
+        C: Clone,
+        F: Fn(C, u64) -> Fut,
+        Fut: Future<Output = Result<(), E>>,
+        E: std::fmt::Display,
     {
         let mut ticker = interval.map(tokio::time::interval);
         // Latencies are recorded locally and merged once: no lock per request.

@@ -6,6 +6,7 @@
 
 mod apiserver;
 mod kube;
+mod kv;
 mod lease;
 mod load;
 mod report;
@@ -15,8 +16,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use bytes::Bytes;
 use clap::{Parser, Subcommand};
-use etcd_client::{GetOptions, PutOptions, Txn, TxnOp};
 
 use load::Shape;
 
@@ -129,54 +130,38 @@ async fn bench(cli: Cli) -> Result<ExitCode, String> {
             writes: Writes { total, key_size, val_size, key_space_size, rate },
             sequential_keys,
         } => {
-            let value = vec![b'v'; val_size];
-            let put = move |mut client: etcd_client::Client, n: u64| {
+            let value = Bytes::from(vec![b'v'; val_size]);
+            let put = move |client: kv::Kv, n: u64| {
                 let index = if sequential_keys { n } else { mix(n) } % key_space_size.max(1);
-                let (key, value) = (key_bytes(index, key_size), value.clone());
-                async move { client.put(key, value, None::<PutOptions>).await.map(|_| ()) }
+                kv::put(client, key_bytes(index, key_size).into(), value.clone())
             };
-            load::run(&target.shape(total, rate), put, progress(total, quiet))
-                .await
-                .map_err(|e| e.to_string())
+            target.run_kv(total, rate, put).await
         }
         Command::TxnPut { writes: Writes { total, key_size, val_size, key_space_size, rate }, txn_ops } => {
             if txn_ops > key_space_size {
                 return Err(format!("--txn-ops {txn_ops} needs at least as many keys (--key-space-size)"));
             }
-            let value = vec![b'v'; val_size];
-            let txn = move |mut client: etcd_client::Client, n: u64| {
+            let value = Bytes::from(vec![b'v'; val_size]);
+            let txn = move |client: kv::Kv, n: u64| {
                 // Consecutive keys from a pseudo-random start: distinct
                 // within the transaction (a Txn may not put one key twice).
                 let start = mix(n);
-                let puts: Vec<TxnOp> = (0..txn_ops.max(1))
-                    .map(|i| {
-                        let key = key_bytes(start.wrapping_add(i) % key_space_size.max(1), key_size);
-                        TxnOp::put(key, value.clone(), None)
-                    })
+                let keys = (0..txn_ops.max(1))
+                    .map(|i| key_bytes(start.wrapping_add(i) % key_space_size.max(1), key_size).into())
                     .collect();
-                async move { client.txn(Txn::new().and_then(puts)).await.map(|_| ()) }
+                kv::txn_put(client, keys, value.clone())
             };
-            load::run(&target.shape(total, rate), txn, progress(total, quiet))
-                .await
-                .map_err(|e| e.to_string())
+            target.run_kv(total, rate, txn).await
         }
         Command::Range { key, end, consistency, total, rate } => {
-            let mut options = GetOptions::new();
-            if let Some(end) = end {
-                options = options.with_range(end);
-            }
-            options = match consistency.as_str() {
-                "l" => options,
-                "s" => options.with_serializable(),
+            let serializable = match consistency.as_str() {
+                "l" => false,
+                "s" => true,
                 other => return Err(format!("--consistency {other:?}: l or s")),
             };
-            let range = move |mut client: etcd_client::Client, _| {
-                let (key, options) = (key.clone(), options.clone());
-                async move { client.get(key, Some(options)).await.map(|_| ()) }
-            };
-            load::run(&target.shape(total, rate), range, progress(total, quiet))
-                .await
-                .map_err(|e| e.to_string())
+            let (key, end) = (Bytes::from(key), Bytes::from(end.unwrap_or_default()));
+            let range = move |client: kv::Kv, _| kv::range(client, key.clone(), end.clone(), serializable);
+            target.run_kv(total, rate, range).await
         }
         Command::Watch(args) => watch::watch(&target, args).await,
         Command::WatchLatency(args) => watch::latency(&target, args).await,
@@ -209,6 +194,18 @@ impl Target {
     /// The runner's shape for `total` requests at `rate` per second.
     pub fn shape(&self, total: u64, rate: u64) -> Shape {
         Shape { endpoints: self.endpoints.clone(), conns: self.conns, clients: self.clients, total, rate }
+    }
+
+    /// `total` KV requests at `rate` per second over `kv`'s connections.
+    async fn run_kv<F, Fut>(&self, total: u64, rate: u64, request: F) -> Result<load::Outcome, String>
+    where
+        F: Fn(kv::Kv, u64) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<(), tonic::Status>> + Send,
+    {
+        let conns = kv::connect(&self.endpoints, self.conns).await.map_err(|e| e.to_string())?;
+        load::run_on(&self.shape(total, rate), conns, request, progress(total, self.quiet))
+            .await
+            .map_err(|e| e.to_string())
     }
 }
 
