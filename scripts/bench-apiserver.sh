@@ -22,6 +22,10 @@ out="${out:-docs/bench/apiserver}"
 
 scripts/install-deps.sh
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
+# RocksDB's C++ compiled once for every profile (scripts/rocksdb-lib.sh).
+# shellcheck source=rocksdb-lib.sh
+source scripts/rocksdb-lib.sh
+use_shared_rocksdb
 cargo build --workspace --all-targets --locked --release
 bin="$CARGO_TARGET_DIR/release"
 scale="${BENCH_SCALE:-1}"

@@ -5,16 +5,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
+# RocksDB's C++ compiled once for every profile (scripts/rocksdb-lib.sh).
+# shellcheck source=rocksdb-lib.sh
+source scripts/rocksdb-lib.sh
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
 scripts/install-deps.sh
+use_shared_rocksdb
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
 echo "== cargo clippy"
-# With the test profile, clippy and `cargo test` share one build of
-# RocksDB's C++ (the dev profile would compile it a second time: ~15 min cold).
+# With the test profile, clippy and `cargo test` share one build of every
+# dependency (the dev profile would build them all a second time).
 cargo clippy --workspace --all-targets --locked --profile test -- -D warnings
 
 echo "== cargo test"

@@ -16,8 +16,12 @@ cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
+# RocksDB's C++ compiled once for every profile (scripts/rocksdb-lib.sh).
+# shellcheck source=rocksdb-lib.sh
+source scripts/rocksdb-lib.sh
 profile="${RTCD_BUILD_PROFILE:-release}"
 # Same target selection as scripts/test.sh, so the RocksDB build is shared.
+use_shared_rocksdb
 cargo build --workspace --all-targets --locked --profile "$profile"
 case "$profile" in dev | test) bin_dir=debug ;; *) bin_dir="$profile" ;; esac
 rtcd="$CARGO_TARGET_DIR/$bin_dir/rtcd"

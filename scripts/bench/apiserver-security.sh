@@ -17,8 +17,14 @@ cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
 scale="${BENCH_SCALE:-1}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
+# RocksDB's C++ compiled once for every profile (scripts/rocksdb-lib.sh).
+# shellcheck source=../rocksdb-lib.sh
+source scripts/rocksdb-lib.sh
 # RTCD_BENCH_BUILT=1: measure the release binaries already built.
-[ -n "${RTCD_BENCH_BUILT:-}" ] || cargo build --release --locked -p rtcd-server -p rtcd-apiserver -p rtcd-bench
+if [ -z "${RTCD_BENCH_BUILT:-}" ]; then
+  use_shared_rocksdb
+  cargo build --release --locked -p rtcd-server -p rtcd-apiserver -p rtcd-bench
+fi
 bin="$CARGO_TARGET_DIR/release"
 work="$(mktemp -d -t bench-security.XXXXXX)"
 pids=()

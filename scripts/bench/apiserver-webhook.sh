@@ -18,7 +18,13 @@ cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
 scale="${BENCH_SCALE:-1}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
-[ -n "${RTCD_BENCH_BUILT:-}" ] || cargo build --release --locked -p rtcd-server -p rtcd-apiserver -p rtcd-bench
+# RocksDB's C++ compiled once for every profile (scripts/rocksdb-lib.sh).
+# shellcheck source=../rocksdb-lib.sh
+source scripts/rocksdb-lib.sh
+if [ -z "${RTCD_BENCH_BUILT:-}" ]; then
+  use_shared_rocksdb
+  cargo build --release --locked -p rtcd-server -p rtcd-apiserver -p rtcd-bench
+fi
 bin="$CARGO_TARGET_DIR/release"
 kubectl="${KUBECTL:-$HOME/.cache/rtcd/venv/bin/kubectl}"
 [ -x "$kubectl" ] || kubectl="$(command -v kubectl)"
