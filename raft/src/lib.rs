@@ -8,6 +8,8 @@
 //! * `network` / `peer_service`: the peer transport over tonic (client and
 //!   server sides of `rtcdraftpb.Raft`), including chunked snapshots and
 //!   proposals forwarded to the leader.
+//! * `append_stream`: replication on one long-lived, pipelined stream per
+//!   follower (both ends).
 //! * `read_index`: linearizable reads, batched so that concurrent reads
 //!   share one quorum round.
 //! * `membership`: the Cluster API's member changes as openraft membership
@@ -16,6 +18,7 @@
 //!   batches, with the applied log id and membership in the same write;
 //!   snapshots are the store's checksummed dump.
 
+mod append_stream;
 pub mod codec;
 mod error;
 pub mod log_store;

@@ -9,10 +9,12 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::Stream;
+use openraft::base::{BoxFuture, BoxStream};
 use openraft::error::{NetworkError, RPCError, ReplicationClosed, StreamingError, Timeout, Unreachable};
-use openraft::network::{RPCOption, RaftNetworkFactory, v2::RaftNetworkV2};
+use openraft::network::{RPCOption, RaftNetworkFactory, stream_append_sequential, v2::RaftNetworkV2};
 use openraft::raft::{
-    AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, TransferLeaderRequest,
+    AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, StreamAppendResult, TransferLeaderRequest,
     TransferLeaderResponse, VoteRequest, VoteResponse,
 };
 use rtcd_proto::rtcdraftpb::{RaftMessage, SnapshotChunk, raft_client::RaftClient};
@@ -20,6 +22,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tonic::transport::Channel;
 
+use crate::append_stream;
 use crate::types::{Member, SnapshotFile, TypeConfig, Vote};
 use crate::wire;
 
@@ -83,7 +86,12 @@ impl RaftNetworkFactory<TypeConfig> for PeerNetwork {
     type Network = PeerClient;
 
     async fn new_client(&mut self, target: u64, node: &Member) -> PeerClient {
-        PeerClient { target, channel: self.channel(node), active_since: self.active_since.clone() }
+        PeerClient {
+            target,
+            channel: self.channel(node),
+            active_since: self.active_since.clone(),
+            single_appends: false,
+        }
     }
 }
 
@@ -91,6 +99,20 @@ pub struct PeerClient {
     target: u64,
     channel: Result<Channel, String>,
     active_since: ActiveSince,
+    /// The peer answered that it serves no append stream (an older rtcd):
+    /// appends go one unary call at a time, as before.
+    single_appends: bool,
+}
+
+/// Peer `target` answered just now.
+fn record_answer(active_since: &ActiveSince, target: u64) {
+    let now = Instant::now();
+    let mut active = active_since.lock().unwrap_or_else(|e| e.into_inner());
+    let (since, last) = active.entry(target).or_insert((now, now));
+    if now.duration_since(*last) >= ACTIVE_GAP {
+        *since = now;
+    }
+    *last = now;
 }
 
 fn unreachable(e: impl ToString) -> RPCError<TypeConfig> {
@@ -106,13 +128,7 @@ impl PeerClient {
     }
 
     fn record_answer(&self) {
-        let now = Instant::now();
-        let mut active = self.active_since.lock().unwrap_or_else(|e| e.into_inner());
-        let (since, last) = active.entry(self.target).or_insert((now, now));
-        if now.duration_since(*last) >= ACTIVE_GAP {
-            *since = now;
-        }
-        *last = now;
+        record_answer(&self.active_since, self.target);
     }
 
     /// One request/response RPC, bounded by openraft's deadline.
@@ -156,6 +172,43 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         // giving up only resends the same entries later.
         let option = RPCOption::new(option.hard_ttl().max(APPEND_TIMEOUT_FLOOR));
         self.call(wire::APPEND, &rpc, &option).await
+    }
+
+    /// Appends go on one long-lived stream to the follower, pipelined
+    /// (`append_stream`); openraft opens a new one after an error.
+    fn stream_append<'s, S>(
+        &'s mut self,
+        input: S,
+        option: RPCOption,
+    ) -> BoxFuture<
+        's,
+        Result<
+            BoxStream<'s, Result<StreamAppendResult<TypeConfig>, RPCError<TypeConfig>>>,
+            RPCError<TypeConfig>,
+        >,
+    >
+    where
+        S: Stream<Item = AppendEntriesRequest<TypeConfig>> + Send + Unpin + 'static,
+    {
+        if self.single_appends {
+            return stream_append_sequential(self, input, option);
+        }
+        // As for a single append: a follower's fsync on a busy machine can
+        // take longer than the heartbeat interval openraft allows.
+        let patience = option.soft_ttl().max(APPEND_TIMEOUT_FLOOR);
+        let (target, active_since) = (self.target, self.active_since.clone());
+        let client = self.client();
+        Box::pin(async move {
+            let on_answer = move || record_answer(&active_since, target);
+            match append_stream::open(client?, target, input, patience, on_answer).await? {
+                Some(answers) => Ok(answers as BoxStream<'s, _>),
+                None => {
+                    // openraft retries with a new stream, which goes the old way.
+                    self.single_appends = true;
+                    Err(unreachable("the peer serves no append stream: falling back to single appends"))
+                }
+            }
+        })
     }
 
     async fn vote(

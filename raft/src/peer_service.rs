@@ -12,6 +12,7 @@ use serde::Serialize;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::RtcdRaft;
+use crate::append_stream;
 use crate::types::{Command, SnapshotFile, SnapshotMeta, Vote};
 use crate::wire;
 
@@ -33,7 +34,7 @@ impl Default for LeaderContact {
 }
 
 impl LeaderContact {
-    fn heard(&self) {
+    pub(crate) fn heard(&self) {
         let ms = self.base.elapsed().as_millis() as u64;
         self.last.store(ms.max(1), Ordering::Relaxed);
     }
@@ -105,6 +106,16 @@ impl raft_server::Raft for PeerService {
             }
             other => Err(Status::unimplemented(format!("rtcd peer: unknown call {other:?}"))),
         }
+    }
+
+    type AppendStreamStream = append_stream::Replies;
+
+    async fn append_stream(
+        &self,
+        request: Request<Streaming<RaftMessage>>,
+    ) -> Result<Response<Self::AppendStreamStream>, Status> {
+        let contact = self.contact.clone();
+        Ok(Response::new(append_stream::serve(&self.raft, move || contact.heard(), request.into_inner())))
     }
 
     async fn install_snapshot(

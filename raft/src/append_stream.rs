@@ -1,0 +1,281 @@
+//! Replication on one long-lived gRPC stream per follower
+//! (`rtcdraftpb.Raft/AppendStream`), both ends.
+//!
+//! The leader sends append-entries requests as openraft produces them,
+//! without waiting for the previous answer, and the follower answers each,
+//! in order, once its entries are durable (openraft's follower answers only
+//! after its log store reports the append flushed). A unary call per append
+//! costs a new HTTP/2 stream with headers both ways, and the next append
+//! waits a whole round trip; on the stream an append is one DATA frame each
+//! way and appends overlap.
+//!
+//! Requests carry postcard-encoded `AppendEntriesRequest`s (`wire::APPEND`);
+//! answers carry `Result<StreamAppendResult, String>`, the error saying why
+//! the follower's Raft could not take the request at all (it stopped).
+
+use std::future::ready;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{Stream, StreamExt, stream};
+use openraft::error::{NetworkError, RPCError, Timeout, Unreachable};
+use openraft::network::RPCTypes;
+use openraft::raft::{AppendEntriesRequest, StreamAppendResult};
+use rtcd_proto::rtcdraftpb::RaftMessage;
+use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
+use tonic::transport::Channel;
+use tonic::{Status, Streaming};
+
+use crate::RtcdRaft;
+use crate::types::TypeConfig;
+use crate::wire;
+
+/// The follower's answer to one request.
+type Answer = Result<StreamAppendResult<TypeConfig>, String>;
+
+/// The leader's view of the answers, in request order.
+pub type Answers =
+    Pin<Box<dyn Stream<Item = Result<StreamAppendResult<TypeConfig>, RPCError<TypeConfig>>> + Send>>;
+
+/// The follower's side, as tonic serves it.
+pub type Replies = Pin<Box<dyn Stream<Item = Result<RaftMessage, Status>> + Send>>;
+
+fn unreachable(e: impl ToString) -> RPCError<TypeConfig> {
+    RPCError::Unreachable(Unreachable::new(&std::io::Error::other(e.to_string())))
+}
+
+fn network(e: impl ToString) -> RPCError<TypeConfig> {
+    RPCError::Network(NetworkError::from_string(e.to_string()))
+}
+
+/// Leader side: opens the stream to `target` and sends `requests` on it;
+/// `None` when the follower does not serve the stream (an rtcd from before
+/// it, during a rolling upgrade). An answer that takes longer than
+/// `patience` after its request went out ends the stream with a timeout (a
+/// cut link is silent, not closed), and openraft opens a new one.
+/// `on_answer` runs for every answer received.
+pub async fn open<S>(
+    mut client: RaftClient<Channel>,
+    target: u64,
+    requests: S,
+    patience: Duration,
+    on_answer: impl FnMut() + Send + 'static,
+) -> Result<Option<Answers>, RPCError<TypeConfig>>
+where
+    S: Stream<Item = AppendEntriesRequest<TypeConfig>> + Send + Unpin + 'static,
+{
+    let sent = Arc::new(AtomicU64::new(0));
+    let counted = sent.clone();
+    // A request that cannot be encoded ends the stream: skipping it would
+    // leave the follower with a gap. Counted as it is handed to the transport.
+    let outbound = requests
+        .map(|rpc| wire::encode(&rpc))
+        .take_while(|encoded| ready(encoded.is_ok()))
+        .filter_map(move |encoded| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            ready(
+                encoded
+                    .ok()
+                    .map(|payload| RaftMessage { kind: wire::APPEND.to_string(), payload: payload.into() }),
+            )
+        });
+    let inbound = match tokio::time::timeout(patience, client.append_stream(outbound)).await {
+        Ok(Ok(response)) => response.into_inner(),
+        Ok(Err(status)) if status.code() == tonic::Code::Unimplemented => return Ok(None),
+        Ok(Err(status)) => return Err(unreachable(status.message())),
+        Err(_) => return Err(timed_out(target, patience)),
+    };
+    let reader = Reader { inbound, sent, answered: 0, patience, target, on_answer };
+    Ok(Some(Box::pin(stream::unfold(Some(reader), |reader| async move {
+        let mut reader = reader?;
+        match reader.next().await? {
+            Ok(answer) => Some((Ok(answer), Some(reader))),
+            Err(e) => Some((Err(e), None)),
+        }
+    }))))
+}
+
+fn timed_out(target: u64, patience: Duration) -> RPCError<TypeConfig> {
+    RPCError::Timeout(Timeout { action: RPCTypes::AppendEntries, id: 0, target, timeout: patience })
+}
+
+/// Reads the follower's answers and notices a stuck stream.
+struct Reader<F> {
+    inbound: Streaming<RaftMessage>,
+    /// Requests handed to the transport so far.
+    sent: Arc<AtomicU64>,
+    answered: u64,
+    patience: Duration,
+    target: u64,
+    on_answer: F,
+}
+
+impl<F: FnMut()> Reader<F> {
+    /// The next answer; `None` when the follower closed the stream.
+    async fn next(&mut self) -> Option<Result<StreamAppendResult<TypeConfig>, RPCError<TypeConfig>>> {
+        loop {
+            // Requests already out when the wait starts: if one of them is
+            // still unanswered after `patience`, the follower or the link is
+            // stuck. With none out, the stream is idle, which is fine.
+            let out = self.sent.load(Ordering::Relaxed);
+            match tokio::time::timeout(self.patience, self.inbound.message()).await {
+                Ok(Ok(Some(message))) => {
+                    self.answered += 1;
+                    (self.on_answer)();
+                    return Some(decode_answer(&message));
+                }
+                Ok(Ok(None)) => return None,
+                Ok(Err(status)) => return Some(Err(unreachable(status.message()))),
+                Err(_) if self.answered < out => return Some(Err(timed_out(self.target, self.patience))),
+                Err(_) => continue,
+            }
+        }
+    }
+}
+
+fn decode_answer(message: &RaftMessage) -> Result<StreamAppendResult<TypeConfig>, RPCError<TypeConfig>> {
+    let answer: Answer = wire::decode(&message.payload).map_err(network)?;
+    answer.map_err(network)
+}
+
+/// Follower side: hands the leader's requests to the local Raft and answers
+/// each in order; `on_accepted` runs for every append accepted. A request
+/// that does not decode ends the stream with `InvalidArgument` after the
+/// answers to the requests before it.
+pub fn serve(
+    raft: &RtcdRaft,
+    on_accepted: impl Fn() + Send + 'static,
+    inbound: Streaming<RaftMessage>,
+) -> Replies {
+    let refused: Arc<Mutex<Option<Status>>> = Arc::default();
+    let noted = refused.clone();
+    let requests = inbound
+        .map(|message| match message {
+            Ok(message) if message.kind == wire::APPEND => {
+                wire::decode::<AppendEntriesRequest<TypeConfig>>(&message.payload)
+                    .map_err(|e| Status::invalid_argument(format!("rtcd peer: {e}")))
+            }
+            Ok(message) => {
+                Err(Status::invalid_argument(format!("rtcd peer: {:?} on the append stream", message.kind)))
+            }
+            Err(status) => Err(status),
+        })
+        .take_while(move |request| {
+            if let Err(status) = request {
+                *noted.lock().unwrap_or_else(|e| e.into_inner()) = Some(status.clone());
+            }
+            ready(request.is_ok())
+        })
+        .filter_map(|request| ready(request.ok()));
+    let answers = raft.stream_append(requests).map(move |outcome| {
+        if matches!(outcome, Ok(Ok(_))) {
+            on_accepted();
+        }
+        let answer: Answer = outcome.map_err(|fatal| fatal.to_string());
+        wire::encode(&answer)
+            .map(|payload| RaftMessage { kind: wire::APPEND.to_string(), payload: payload.into() })
+            .map_err(Status::internal)
+    });
+    let refusal = stream::once(async move { refused.lock().unwrap_or_else(|e| e.into_inner()).take() })
+        .filter_map(|status| ready(status.map(Err)));
+    Box::pin(answers.chain(refusal))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::net::SocketAddr;
+
+    use rtcd_proto::rtcdraftpb::SnapshotChunk;
+    use rtcd_proto::rtcdraftpb::raft_server::{Raft, RaftServer};
+    use tokio_stream::wrappers::TcpListenerStream;
+    use tonic::{Request, Response};
+
+    use super::*;
+
+    /// A peer that takes append streams and never answers on them: a stuck
+    /// follower, or a cut link that drops packets.
+    struct Silent;
+
+    #[tonic::async_trait]
+    impl Raft for Silent {
+        type AppendStreamStream = Replies;
+
+        async fn call(&self, _: Request<RaftMessage>) -> Result<Response<RaftMessage>, Status> {
+            Err(Status::unimplemented("silent"))
+        }
+
+        async fn append_stream(
+            &self,
+            _: Request<Streaming<RaftMessage>>,
+        ) -> Result<Response<Replies>, Status> {
+            Ok(Response::new(Box::pin(stream::pending())))
+        }
+
+        async fn install_snapshot(
+            &self,
+            _: Request<Streaming<SnapshotChunk>>,
+        ) -> Result<Response<RaftMessage>, Status> {
+            Err(Status::unimplemented("silent"))
+        }
+
+        async fn forward(&self, _: Request<RaftMessage>) -> Result<Response<RaftMessage>, Status> {
+            Err(Status::unimplemented("silent"))
+        }
+    }
+
+    async fn serve(router: tonic::transport::server::Router) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(router.serve_with_incoming(TcpListenerStream::new(listener)));
+        addr
+    }
+
+    fn client(addr: SocketAddr) -> RaftClient<Channel> {
+        RaftClient::new(Channel::from_shared(format!("http://{addr}")).unwrap().connect_lazy())
+    }
+
+    fn heartbeat() -> AppendEntriesRequest<TypeConfig> {
+        AppendEntriesRequest {
+            vote: crate::types::Vote::new_committed(1, 1),
+            prev_log_id: None,
+            leader_commit: None,
+            entries: Vec::new(),
+        }
+    }
+
+    /// An rtcd from before append streams answers Unimplemented: the leader
+    /// must tell that apart from a failure, to fall back to single appends.
+    #[tokio::test]
+    async fn a_peer_without_the_stream_is_told_apart() {
+        let addr =
+            serve(tonic::transport::Server::builder().add_routes(tonic::service::Routes::default())).await;
+        let opened = open(client(addr), 2, stream::pending(), Duration::from_secs(5), || {}).await;
+        assert!(matches!(opened, Ok(None)), "expected no stream from a peer without the method");
+    }
+
+    /// A request left unanswered for longer than the patience ends the
+    /// stream with a timeout (openraft then backs off and opens a new one);
+    /// an idle stream, with nothing unanswered, stays open.
+    #[tokio::test]
+    async fn an_unanswered_append_times_out_but_an_idle_stream_does_not() {
+        let addr = serve(tonic::transport::Server::builder().add_service(RaftServer::new(Silent))).await;
+        let patience = Duration::from_millis(200);
+
+        let idle = open(client(addr), 2, stream::pending(), patience, || {}).await.unwrap().unwrap();
+        let mut idle = idle;
+        let waited = tokio::time::timeout(patience * 4, idle.next()).await;
+        assert!(waited.is_err(), "an idle stream must not end or fail");
+
+        let one = stream::iter([heartbeat()]).chain(stream::pending());
+        let mut answers = open(client(addr), 2, one, patience, || {}).await.unwrap().unwrap();
+        let started = std::time::Instant::now();
+        let answer = tokio::time::timeout(Duration::from_secs(5), answers.next()).await.unwrap();
+        assert!(matches!(answer, Some(Err(RPCError::Timeout(_)))), "expected a timeout, got {answer:?}");
+        assert!(started.elapsed() >= patience, "gave up before the patience ran out");
+        assert!(answers.next().await.is_none(), "the stream ends after its timeout");
+    }
+}
