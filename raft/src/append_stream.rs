@@ -20,8 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt, stream};
-use openraft::error::{NetworkError, RPCError, Timeout, Unreachable};
-use openraft::network::RPCTypes;
+use openraft::error::RPCError;
 use openraft::raft::{AppendEntriesRequest, StreamAppendResult};
 use rtcd_proto::rtcdraftpb::RaftMessage;
 use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
@@ -29,6 +28,7 @@ use tonic::transport::Channel;
 use tonic::{Status, Streaming};
 
 use crate::RtcdRaft;
+use crate::rpc_error::{network, timed_out, unreachable};
 use crate::types::TypeConfig;
 use crate::wire;
 
@@ -41,14 +41,6 @@ pub type Answers =
 
 /// The follower's side, as tonic serves it.
 pub type Replies = Pin<Box<dyn Stream<Item = Result<RaftMessage, Status>> + Send>>;
-
-fn unreachable(e: impl ToString) -> RPCError<TypeConfig> {
-    RPCError::Unreachable(Unreachable::new(&std::io::Error::other(e.to_string())))
-}
-
-fn network(e: impl ToString) -> RPCError<TypeConfig> {
-    RPCError::Network(NetworkError::from_string(e.to_string()))
-}
 
 /// Leader side: opens the stream to `target` and sends `requests` on it;
 /// `None` when the follower does not serve the stream (an rtcd from before
@@ -95,10 +87,6 @@ where
             Err(e) => Some((Err(e), None)),
         }
     }))))
-}
-
-fn timed_out(target: u64, patience: Duration) -> RPCError<TypeConfig> {
-    RPCError::Timeout(Timeout { action: RPCTypes::AppendEntries, id: 0, target, timeout: patience })
 }
 
 /// Reads the follower's answers and notices a stuck stream.

@@ -27,6 +27,7 @@ pub mod network;
 pub mod node;
 pub mod peer_service;
 mod read_index;
+mod rpc_error;
 pub mod state_machine;
 pub mod types;
 mod wire;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::Stream;
 use openraft::base::{BoxFuture, BoxStream};
-use openraft::error::{NetworkError, RPCError, ReplicationClosed, StreamingError, Timeout, Unreachable};
+use openraft::error::{NetworkError, RPCError, ReplicationClosed, StreamingError, Unreachable};
 use openraft::network::{RPCOption, RaftNetworkFactory, stream_append_sequential, v2::RaftNetworkV2};
 use openraft::raft::{
     AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, StreamAppendResult, TransferLeaderRequest,
@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use tonic::transport::Channel;
 
 use crate::append_stream;
+use crate::rpc_error::{network, timed_out, unreachable};
 use crate::types::{Member, SnapshotFile, TypeConfig, Vote};
 use crate::wire;
 
@@ -115,10 +116,6 @@ fn record_answer(active_since: &ActiveSince, target: u64) {
     *last = now;
 }
 
-fn unreachable(e: impl ToString) -> RPCError<TypeConfig> {
-    RPCError::Unreachable(Unreachable::new(&std::io::Error::other(e.to_string())))
-}
-
 impl PeerClient {
     fn client(&self) -> Result<RaftClient<Channel>, RPCError<TypeConfig>> {
         let channel = self.channel.clone().map_err(unreachable)?;
@@ -138,7 +135,7 @@ impl PeerClient {
         req: &Req,
         option: &RPCOption,
     ) -> Result<Resp, RPCError<TypeConfig>> {
-        let payload = wire::encode(req).map_err(|e| RPCError::Network(NetworkError::from_string(e)))?;
+        let payload = wire::encode(req).map_err(network)?;
         let mut client = self.client()?;
         let message = RaftMessage { kind: kind.to_string(), payload: payload.into() };
         let ttl = option.hard_ttl();
@@ -148,14 +145,10 @@ impl PeerClient {
                 reply.into_inner()
             }
             Ok(Err(status)) => return Err(unreachable(status.message())),
-            Err(_) => {
-                let action = openraft::network::RPCTypes::AppendEntries;
-                return Err(RPCError::Timeout(Timeout { action, id: 0, target: self.target, timeout: ttl }));
-            }
+            Err(_) => return Err(timed_out(self.target, ttl)),
         };
-        let answer: Result<Resp, String> =
-            wire::decode(&reply.payload).map_err(|e| RPCError::Network(NetworkError::from_string(e)))?;
-        answer.map_err(|e| RPCError::Network(NetworkError::from_string(e)))
+        let answer: Result<Resp, String> = wire::decode(&reply.payload).map_err(network)?;
+        answer.map_err(network)
     }
 }
 
