@@ -8,6 +8,8 @@
 //! * `network` / `peer_service`: the peer transport over tonic (client and
 //!   server sides of `rtcdraftpb.Raft`), including chunked snapshots and
 //!   proposals forwarded to the leader.
+//! * `proposer`: proposals handed to the leader in groups (one openraft
+//!   call, and on a follower one forwarded call, per group).
 //! * `append_stream`: replication on one long-lived, pipelined stream per
 //!   follower (both ends).
 //! * `read_index`: linearizable reads, batched so that concurrent reads
@@ -26,6 +28,7 @@ pub mod membership;
 pub mod network;
 pub mod node;
 pub mod peer_service;
+mod proposer;
 mod read_index;
 mod rpc_error;
 pub mod state_machine;

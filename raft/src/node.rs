@@ -10,11 +10,9 @@ use std::time::Duration;
 
 use openraft::Instant as _;
 use openraft::async_runtime::watch::WatchReceiver;
-use openraft::error::{ClientWriteError, RaftError};
+use openraft::error::RaftError;
 use openraft::vote::RaftLeaderId;
 use openraft::{Config, ReadPolicy, SnapshotPolicy};
-use rtcd_proto::rtcdraftpb::RaftMessage;
-use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
 use rtcd_store::{Applied, Store, StoreError, WriteRequest};
 use tokio::sync::oneshot;
 
@@ -22,10 +20,11 @@ use crate::error::ReplicationError;
 use crate::log_store::RocksLogStore;
 use crate::network::PeerNetwork;
 use crate::peer_service::{LeaderContact, PeerService};
-use crate::read_index::{self, ReadBatcher};
+use crate::proposer::Proposer;
+use crate::read_index::ReadBatcher;
 use crate::state_machine::{AppliedEntry, ApplyListener, StoreStateMachine};
-use crate::types::{Command, Member};
-use crate::{RtcdRaft, codec, wire};
+use crate::types::Member;
+use crate::{RtcdRaft, codec};
 use rtcd_proto::rtcdraftpb::raft_server::RaftServer;
 
 /// What a member does with every applied batch, in log order, before the
@@ -86,6 +85,8 @@ pub struct RaftNode {
     /// mistake another member's proposal for its own.
     next_proposal: AtomicU64,
     pub(crate) network: PeerNetwork,
+    /// Hands proposals to the leader in groups.
+    proposer: Proposer,
     request_timeout: Duration,
     /// When a leader last reached this member (see `peer_service`).
     contact: Arc<LeaderContact>,
@@ -146,11 +147,13 @@ impl RaftNode {
         }
         let salt = (config.id ^ startup_nanos()) << 32;
         let reads = ReadBatcher::new(raft.clone(), network.clone(), config.request_timeout);
+        let proposer = Proposer::start(raft.clone(), config.id, network.clone());
         Ok(Self {
             raft,
             id: config.id,
             waiters,
             reads,
+            proposer,
             next_proposal: AtomicU64::new(salt),
             network,
             request_timeout: config.request_timeout,
@@ -190,7 +193,7 @@ impl RaftNode {
             pending.insert(id, tx);
         }
         let proposal = codec::encode(id, request);
-        let submitted = tokio::time::timeout(self.request_timeout, self.submit(proposal)).await;
+        let submitted = tokio::time::timeout(self.request_timeout, self.proposer.submit(proposal)).await;
         let outcome = match submitted {
             Ok(Ok(())) => {
                 tokio::time::timeout(self.request_timeout, rx).await.map_err(|_| ReplicationError::Timeout)
@@ -208,39 +211,6 @@ impl RaftNode {
                 Err(e)
             }
         }
-    }
-
-    /// Gets the proposal into the log: directly as leader, else through
-    /// the leader's peer service.
-    async fn submit(&self, proposal: Vec<u8>) -> Result<(), ReplicationError> {
-        match self.raft.client_write(Command { proposal: proposal.clone() }).await {
-            Ok(_) => Ok(()),
-            Err(RaftError::APIError(ClientWriteError::ForwardToLeader(to))) => {
-                match (to.leader_id, to.leader_node) {
-                    (Some(id), Some(leader)) => {
-                        // A leader that went silent is replaced within an election
-                        // or two; do not wait the whole request timeout for it.
-                        tokio::select! {
-                            forwarded = self.forward(&leader, proposal) => forwarded,
-                            () = self.leader_changed(id) => Err(ReplicationError::LeaderChanged),
-                        }
-                    }
-                    _ => Err(ReplicationError::NoLeader),
-                }
-            }
-            Err(RaftError::APIError(_)) => Err(ReplicationError::LeaderChanged),
-            Err(RaftError::Fatal(e)) => Err(ReplicationError::Stopped(e.to_string())),
-        }
-    }
-
-    async fn forward(&self, leader: &Member, proposal: Vec<u8>) -> Result<(), ReplicationError> {
-        let channel = self.network.channel(leader).map_err(|_| ReplicationError::NoLeader)?;
-        let message = RaftMessage { kind: wire::FORWARD.into(), payload: proposal.into() };
-        let reply =
-            RaftClient::new(channel).forward(message).await.map_err(|_| ReplicationError::NoLeader)?;
-        let committed: Result<u64, String> =
-            wire::decode(&reply.into_inner().payload).map_err(ReplicationError::Stopped)?;
-        committed.map(|_| ()).map_err(|_| ReplicationError::LeaderChanged)
     }
 
     /// Confirms that this member still leads: a heartbeat round acknowledged
@@ -266,15 +236,16 @@ impl RaftNode {
             .map_err(|_| ReplicationError::Timeout)?
     }
 
+    /// Groups of proposals handed to Raft (as leader) or to the leader since
+    /// startup: fewer than the proposals when concurrent ones share groups.
+    pub fn proposal_groups(&self) -> u64 {
+        self.proposer.groups()
+    }
+
     /// Quorum rounds run for linearizable reads since startup (fewer than
     /// the reads when concurrent ones share rounds).
     pub fn read_rounds(&self) -> u64 {
         self.reads.rounds()
-    }
-
-    /// Resolves once this member's view of the leader is no longer `leader`.
-    async fn leader_changed(&self, leader: u64) {
-        read_index::leader_changed(&self.raft, leader).await;
     }
 
     /// Asks the current leader (this member) to hand leadership to `to` and

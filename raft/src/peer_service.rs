@@ -13,7 +13,8 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::RtcdRaft;
 use crate::append_stream;
-use crate::types::{Command, SnapshotFile, SnapshotMeta, Vote};
+use crate::proposer;
+use crate::types::{SnapshotFile, SnapshotMeta, Vote};
 use crate::wire;
 
 /// When this member last accepted an append from a leader: a follower that
@@ -104,6 +105,11 @@ impl raft_server::Raft for PeerService {
                 let confirmed = self.raft.ensure_linearizable(openraft::ReadPolicy::ReadIndex).await;
                 reply(wire::READ_INDEX, confirmed.map(|read| read.index()))
             }
+            wire::FORWARD_BATCH => {
+                let proposals: Vec<serde_bytes::ByteBuf> = wire::decode(&message.payload).map_err(bad)?;
+                let outcomes = proposer::accept_forwarded(&self.raft, proposals).await;
+                reply(wire::FORWARD_BATCH, Ok::<_, String>(outcomes))
+            }
             other => Err(Status::unimplemented(format!("rtcd peer: unknown call {other:?}"))),
         }
     }
@@ -128,9 +134,10 @@ impl raft_server::Raft for PeerService {
     }
 
     async fn forward(&self, request: Request<RaftMessage>) -> Result<Response<RaftMessage>, Status> {
-        let proposal = request.into_inner().payload.to_vec();
-        let outcome = self.raft.client_write(Command { proposal }).await.map(|written| written.log_id.index);
-        reply(wire::FORWARD, outcome)
+        // What followers before `forward_batch` send: a group of one.
+        let proposal = serde_bytes::ByteBuf::from(request.into_inner().payload.to_vec());
+        let outcome = proposer::accept_forwarded(&self.raft, vec![proposal]).await.pop();
+        reply(wire::FORWARD, outcome.unwrap_or_else(|| Err("raft stopped".to_string())))
     }
 }
 

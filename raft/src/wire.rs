@@ -14,6 +14,9 @@ pub const TRANSFER_LEADER: &str = "transfer_leader";
 pub const READ_INDEX: &str = "read_index";
 /// A follower hands a client's proposal to the leader.
 pub const FORWARD: &str = "forward";
+/// A follower hands a group of its clients' proposals to the leader (a
+/// `Call`, so a leader without it answers "unknown call").
+pub const FORWARD_BATCH: &str = "forward_batch";
 
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
     postcard::to_stdvec(value).map_err(|e| e.to_string())

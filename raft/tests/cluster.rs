@@ -256,3 +256,78 @@ async fn a_member_far_behind_catches_up_by_snapshot() {
     converged(&all).await;
     assert_eq!(cluster.last().unwrap().store.revision().unwrap(), rev);
 }
+
+/// Many writes at once through a follower: each is applied once, with its
+/// own revision, and they reach the leader in far fewer forwarded groups
+/// than writes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writes_through_a_follower_are_forwarded_in_groups() {
+    let dirs = dirs();
+    let (_, cluster) = start_cluster(&dirs).await;
+    let first = propose(&cluster[0].node, put("warm", "up")).await;
+    let leader = cluster[0].node.leader().expect("a leader");
+    let follower = cluster.iter().find(|m| m.node.id() != leader).unwrap();
+
+    let groups_before = follower.node.proposal_groups();
+    let writes: Vec<_> = (0..500)
+        .map(|i| {
+            let node = follower.node.clone();
+            tokio::spawn(async move { node.propose(put(&format!("c{i}"), "v")).await })
+        })
+        .collect();
+    let mut revisions = Vec::new();
+    for write in writes {
+        revisions.push(write.await.unwrap().expect("replicated").expect("applied").revision);
+    }
+    revisions.sort_unstable();
+    assert_eq!(
+        revisions,
+        (first + 1..first + 501).collect::<Vec<i64>>(),
+        "one revision per write, none lost"
+    );
+    let groups = follower.node.proposal_groups() - groups_before;
+    assert!((1..250).contains(&groups), "500 concurrent writes took {groups} forwarded groups");
+
+    let all: Vec<&Running> = cluster.iter().collect();
+    converged(&all).await;
+    let hashes: Vec<u32> = cluster.iter().map(|m| m.store.hash_kv(0).unwrap().hash).collect();
+    assert!(hashes.windows(2).all(|w| w[0] == w[1]), "same history everywhere: {hashes:?}");
+}
+
+/// The leader checks what followers forward: a proposal it cannot decode is
+/// refused on its own (once committed, no member could apply it and every
+/// member would stop), and the rest of its group is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leader_refuses_an_undecodable_forwarded_proposal_and_writes_the_rest() {
+    use rtcd_proto::rtcdraftpb::RaftMessage;
+    use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
+
+    let dirs = dirs();
+    let (members, cluster) = start_cluster(&dirs).await;
+    let before = propose(&cluster[0].node, put("warm", "up")).await;
+    let leader = cluster[0].node.leader().expect("a leader");
+    let leader_member = cluster.iter().find(|m| m.node.id() == leader).unwrap();
+
+    let valid = |id: u64, key: &str| serde_bytes::ByteBuf::from(rtcd_raft::codec::encode(id, put(key, "v")));
+    let group = vec![
+        valid(u64::MAX - 1, "a"),
+        serde_bytes::ByteBuf::from(vec![0xff, 0xff]),
+        valid(u64::MAX - 2, "b"),
+    ];
+    let message =
+        RaftMessage { kind: "forward_batch".into(), payload: postcard::to_stdvec(&group).unwrap().into() };
+    let mut client = RaftClient::connect(members[&leader].peer_urls[0].clone()).await.unwrap();
+    let reply = client.call(message).await.expect("the leader answers").into_inner();
+    let outcomes: Result<Vec<Result<u64, String>>, String> = postcard::from_bytes(&reply.payload).unwrap();
+    let outcomes = outcomes.expect("a group answer");
+    assert_eq!(outcomes.len(), 3, "{outcomes:?}");
+    assert!(outcomes[0].is_ok() && outcomes[2].is_ok(), "{outcomes:?}");
+    let refused = outcomes[1].as_ref().expect_err("garbage refused");
+    assert!(refused.contains("undecodable proposal"), "{refused}");
+
+    // Both valid writes were applied; the cluster still takes writes.
+    let after = propose(&leader_member.node, put("after", "x")).await;
+    assert_eq!(after, before + 3, "two forwarded writes, then this one");
+    let all: Vec<&Running> = cluster.iter().collect();
+    converged(&all).await;
+}
