@@ -31,6 +31,8 @@ use crate::types::{Entry, LogId, TypeConfig, Vote};
 const LOG: &str = "log";
 const META: &str = "meta";
 const VOTE: &[u8] = b"vote";
+/// Memtables of the log's column families together.
+const LOG_WRITE_BUFFERS_BYTES: usize = 16 << 20;
 const PURGED: &[u8] = b"last_purged";
 
 fn io_err(e: impl std::fmt::Display) -> io::Error {
@@ -110,7 +112,20 @@ impl RocksLogStore {
         let mut opts = Options::default();
         opts.create_if_missing(true);
         opts.create_missing_column_families(true);
-        let cfs = [LOG, META].map(|name| ColumnFamilyDescriptor::new(name, Options::default()));
+        // Entries live here only until the next snapshot purges them: small
+        // memtables (RocksDB's default is 64 MiB per column family) keep the
+        // log's memory bounded, and compressing them would cost CPU on every
+        // append for data that is soon deleted.
+        opts.set_db_write_buffer_size(LOG_WRITE_BUFFERS_BYTES);
+        // `meta` changes rarely; without a bound its memtable would keep
+        // every WAL file since its last flush.
+        opts.set_max_total_wal_size(LOG_WRITE_BUFFERS_BYTES as u64);
+        let cfs = [LOG, META].map(|name| {
+            let mut cf = Options::default();
+            cf.set_write_buffer_size(LOG_WRITE_BUFFERS_BYTES / 2);
+            cf.set_max_write_buffer_number(2);
+            ColumnFamilyDescriptor::new(name, cf)
+        });
         let db = DB::open_cf_descriptors(&opts, dir, cfs).map_err(io_err)?;
         let log = Arc::new(Log { db, append_syncs: Default::default() });
         let (syncer, queue) = mpsc::channel();

@@ -61,6 +61,10 @@ pub struct Config {
     /// 0 means etcd's default of 2 GiB.
     #[arg(long, env = "ETCD_QUOTA_BACKEND_BYTES", default_value_t = 0)]
     pub quota_backend_bytes: u64,
+    /// rtcd's own: the store's RocksDB block cache, shared by its tables
+    /// (etcd's bbolt relies on the page cache instead).
+    #[arg(long, env = "RTCD_BLOCK_CACHE_BYTES", default_value_t = rtcd_store::DEFAULT_BLOCK_CACHE_BYTES)]
+    pub block_cache_bytes: usize,
     #[arg(long, env = "ETCD_MAX_TXN_OPS", default_value_t = 128)]
     pub max_txn_ops: usize,
     #[arg(long, env = "ETCD_MAX_REQUEST_BYTES", default_value_t = 1_572_864)]
@@ -206,6 +210,7 @@ impl Config {
                 q => q,
             },
             max_txn_ops: self.max_txn_ops,
+            block_cache_bytes: self.block_cache_bytes,
             max_request_bytes: self.max_request_bytes,
             max_concurrent_streams: match self.max_concurrent_streams {
                 0 => return Err(ConfigError::NoStreams),
@@ -349,6 +354,8 @@ mod tests {
             (Duration::from_secs(7200), Duration::from_secs(20))
         );
         assert_eq!(s.quota_backend_bytes, DEFAULT_QUOTA_BYTES);
+        assert_eq!(s.block_cache_bytes, 64 << 20);
+        assert_eq!(settings(&["--block-cache-bytes", "1048576"]).unwrap().block_cache_bytes, 1 << 20);
         assert_eq!(
             (s.heartbeat_interval, s.election_timeout),
             (Duration::from_millis(100), Duration::from_secs(1))

@@ -56,7 +56,11 @@ impl Node {
         let dir = settings.data_dir.clone();
         std::fs::create_dir_all(&dir).map_err(|e| NodeError::DataDir(dir.display().to_string(), e))?;
         // The Raft log is fsynced; the store replays from it after a crash.
-        let options = StoreOptions { sync: false, max_txn_ops: settings.max_txn_ops };
+        let options = StoreOptions {
+            sync: false,
+            max_txn_ops: settings.max_txn_ops,
+            block_cache_bytes: settings.block_cache_bytes,
+        };
         let store = Arc::new(Store::open(dir.join(STORE_DIR), options)?);
         let (identity, members) = crate::identity::resolve(&settings, &dir).await?;
         let hub = Hub::default();

@@ -53,6 +53,8 @@ pub struct Settings {
     pub quota_backend_bytes: u64,
     /// `--max-txn-ops`.
     pub max_txn_ops: usize,
+    /// The store's RocksDB block cache.
+    pub block_cache_bytes: usize,
     /// `--max-request-bytes`.
     pub max_request_bytes: usize,
     /// `--max-concurrent-streams`, per client connection.

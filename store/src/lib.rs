@@ -35,5 +35,5 @@ pub use revision::Revision;
 pub use snapshot::restore_snapshot;
 pub use snapshot::{Restored, SnapshotError, Written};
 pub use state::AppliedMark;
-pub use store::{Store, StoreOptions};
+pub use store::{DEFAULT_BLOCK_CACHE_BYTES, Store, StoreOptions};
 pub use validate::{check_delete, check_put, check_range, check_txn};

@@ -21,6 +21,10 @@ use crate::state::{AppliedMark, State, meta};
 use crate::validate;
 use crate::view::View;
 
+/// RocksDB's block cache when nobody says otherwise (the server's
+/// `--block-cache-bytes`).
+pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 64 << 20;
+
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
     /// Make every batch durable before `apply` returns. Off when a replicated
@@ -28,11 +32,13 @@ pub struct StoreOptions {
     pub sync: bool,
     /// etcd's `--max-txn-ops`.
     pub max_txn_ops: usize,
+    /// RocksDB's block cache, shared by every table.
+    pub block_cache_bytes: usize,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        Self { sync: true, max_txn_ops: 128 }
+        Self { sync: true, max_txn_ops: 128, block_cache_bytes: DEFAULT_BLOCK_CACHE_BYTES }
     }
 }
 
@@ -52,7 +58,7 @@ impl Store {
     /// Opens (or creates) a store in `dir` on RocksDB.
     #[cfg(feature = "rocksdb")]
     pub fn open(dir: impl AsRef<std::path::Path>, options: StoreOptions) -> Result<Self, StoreError> {
-        Self::with_engine(Box::new(RocksEngine::open(dir)?), options)
+        Self::with_engine(Box::new(RocksEngine::open_with_cache(dir, options.block_cache_bytes)?), options)
     }
 
     /// Opens a store over any engine, rebuilding the in-memory index from it.
