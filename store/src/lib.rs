@@ -26,6 +26,7 @@ mod validate;
 mod view;
 
 pub use apply::{Applied, WriteRequest, WriteResponse};
+pub use engine::DEFAULT_BLOCK_CACHE_BYTES;
 pub use error::StoreError;
 pub use history::History;
 pub use lease::{LeaseInfo, MAX_LEASE_TTL};
@@ -35,5 +36,5 @@ pub use revision::Revision;
 pub use snapshot::restore_snapshot;
 pub use snapshot::{Restored, SnapshotError, Written};
 pub use state::AppliedMark;
-pub use store::{DEFAULT_BLOCK_CACHE_BYTES, Store, StoreOptions};
+pub use store::{Store, StoreOptions};
 pub use validate::{check_delete, check_put, check_range, check_txn};

@@ -12,7 +12,7 @@ use crate::alarm::Alarms;
 use crate::apply::{Applied, Batch, WriteRequest};
 #[cfg(feature = "rocksdb")]
 use crate::engine::RocksEngine;
-use crate::engine::{Engine, EngineSnapshot, Table, WriteBatch};
+use crate::engine::{DEFAULT_BLOCK_CACHE_BYTES, Engine, EngineSnapshot, Table, WriteBatch};
 use crate::error::StoreError;
 use crate::key_index::{KeyIndex, KeyRev};
 use crate::lease::{LeaseInfo, Leases};
@@ -20,10 +20,6 @@ use crate::revision::Revision;
 use crate::state::{AppliedMark, State, meta};
 use crate::validate;
 use crate::view::View;
-
-/// RocksDB's block cache when nobody says otherwise (the server's
-/// `--block-cache-bytes`).
-pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 64 << 20;
 
 #[derive(Debug, Clone)]
 pub struct StoreOptions {

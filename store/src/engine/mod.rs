@@ -13,6 +13,10 @@ pub use rocks::RocksEngine;
 
 use crate::error::StoreError;
 
+/// RocksDB's block cache when nobody says otherwise (the server's
+/// `--block-cache-bytes`).
+pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 64 << 20;
+
 /// The tables (RocksDB column families) of rtcd's key schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Table {

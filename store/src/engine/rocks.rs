@@ -7,9 +7,8 @@ use rocksdb::{
     IteratorMode, Options, ReadOptions, WriteOptions,
 };
 
-use super::{BatchOp, Engine, EngineSnapshot, EntryIter, Table, WriteBatch};
+use super::{BatchOp, DEFAULT_BLOCK_CACHE_BYTES, Engine, EngineSnapshot, EntryIter, Table, WriteBatch};
 use crate::error::StoreError;
-use crate::store::DEFAULT_BLOCK_CACHE_BYTES;
 
 pub struct RocksEngine {
     db: DB,
