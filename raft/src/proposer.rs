@@ -13,9 +13,11 @@
 //!   the leader hands to openraft the same way.
 //!
 //! A lone proposal is sent at once (no timer), so a single client waits no
-//! longer than before; batches form only when proposals arrive faster than
-//! they can be handed on. Each group is sent by its own task, so a slow
-//! group never holds up the next.
+//! longer than before; groups form only when proposals arrive faster than
+//! they can be handed on. A follower keeps at most `MAX_FORWARDS` forwarded
+//! calls in flight: what arrives meanwhile becomes the next, larger group,
+//! which is what keeps the number of calls per write low under load. On the
+//! leader a group's slot is free as soon as openraft has it.
 //!
 //! A proposal's outcome here is only whether the leader put it in its log
 //! and committed it; what it did is learnt from this member's own apply (see
