@@ -128,6 +128,11 @@ fn gather(first: Queued, queued: &mut mpsc::UnboundedReceiver<Queued>) -> Vec<Qu
     group
 }
 
+/// The same failure for each of `count` proposals.
+fn all_failed(count: usize, error: ReplicationError) -> Vec<Result<(), ReplicationError>> {
+    vec![Err(error); count]
+}
+
 /// Answers each proposal of a group with its outcome.
 fn answer(
     waiting: Vec<oneshot::Sender<Result<(), ReplicationError>>>,
@@ -147,7 +152,7 @@ impl Route {
         self.groups.fetch_add(1, Ordering::Relaxed);
         let (proposals, waiting): (Vec<_>, Vec<_>) = group.into_iter().map(|q| (q.proposal, q.done)).unzip();
         let count = proposals.len();
-        let all = |e: ReplicationError| vec![Err(e); count];
+        let all = |e| all_failed(count, e);
         let leader = {
             let metrics = self.raft.metrics();
             let m = metrics.borrow_watched();
@@ -178,7 +183,7 @@ impl Route {
 
     async fn forward(&self, leader: &Member, proposals: Vec<Vec<u8>>) -> Vec<Result<(), ReplicationError>> {
         let count = proposals.len();
-        let all = |e: ReplicationError| vec![Err(e); count];
+        let all = |e| all_failed(count, e);
         let Ok(channel) = self.network.channel(leader) else { return all(ReplicationError::NoLeader) };
         let group: Vec<ByteBuf> = proposals.into_iter().map(ByteBuf::from).collect();
         let Ok(payload) = wire::encode(&group) else { return all(ReplicationError::NoLeader) };

@@ -105,6 +105,28 @@ async fn start_cluster(dirs: &[tempfile::TempDir]) -> (BTreeMap<u64, Member>, Ve
     (members, running)
 }
 
+/// A started cluster after its first write: by then it has a leader.
+struct Writing {
+    members: BTreeMap<u64, Member>,
+    cluster: Vec<Running>,
+    /// The first write's revision.
+    first: i64,
+    leader: u64,
+}
+
+impl Writing {
+    async fn start(dirs: &[tempfile::TempDir]) -> Self {
+        let (members, cluster) = start_cluster(dirs).await;
+        let first = propose(&cluster[0].node, put("warm", "up")).await;
+        let leader = cluster[0].node.leader().expect("a leader");
+        Writing { members, cluster, first, leader }
+    }
+
+    fn member(&self, is_leader: bool) -> &Running {
+        self.cluster.iter().find(|m| (m.node.id() == self.leader) == is_leader).unwrap()
+    }
+}
+
 fn dirs() -> Vec<tempfile::TempDir> {
     (0..3).map(|_| tempfile::tempdir().unwrap()).collect()
 }
@@ -263,10 +285,9 @@ async fn a_member_far_behind_catches_up_by_snapshot() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_writes_through_a_follower_are_forwarded_in_groups() {
     let dirs = dirs();
-    let (_, cluster) = start_cluster(&dirs).await;
-    let first = propose(&cluster[0].node, put("warm", "up")).await;
-    let leader = cluster[0].node.leader().expect("a leader");
-    let follower = cluster.iter().find(|m| m.node.id() != leader).unwrap();
+    let writing = Writing::start(&dirs).await;
+    let (cluster, first) = (&writing.cluster, writing.first);
+    let follower = writing.member(false);
 
     let groups_before = follower.node.proposal_groups();
     let writes: Vec<_> = (0..500)
@@ -303,10 +324,9 @@ async fn the_leader_refuses_an_undecodable_forwarded_proposal_and_writes_the_res
     use rtcd_proto::rtcdraftpb::raft_client::RaftClient;
 
     let dirs = dirs();
-    let (members, cluster) = start_cluster(&dirs).await;
-    let before = propose(&cluster[0].node, put("warm", "up")).await;
-    let leader = cluster[0].node.leader().expect("a leader");
-    let leader_member = cluster.iter().find(|m| m.node.id() == leader).unwrap();
+    let writing = Writing::start(&dirs).await;
+    let (cluster, before) = (&writing.cluster, writing.first);
+    let leader_member = writing.member(true);
 
     let valid = |id: u64, key: &str| serde_bytes::ByteBuf::from(rtcd_raft::codec::encode(id, put(key, "v")));
     let group = vec![
@@ -316,7 +336,8 @@ async fn the_leader_refuses_an_undecodable_forwarded_proposal_and_writes_the_res
     ];
     let message =
         RaftMessage { kind: "forward_batch".into(), payload: postcard::to_stdvec(&group).unwrap().into() };
-    let mut client = RaftClient::connect(members[&leader].peer_urls[0].clone()).await.unwrap();
+    let mut client =
+        RaftClient::connect(writing.members[&writing.leader].peer_urls[0].clone()).await.unwrap();
     let reply = client.call(message).await.expect("the leader answers").into_inner();
     let outcomes: Result<Vec<Result<u64, String>>, String> = postcard::from_bytes(&reply.payload).unwrap();
     let outcomes = outcomes.expect("a group answer");
