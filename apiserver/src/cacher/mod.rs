@@ -321,7 +321,7 @@ impl Cacher {
                     .range(scope.clone()..)
                     .take_while(|(key, _)| key.starts_with(&scope))
                     .filter(|(_, object)| spec.filter.matches(object))
-                    .map(|(_, object)| Delivery::Event { kind: EventType::Added, object: object.clone() })
+                    .map(|(_, object)| Delivery::event(EventType::Added, object.clone()))
                     .collect();
                 if spec.initial_events_end {
                     initial.push(Delivery::Bookmark {

@@ -2,9 +2,10 @@
 //! fanout that hands every event to all of them without ever waiting on one.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use super::{CachedObject, Event, EventType};
@@ -52,13 +53,22 @@ pub enum Delivery {
     Event {
         kind: EventType,
         object: Arc<CachedObject>,
+        /// The event as sent on the wire, filled by the first watch stream
+        /// that sends it: every watcher handed this same delivery (same
+        /// event, same outcome of its selector) shares it, so an event that
+        /// reaches a thousand watchers is encoded once, not a thousand times.
+        encoded: Arc<OnceLock<Bytes>>,
     },
     /// The cache has seen everything up to `resource_version`;
     /// `initial_events_end` marks the end of a WatchList's initial state.
-    Bookmark {
-        resource_version: i64,
-        initial_events_end: bool,
-    },
+    Bookmark { resource_version: i64, initial_events_end: bool },
+}
+
+impl Delivery {
+    /// An event not yet encoded for anyone.
+    pub fn event(kind: EventType, object: Arc<CachedObject>) -> Delivery {
+        Delivery::Event { kind, object, encoded: Arc::default() }
+    }
 }
 
 /// How many deliveries a watcher may have queued before it is closed: a
@@ -121,15 +131,17 @@ impl Watchers {
     }
 
     /// Hands `event` to every watcher it concerns; drops those that are full.
+    /// Watchers that see the event the same way (ADDED, MODIFIED or DELETED
+    /// by their selectors) are handed one shared delivery.
     pub(super) fn dispatch(&mut self, event: &Event) {
+        let mut shared: [Option<Delivery>; 3] = Default::default();
         self.by_id.retain(|id, watcher| {
             if event.resource_version <= watcher.after {
                 return true;
             }
-            match delivery_for(&watcher.filter, event) {
-                None => true,
-                Some(delivery) => offer(*id, watcher, delivery),
-            }
+            let Some(kind) = outcome(&watcher.filter, event) else { return true };
+            let delivery = shared[kind as usize].get_or_insert_with(|| delivery(event, kind));
+            offer(*id, watcher, delivery.clone())
         });
     }
 
@@ -170,18 +182,29 @@ fn offer(id: u64, watcher: &Watcher, delivery: Delivery) -> bool {
 /// after the change: an object that starts matching is ADDED, one that
 /// stops is DELETED (as its previous state, at the new resourceVersion).
 pub(super) fn delivery_for(filter: &Filter, event: &Event) -> Option<Delivery> {
+    outcome(filter, event).map(|kind| delivery(event, kind))
+}
+
+/// How a watcher with `filter` sees `event`, if at all.
+fn outcome(filter: &Filter, event: &Event) -> Option<EventType> {
     let now = event.kind != EventType::Deleted && filter.matches(&event.object);
     let before = event.prev.as_ref().is_some_and(|prev| filter.matches(prev));
-    let (kind, object) = match (before, now) {
-        (false, false) => return None,
-        (true, true) => (EventType::Modified, event.object.clone()),
-        (false, true) => (EventType::Added, event.object.clone()),
-        (true, false) => {
-            let prev = event.prev.as_ref()?;
-            (EventType::Deleted, Arc::new(prev.at_revision(event.resource_version)))
-        }
+    match (before, now) {
+        (false, false) => None,
+        (true, true) => Some(EventType::Modified),
+        (false, true) => Some(EventType::Added),
+        (true, false) => Some(EventType::Deleted),
+    }
+}
+
+/// `event` as seen as `kind`: a DELETED one carries the object's last
+/// state, stamped with the deletion's revision.
+fn delivery(event: &Event, kind: EventType) -> Delivery {
+    let object = match (kind, &event.prev) {
+        (EventType::Deleted, Some(prev)) => Arc::new(prev.at_revision(event.resource_version)),
+        _ => event.object.clone(),
     };
-    Some(Delivery::Event { kind, object })
+    Delivery::event(kind, object)
 }
 
 #[cfg(test)]
@@ -246,7 +269,7 @@ mod tests {
         watchers.dispatch(&event(3, json!({"app": "web", "x": "y"}), Some(json!({"app": "web"}))));
         watchers.dispatch(&event(4, json!({"app": "db"}), Some(json!({"app": "web", "x": "y"}))));
         let mut seen = Vec::new();
-        while let Ok(Delivery::Event { kind, object }) = rx.try_recv() {
+        while let Ok(Delivery::Event { kind, object, .. }) = rx.try_recv() {
             seen.push((kind, object.resource_version, object.value["metadata"]["labels"]["app"].clone()));
         }
         assert_eq!(
@@ -258,6 +281,35 @@ mod tests {
                 (EventType::Deleted, 4, json!("web")),
             ]
         );
+    }
+
+    /// Every watcher that sees an event the same way is handed the same
+    /// encoding cell (so the event is encoded once for all of them); one
+    /// whose selector makes it an ADDED or a DELETED gets its own.
+    #[test]
+    fn watchers_that_see_an_event_alike_share_one_encoding() {
+        let mut watchers = Watchers::default();
+        let mut receivers = Vec::new();
+        for selector in ["app=web", "app", "app=web", "app=db", "app!=x"] {
+            let (tx, rx) = mpsc::channel(16);
+            watchers.add(filter(selector), 0, tx, None, far());
+            receivers.push(rx);
+        }
+        watchers.dispatch(&event(2, json!({"app": "web"}), Some(json!({"app": "db"}))));
+        let got: Vec<(EventType, Arc<OnceLock<Bytes>>, i64)> = receivers
+            .iter_mut()
+            .map(|rx| match rx.try_recv() {
+                Ok(Delivery::Event { kind, object, encoded }) => (kind, encoded, object.resource_version),
+                other => panic!("an event, not {other:?}"),
+            })
+            .collect();
+        let kinds: Vec<EventType> = got.iter().map(|(kind, ..)| *kind).collect();
+        use EventType::*;
+        assert_eq!(kinds, [Added, Modified, Added, Deleted, Modified]);
+        assert!(got.iter().all(|(.., rv)| *rv == 2), "all at the event's revision");
+        let same = |a: usize, b: usize| Arc::ptr_eq(&got[a].1, &got[b].1);
+        assert!(same(0, 2) && same(1, 4), "alike outcomes share");
+        assert!(!same(0, 1) && !same(0, 3) && !same(1, 3), "different outcomes do not");
     }
 
     #[test]

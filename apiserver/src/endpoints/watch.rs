@@ -12,6 +12,7 @@ use axum::body::Body;
 use axum::http::{StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::query::Params;
@@ -93,6 +94,21 @@ fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encode
     Body::from_stream(stream)
 }
 
+/// An event as watch clients read it, borrowing the cached object.
+#[derive(Serialize)]
+struct WireEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    object: &'a Value,
+}
+
+/// One event line: JSON, then a newline.
+fn line(event: &impl Serialize) -> Bytes {
+    let mut line = serde_json::to_vec(event).unwrap_or_default();
+    line.push(b'\n');
+    Bytes::from(line)
+}
+
 /// Turns deliveries into event lines in the shape the client asked for.
 struct Encoder {
     store: Store,
@@ -104,7 +120,13 @@ struct Encoder {
 impl Encoder {
     fn encode(&mut self, delivery: &Delivery) -> Bytes {
         let event = match delivery {
-            Delivery::Event { kind, object } => {
+            // The same bytes for every watcher handed this delivery.
+            Delivery::Event { kind, object, encoded } if self.shape == Shape::Object => {
+                return encoded
+                    .get_or_init(|| line(&WireEvent { kind: kind.as_str(), object: &object.value }))
+                    .clone();
+            }
+            Delivery::Event { kind, object, .. } => {
                 json!({"type": kind.as_str(), "object": self.object(&object.value)})
             }
             Delivery::Bookmark { resource_version, initial_events_end } => {
@@ -118,9 +140,7 @@ impl Encoder {
                 json!({"type": "BOOKMARK", "object": object})
             }
         };
-        let mut line = serde_json::to_vec(&event).unwrap_or_default();
-        line.push(b'\n');
-        Bytes::from(line)
+        line(&event)
     }
 
     fn object(&mut self, object: &Value) -> Value {

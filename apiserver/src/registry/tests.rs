@@ -787,7 +787,7 @@ async fn watches_of_a_store_see_its_writes() {
     let mut watch = store.watch(watch_all()).unwrap();
     let cm = c.create("", "configmaps", Some("default"), configmap("a")).await.unwrap();
     let got = tokio::time::timeout(Duration::from_secs(5), watch.live.recv()).await.unwrap().unwrap();
-    let Delivery::Event { kind, object } = got else { panic!("an event") };
+    let Delivery::Event { kind, object, .. } = got else { panic!("an event") };
     assert_eq!(kind.as_str(), "ADDED");
     assert_eq!(object.value, cm);
 }

@@ -39,7 +39,7 @@ async fn follow(resources: &Resources) -> Result<(), ApiError> {
 }
 
 fn remember(roles: &mut BTreeMap<String, Value>, delivery: Delivery) {
-    let Delivery::Event { kind, object } = delivery else { return };
+    let Delivery::Event { kind, object, .. } = delivery else { return };
     let name = meta::name_of(&object.value).to_string();
     if kind == EventType::Deleted {
         roles.remove(&name);
