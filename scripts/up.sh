@@ -11,6 +11,9 @@
 # administrator's kubeconfig (O=system:masters) is ./data/kubeconfig.
 # Installs what is missing and builds first. Stop it with scripts/down.sh.
 # RTCD_BUILD_PROFILE=test skips the optimised build (the one scripts/test.sh makes).
+# RTCD_APISERVER=combined runs the API server inside m1's process
+# (rtcd-combined), storing through the etcd API without a socket, instead of
+# as a process of its own over all three members.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,9 +30,28 @@ case "$profile" in dev | test) bin_dir=debug ;; *) bin_dir="$profile" ;; esac
 rtcd="$CARGO_TARGET_DIR/$bin_dir/rtcd"
 apiserver="$CARGO_TARGET_DIR/$bin_dir/rtcd-apiserver"
 pki="$CARGO_TARGET_DIR/$bin_dir/rtcd-pki"
+combined="$CARGO_TARGET_DIR/$bin_dir/rtcd-combined"
 api_port="${RTCD_APISERVER_PORT:-6443}"
+api_layout="${RTCD_APISERVER:-separate}"
+case "$api_layout" in
+  separate | combined) ;;
+  *) echo "up: RTCD_APISERVER must be separate or combined, not $api_layout" >&2; exit 2 ;;
+esac
 
 mkdir -p data
+# The cluster's certificates and keys: made once, then reused.
+"$pki" init --dir data/pki --server "https://127.0.0.1:$api_port" | sed 's/^/up: /'
+cp data/pki/admin.kubeconfig data/kubeconfig
+# The API server's flags (its etcd apart), in either layout.
+api_flags=(
+  --bind-address 127.0.0.1 --secure-port "$api_port"
+  --tls-cert-file data/pki/apiserver.crt --tls-private-key-file data/pki/apiserver.key
+  --client-ca-file data/pki/ca.crt
+  --authorization-mode RBAC
+  --service-account-issuer https://kubernetes.default.svc.cluster.local
+  --service-account-signing-key-file data/pki/sa.key --service-account-key-file data/pki/sa.pub
+  --audit-policy-file scripts/apiserver/audit-policy.yaml --audit-log-path data/audit.log
+)
 clients=(2379 22379 32379)
 peers=(2380 22380 32380)
 cluster="m1=http://127.0.0.1:2380,m2=http://127.0.0.1:22380,m3=http://127.0.0.1:32380"
@@ -37,15 +59,27 @@ for i in 0 1 2; do
   name="m$((i + 1))"
   if [ -f "data/$name.pid" ] && kill -0 "$(cat "data/$name.pid")" 2>/dev/null; then
     echo "up: $name already running (pid $(cat "data/$name.pid"))"
+    if [ "$name" = m1 ] && grep -q rtcd-combined "/proc/$(cat data/m1.pid)/cmdline" 2>/dev/null; then
+      running=combined
+    else
+      running=separate
+    fi
+    if [ "$name" = m1 ] && [ "$running" != "$api_layout" ]; then
+      echo "up: m1 runs with the $running API server layout, not $api_layout: scripts/down.sh first" >&2
+      exit 1
+    fi
     continue
   fi
   client="http://127.0.0.1:${clients[$i]}"
   peer="http://127.0.0.1:${peers[$i]}"
-  nohup "$rtcd" --name "$name" --data-dir "data/$name" \
-    --listen-client-urls "$client" --advertise-client-urls "$client" \
-    --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
-    --initial-cluster "$cluster" --initial-cluster-token rtcd-local \
-    >"data/$name.log" 2>&1 &
+  member=("$rtcd")
+  if [ "$api_layout" = combined ] && [ "$name" = m1 ]; then member=("$combined"); fi
+  member+=(--name "$name" --data-dir "data/$name"
+    --listen-client-urls "$client" --advertise-client-urls "$client"
+    --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer"
+    --initial-cluster "$cluster" --initial-cluster-token rtcd-local)
+  if [ "${member[0]}" = "$combined" ]; then member+=(-- "${api_flags[@]}"); fi
+  nohup "${member[@]}" >"data/$name.log" 2>&1 &
   echo $! >"data/$name.pid"
   echo "up: started $name (pid $!), log data/$name.log"
 done
@@ -64,23 +98,16 @@ if [ -z "$healthy" ]; then
   exit 1
 fi
 
-# The cluster's certificates and keys: made once, then reused.
-"$pki" init --dir data/pki --server "https://127.0.0.1:$api_port" | sed 's/^/up: /'
-cp data/pki/admin.kubeconfig data/kubeconfig
-
-# The API server, on all three members.
-if [ -f data/apiserver.pid ] && kill -0 "$(cat data/apiserver.pid)" 2>/dev/null; then
+# The API server, on all three members (or already in m1's process).
+api_log=data/apiserver.log
+if [ "$api_layout" = combined ]; then
+  api_log=data/m1.log
+  echo "up: rtcd-apiserver runs in m1's process (rtcd-combined), log $api_log"
+elif [ -f data/apiserver.pid ] && kill -0 "$(cat data/apiserver.pid)" 2>/dev/null; then
   echo "up: rtcd-apiserver already running (pid $(cat data/apiserver.pid))"
 else
   nohup "$apiserver" --etcd-servers "http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379" \
-    --bind-address 127.0.0.1 --secure-port "$api_port" \
-    --tls-cert-file data/pki/apiserver.crt --tls-private-key-file data/pki/apiserver.key \
-    --client-ca-file data/pki/ca.crt \
-    --authorization-mode RBAC \
-    --service-account-issuer https://kubernetes.default.svc.cluster.local \
-    --service-account-signing-key-file data/pki/sa.key --service-account-key-file data/pki/sa.pub \
-    --audit-policy-file scripts/apiserver/audit-policy.yaml --audit-log-path data/audit.log \
-    >data/apiserver.log 2>&1 &
+    "${api_flags[@]}" >data/apiserver.log 2>&1 &
   echo $! >data/apiserver.pid
   echo "up: started rtcd-apiserver (pid $!), log data/apiserver.log"
 fi
@@ -123,5 +150,5 @@ MSG
   fi
   sleep 0.5
 done
-echo "up: rtcd-apiserver did not become ready in 30 s; see data/apiserver.log" >&2
+echo "up: rtcd-apiserver did not become ready in 30 s; see $api_log" >&2
 exit 1

@@ -19,10 +19,7 @@ fn init_logging(verbosity: u8) {
 async fn main() -> std::process::ExitCode {
     let options = Options::parse();
     init_logging(options.verbosity);
-    // Every watch holds a socket; the usual soft limit (1024) is too few.
-    if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
-        tracing::warn!(error = %e, "could not raise the open files limit");
-    }
+    rtcd_apiserver::server::raise_open_files_limit();
     match rtcd_apiserver::server::run(options).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

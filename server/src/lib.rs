@@ -23,6 +23,7 @@ pub mod lessor;
 pub mod listener;
 pub mod membership;
 pub mod node;
+pub mod process;
 pub mod require_leader;
 pub mod restore;
 pub mod server;

@@ -2,49 +2,13 @@
 
 use clap::Parser;
 use rtcd_server::config::Config;
-use rtcd_server::node::Node;
-use rtcd_server::settings::{LogFormat, Logging};
+use rtcd_server::process::{open_member, shutdown_signal};
 
 // Every request allocates (gRPC frames, protobuf messages, Raft entries):
 // under load glibc's malloc took ~10% of the leader's CPU in profiles,
 // mimalloc a fraction of that.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn init_logging(logging: &Logging) {
-    let filter = tracing_subscriber::EnvFilter::try_new(&logging.filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // Colours only on a terminal: logs usually end up in files.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let builder =
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
-    match logging.format {
-        LogFormat::Json => builder.json().init(),
-        LogFormat::Text => builder.init(),
-    }
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let term = async {
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(mut s) => {
-                    s.recv().await;
-                }
-                Err(_) => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term => {}
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
-    tracing::info!("shutting down");
-}
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -53,24 +17,11 @@ async fn main() -> std::process::ExitCode {
         return rtcd_server::restore::run(args[1..].to_vec());
     }
     let config = Config::parse_from(args);
-    init_logging(&config.logging());
-    // Every flag is checked here, once, before anything is opened.
-    let settings = match config.validate() {
-        Ok(settings) => settings,
-        Err(e) => {
-            tracing::error!(error = %e, "refusing to start");
-            return std::process::ExitCode::from(2);
-        }
-    };
-    tracing::info!(name = %settings.name, data_dir = %settings.data_dir.display(), "starting rtcd");
-    let node = match Node::open(settings).await {
+    let node = match open_member(config).await {
         Ok(node) => node,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start");
-            return std::process::ExitCode::from(1);
-        }
+        Err(exit) => return exit,
     };
-    match rtcd_server::server::serve(node, shutdown_signal()).await {
+    match rtcd_server::server::serve(node, shutdown_signal(), None).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!(error = %e, "server failed");

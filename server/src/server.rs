@@ -6,8 +6,13 @@ use rtcd_proto::etcdserverpb::{
     cluster_server::ClusterServer, kv_server::KvServer, lease_server::LeaseServer,
     maintenance_server::MaintenanceServer, watch_server::WatchServer,
 };
+use tokio::io::DuplexStream;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::service::Routes;
 use tonic::transport::Server;
+use tonic::transport::server::Router;
+use tonic_health::pb::health_server::{Health, HealthServer};
+use tower_layer::{Identity, Stack};
 
 use crate::grpc_body::WholeMessagesLayer;
 use crate::node::Node;
@@ -26,6 +31,8 @@ pub enum ServeError {
     /// "transport error", the cause says what went wrong (address in use).
     #[error("serving {0}: {1}")]
     Transport(std::net::SocketAddr, String),
+    #[error("serving in-process clients: {0}")]
+    Local(String),
     /// Replication stopped on a fatal error: serving on would answer reads
     /// from a state no longer kept up to date.
     #[error("raft stopped: {0}")]
@@ -43,14 +50,67 @@ fn transport_error(addr: std::net::SocketAddr, error: tonic::transport::Error) -
     ServeError::Transport(addr, text)
 }
 
-/// Runs until `shutdown` resolves, then stops accepting and drains.
+/// The client services (KV, Watch, Lease, Cluster, Maintenance, health)
+/// and etcd's plain HTTP endpoints, as each client URL serves them.
+fn client_router(
+    node: &Arc<Node>,
+    health: HealthServer<impl Health>,
+) -> Router<Stack<WholeMessagesLayer, Identity>> {
+    let settings = node.settings();
+    let max_recv = settings.max_message_bytes();
+    let grpc = Routes::new(health)
+        .add_service(
+            KvServer::new(KvService::new(node.clone()))
+                .max_decoding_message_size(max_recv)
+                .max_encoding_message_size(usize::MAX),
+        )
+        .add_service(
+            ClusterServer::new(ClusterService::new(node.clone())).max_decoding_message_size(max_recv),
+        )
+        .add_service(LeaseServer::new(LeaseService::new(node.clone())).max_decoding_message_size(max_recv))
+        .add_service(
+            WatchServer::new(WatchService::new(node.clone(), settings.watch_progress_interval))
+                .max_decoding_message_size(max_recv)
+                .max_encoding_message_size(usize::MAX),
+        )
+        .add_service(
+            MaintenanceServer::new(MaintenanceService::new(node.clone()))
+                .max_decoding_message_size(max_recv)
+                .max_encoding_message_size(usize::MAX),
+        );
+    // etcd answers plain HTTP (/health, /metrics, /version) on the same port.
+    let routes = Routes::from(grpc.into_axum_router().merge(crate::http::routes(node.clone())));
+    Server::builder()
+        .accept_http1(true)
+        .max_concurrent_streams(settings.max_concurrent_streams)
+        // HTTP/2 (h2) tears a connection down when more small DATA frames
+        // sit unread than half this window allows for: at hyper's 1 MiB,
+        // ~2,000 watch creates sent back to back. 16 MiB is the most
+        // grpc-go (etcd) grows a connection's window to.
+        .initial_connection_window_size(CONNECTION_WINDOW)
+        .http2_keepalive_interval(Some(settings.grpc_keepalive_interval))
+        .http2_keepalive_timeout(Some(settings.grpc_keepalive_timeout))
+        .layer(WholeMessagesLayer { max_message_bytes: max_recv })
+        .add_routes(routes)
+}
+
+/// Resolves once `stop` turns true.
+async fn stopped(mut stop: tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// Client connections made within this process (an API server running in
+/// its member's process): served as a client URL's are, without a socket.
+pub type LocalConnections = ReceiverStream<std::io::Result<DuplexStream>>;
+
+/// Runs until `shutdown` resolves, then stops accepting and drains. Serves
+/// the peer and client URLs of the settings, and `local`'s connections.
 pub async fn serve(
     node: Arc<Node>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    local: Option<LocalConnections>,
 ) -> Result<(), ServeError> {
     let settings = node.settings();
-    let max_recv = settings.max_message_bytes();
-    let progress_interval = settings.watch_progress_interval;
     let (health_reporter, health) = tonic_health::server::health_reporter();
     // etcd registers the empty service name as SERVING.
     health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
@@ -69,11 +129,8 @@ pub async fn serve(
     for &addr in &settings.listen_peer {
         let raft = node.raft_service();
         let peer = PeerService::server(node.clone());
-        let mut stop = stop_rx.clone();
+        let stopped = stopped(stop_rx.clone());
         servers.spawn(async move {
-            let stopped = async move {
-                let _ = stop.wait_for(|s| *s).await;
-            };
             Server::builder()
                 .add_service(raft)
                 .add_service(peer)
@@ -84,52 +141,25 @@ pub async fn serve(
         tracing::info!(%addr, "serving peers");
     }
     for &addr in &settings.listen_client {
-        let grpc = Routes::new(health.clone())
-            .add_service(
-                KvServer::new(KvService::new(node.clone()))
-                    .max_decoding_message_size(max_recv)
-                    .max_encoding_message_size(usize::MAX),
-            )
-            .add_service(
-                ClusterServer::new(ClusterService::new(node.clone())).max_decoding_message_size(max_recv),
-            )
-            .add_service(
-                LeaseServer::new(LeaseService::new(node.clone())).max_decoding_message_size(max_recv),
-            )
-            .add_service(
-                WatchServer::new(WatchService::new(node.clone(), progress_interval))
-                    .max_decoding_message_size(max_recv)
-                    .max_encoding_message_size(usize::MAX),
-            )
-            .add_service(
-                MaintenanceServer::new(MaintenanceService::new(node.clone()))
-                    .max_decoding_message_size(max_recv)
-                    .max_encoding_message_size(usize::MAX),
-            );
-        // etcd answers plain HTTP (/health, /metrics, /version) on the same port.
-        let routes = Routes::from(grpc.into_axum_router().merge(crate::http::routes(node.clone())));
-        let router = Server::builder()
-            .accept_http1(true)
-            .max_concurrent_streams(settings.max_concurrent_streams)
-            // HTTP/2 (h2) tears a connection down when more small DATA frames
-            // sit unread than half this window allows for: at hyper's 1 MiB,
-            // ~2,000 watch creates sent back to back. 16 MiB is the most
-            // grpc-go (etcd) grows a connection's window to.
-            .initial_connection_window_size(CONNECTION_WINDOW)
-            .http2_keepalive_interval(Some(settings.grpc_keepalive_interval))
-            .http2_keepalive_timeout(Some(settings.grpc_keepalive_timeout))
-            .layer(WholeMessagesLayer { max_message_bytes: max_recv })
-            .add_routes(routes);
-        let mut stop = stop_rx.clone();
+        let router = client_router(&node, health.clone());
+        let stopped = stopped(stop_rx.clone());
         servers.spawn(async move {
-            let stopped = async move {
-                let _ = stop.wait_for(|s| *s).await;
-            };
             let incoming =
                 crate::listener::bind(addr).map_err(|e| ServeError::Transport(addr, e.to_string()))?;
             router.serve_with_incoming_shutdown(incoming, stopped).await.map_err(|e| transport_error(addr, e))
         });
         tracing::info!(%addr, "serving client requests");
+    }
+    if let Some(local) = local {
+        let router = client_router(&node, health.clone());
+        let stopped = stopped(stop_rx.clone());
+        servers.spawn(async move {
+            router
+                .serve_with_incoming_shutdown(local, stopped)
+                .await
+                .map_err(|e| ServeError::Local(e.to_string()))
+        });
+        tracing::info!("serving client requests in process");
     }
     let serving = async move {
         while let Some(done) = servers.join_next().await {

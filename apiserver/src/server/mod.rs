@@ -55,7 +55,24 @@ pub enum StartError {
     Bind { addr: SocketAddr, why: String },
 }
 
+/// Every watch holds a socket; the usual soft limit (1024) is too few.
+pub fn raise_open_files_limit() {
+    if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
+        tracing::warn!(error = %e, "could not raise the open files limit");
+    }
+}
+
+/// Serves over the etcd members of `--etcd-servers`.
 pub async fn run(options: Options) -> Result<(), StartError> {
+    let channel = etcd::channel(&options.etcd)?;
+    tracing::info!(etcd = ?options.etcd.etcd_servers, "storing in etcd");
+    run_over(options, channel).await
+}
+
+/// Serves over the etcd API that `channel` reaches (`--etcd-servers` and
+/// the etcd TLS flags are not read): how a member serves an API server of
+/// its own in process.
+pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartError> {
     let serving = &options.serving;
     let tls = match (&serving.tls_cert_file, &serving.tls_private_key_file) {
         (Some(cert), Some(key)) => Some(tls::acceptor(cert, key, serving.client_ca_file.as_deref())?),
@@ -74,7 +91,6 @@ pub async fn run(options: Options) -> Result<(), StartError> {
             Some(tls::acceptor(&cert, &key, serving.client_ca_file.as_deref())?)
         }
     };
-    let channel = etcd::channel(&options.etcd)?;
     let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));
     let escalation = Arc::new(EscalationCheck::default());
     let admission = admission_setup(&options.admission, vec![escalation.clone()])?;
@@ -118,7 +134,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| StartError::Bind { addr, why: e.to_string() })?;
-    tracing::info!(%addr, https = tls.is_some(), etcd = ?options.etcd.etcd_servers, "serving");
+    tracing::info!(%addr, https = tls.is_some(), "serving");
     conn::serve(listener, tls, router, connection_limits(&options), shutdown_signal()).await;
     Ok(())
 }

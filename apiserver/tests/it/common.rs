@@ -120,6 +120,12 @@ impl Member {
     }
 
     async fn spawn(program: PathBuf, tls: Option<EtcdTls>) -> Member {
+        Self::spawn_with(program, tls, &[], Stdio::null()).await
+    }
+
+    /// As `spawn`, with `extra` arguments after the member's flags and its
+    /// standard error to `stderr`.
+    async fn spawn_with(program: PathBuf, tls: Option<EtcdTls>, extra: &[String], stderr: Stdio) -> Member {
         let dir = tempfile::tempdir().unwrap();
         let (client, peer) = (free_port(), free_port());
         let scheme = if tls.is_some() { "https" } else { "http" };
@@ -143,8 +149,9 @@ impl Member {
                 .args(["--client-cert-auth", "--trusted-ca-file", &tls.file("etcd-ca.crt")]);
         }
         let child = command
+            .args(extra)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap_or_else(|e| panic!("{program:?} (scripts/install-deps.sh installs etcd): {e}"));
         let member = Member { _process: Process(child), _dir: dir, url, tls };
@@ -215,6 +222,27 @@ impl ApiServer {
         let scheme = if tls { "https" } else { "http" };
         let url = format!("{scheme}://127.0.0.1:{port}");
         let server = ApiServer { member, process: Some(process), url, dir };
+        server.write_kubeconfig();
+        server.wait_ready().await;
+        server
+    }
+
+    /// rtcd-combined: a member with the API server in its process (plain
+    /// HTTP); `member` is then that process, and there is no other.
+    pub async fn start_combined() -> ApiServer {
+        let port = free_port();
+        let dir = tempfile::tempdir().unwrap();
+        let log = std::fs::File::create(dir.path().join("apiserver.log")).unwrap();
+        let apiserver = ["--".to_string(), format!("--secure-port={port}"), "--plain-http".to_string()];
+        let program = bin_dir().join("rtcd-combined");
+        assert!(
+            program.exists(),
+            "{} missing: build the workspace (cargo test --workspace)",
+            program.display()
+        );
+        let member = Member::spawn_with(program, None, &apiserver, Stdio::from(log)).await;
+        let url = format!("http://127.0.0.1:{port}");
+        let server = ApiServer { member, process: None, url, dir };
         server.write_kubeconfig();
         server.wait_ready().await;
         server

@@ -412,16 +412,19 @@ async fn typed_commands(api: &ApiServer) {
 }
 
 async fn kubectl_suite(backend: Backend) {
-    let api = ApiServer::start(backend).await;
-    version_and_discovery(&api).await;
-    apply_get_and_change(&api).await;
-    label_annotate_patch_edit(&api).await;
-    get_watch_sees_updates(&api).await;
-    typed_commands(&api).await;
-    delete_wait_and_namespace_cascade(&api).await;
-    errors_are_kube_statuses(&api).await;
-    explain(&api).await;
-    pod_disruption_budgets(&api).await;
+    kubectl_suite_on(&ApiServer::start(backend).await).await;
+}
+
+async fn kubectl_suite_on(api: &ApiServer) {
+    version_and_discovery(api).await;
+    apply_get_and_change(api).await;
+    label_annotate_patch_edit(api).await;
+    get_watch_sees_updates(api).await;
+    typed_commands(api).await;
+    delete_wait_and_namespace_cascade(api).await;
+    errors_are_kube_statuses(api).await;
+    explain(api).await;
+    pod_disruption_budgets(api).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -432,6 +435,22 @@ async fn kubectl_on_rtcd() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kubectl_on_etcd() {
     kubectl_suite(Backend::Etcd).await;
+}
+
+/// rtcd-combined serves kubectl as the separate processes do, and what it
+/// stores is in its member, where etcd clients see it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_on_a_combined_member() {
+    let api = ApiServer::start_combined().await;
+    kubectl_suite_on(&api).await;
+    api.ok(&["create", "configmap", "seen-by-etcd", "--from-literal=k=v"]);
+    let rv = api.ok(&["get", "configmap", "seen-by-etcd", "-o", "jsonpath={.metadata.resourceVersion}"]);
+    let store = rtcd_apiserver::storage::Etcd3Store::new(api.member.channel());
+    let stored =
+        store.get("/registry/configmaps/default/seen-by-etcd").await.unwrap().expect("in the member");
+    assert_eq!(stored.resource_version.to_string(), rv, "the object kubectl created, at its resourceVersion");
+    let object: Value = serde_json::from_slice(&stored.value).unwrap();
+    assert_eq!(object["data"]["k"], "v");
 }
 
 const PDB: &str = r#"

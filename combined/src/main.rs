@@ -1,0 +1,114 @@
+//! `rtcd-combined`: an rtcd member and rtcd-apiserver in one process, the
+//! way k3s embeds its datastore. The API server stores its objects in this
+//! member through the etcd API, over an in-memory connection (`local`);
+//! other members and etcd clients reach the member on its URLs as usual.
+//!
+//! ```text
+//! rtcd-combined [rtcd flags] -- [rtcd-apiserver flags]
+//! ```
+//!
+//! The API server's `--etcd-*` connection flags are refused: its etcd is
+//! the member it runs in.
+
+mod local;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+use rtcd_apiserver::options::Options;
+use rtcd_server::config::Config;
+use rtcd_server::process::{open_member, shutdown_signal};
+
+// As in `rtcd`: every request allocates, and mimalloc costs a fraction of
+// glibc's malloc under load.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The API server's flags that choose its etcd, which is given here.
+const ETCD_CONNECTION_FLAGS: [&str; 4] =
+    ["--etcd-servers", "--etcd-cafile", "--etcd-certfile", "--etcd-keyfile"];
+
+/// The member's arguments (with the program name) and the API server's
+/// (after `--`, under the API server's name, for its help and errors).
+fn split(args: Vec<OsString>) -> (Vec<OsString>, Vec<OsString>) {
+    let mut member = args;
+    let apiserver = match member.iter().position(|a| a == "--") {
+        Some(at) => member.split_off(at).into_iter().skip(1).collect(),
+        None => Vec::new(),
+    };
+    let apiserver = std::iter::once(OsString::from("rtcd-apiserver")).chain(apiserver).collect();
+    (member, apiserver)
+}
+
+/// The first API server flag that picks an etcd, if any is given.
+fn etcd_connection_flag(args: &[OsString]) -> Option<&'static str> {
+    args.iter().filter_map(|a| a.to_str()).find_map(|arg| {
+        ETCD_CONNECTION_FLAGS
+            .into_iter()
+            .find(|flag| arg.strip_prefix(flag).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
+    })
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let (member_args, apiserver_args) = split(std::env::args_os().collect());
+    let config = Config::parse_from(member_args);
+    // Checked before the member opens its data: a refused flag changes nothing.
+    let options = Options::parse_from(&apiserver_args);
+    if let Some(flag) = etcd_connection_flag(&apiserver_args) {
+        eprintln!("rtcd-combined: {flag} is not an API server flag here: its etcd is the member it runs in");
+        return ExitCode::from(2);
+    }
+    let node = match open_member(config).await {
+        Ok(node) => node,
+        Err(exit) => return exit,
+    };
+    rtcd_apiserver::server::raise_open_files_limit();
+    let (channel, connections) = local::connect();
+    tokio::select! {
+        served = rtcd_server::server::serve(node, shutdown_signal(), Some(connections)) => match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                tracing::error!(error = %e, "server failed");
+                ExitCode::from(1)
+            }
+        },
+        // It returns only when it stops: on the same signals as the member.
+        api = rtcd_apiserver::server::run_over(options, channel) => match api {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                tracing::error!(error = %e, "the API server failed");
+                ExitCode::from(1)
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<OsString> {
+        line.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn flags_after_the_separator_are_the_api_servers() {
+        let (member, apiserver) = split(args("rtcd-combined --name m1 -- --secure-port 6443 --plain-http"));
+        assert_eq!(member, args("rtcd-combined --name m1"));
+        assert_eq!(apiserver, args("rtcd-apiserver --secure-port 6443 --plain-http"));
+        let (member, apiserver) = split(args("rtcd-combined --name m1"));
+        assert_eq!((member, apiserver), (args("rtcd-combined --name m1"), args("rtcd-apiserver")));
+    }
+
+    #[test]
+    fn the_api_server_may_not_pick_another_etcd() {
+        assert_eq!(etcd_connection_flag(&args("x --etcd-servers=http://a:2379")), Some("--etcd-servers"));
+        assert_eq!(
+            etcd_connection_flag(&args("x --secure-port 1 --etcd-cafile ca.crt")),
+            Some("--etcd-cafile")
+        );
+        assert_eq!(etcd_connection_flag(&args("x --etcd-prefix /kube --etcd-compaction-interval 0")), None);
+    }
+}
