@@ -72,6 +72,9 @@ pub(crate) struct Batch<'s> {
     pub max_txn_ops: usize,
     pub writes: WriteBatch,
     pub pending: HashMap<Revision, KeyValue>,
+    /// Records (`kv` keys) compactions of this batch made unreachable, to
+    /// delete once the batch is written (see `compaction`).
+    pub unreachable: Vec<Vec<u8>>,
     /// Set when a physical compaction was asked for.
     pub reclaim: bool,
 }
@@ -326,9 +329,8 @@ impl<'s> Batch<'s> {
         if r.revision > self.state.rev {
             return Err(StoreError::FutureRev);
         }
-        for (rev, tombstone) in self.state.index.compact(r.revision) {
-            self.writes.delete(Table::Kv, rev.encode(tombstone));
-        }
+        let unreachable = self.state.index.compact(r.revision);
+        self.unreachable.extend(unreachable.into_iter().map(|(rev, tombstone)| rev.encode(tombstone)));
         self.state.compacted = r.revision;
         self.writes.put(Table::Meta, meta::COMPACTED, r.revision.to_be_bytes());
         self.reclaim |= r.physical;

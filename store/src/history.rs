@@ -38,6 +38,12 @@ impl Store {
             for entry in view.engine.scan(Table::Kv, &Revision::start_key(from), Some(&end)) {
                 let (raw_key, raw_value) = entry?;
                 let (rev, tombstone) = Revision::decode(&raw_key)?;
+                // A deletion at the compacted revision is compacted away
+                // (only that revision's puts are replayed), though its
+                // record may still await deletion (`compaction`).
+                if tombstone && rev.main <= state.compacted {
+                    continue;
+                }
                 if events.len() >= max_events && rev.main != last_main {
                     return Ok(History { events, next_revision: rev.main, current_revision: state.rev });
                 }

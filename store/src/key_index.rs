@@ -6,7 +6,7 @@
 //! revision compares and new versions need no disk read. It is rebuilt from the
 //! `kv` table when the store opens.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
 
 use bytes::Bytes;
@@ -146,6 +146,17 @@ impl KeyIndex {
             !revs.is_empty()
         });
         removed
+    }
+
+    /// The revisions at or before `at` that the index still holds: after a
+    /// compaction at `at`, each key's value at `at` (when it had one).
+    pub fn held_at_or_before(&self, at: i64) -> HashSet<Revision> {
+        self.keys
+            .values()
+            .filter_map(|revs| revs.first())
+            .filter(|r| r.rev.main <= at)
+            .map(|r| r.rev)
+            .collect()
     }
 
     /// Number of keys with any history (live or deleted but not compacted).

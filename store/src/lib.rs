@@ -12,6 +12,7 @@
 
 mod alarm;
 mod apply;
+mod compaction;
 pub mod engine;
 mod error;
 mod history;

@@ -29,9 +29,17 @@ impl Store {
             }
             let upto = if revision > 0 { revision } else { state.rev };
             let end = Revision::start_key(upto + 1);
+            // Records at or before the compacted revision count only while
+            // the index holds them: others may still await deletion
+            // (`compaction`), for longer on one member than another.
+            let held = state.index.held_at_or_before(state.compacted);
             let mut hash = crc32c::crc32c(Table::Kv.name().as_bytes());
             for entry in view.engine.scan(Table::Kv, &[], Some(&end)) {
                 let (key, value) = entry?;
+                let (revision, _) = Revision::decode(&key)?;
+                if revision.main <= state.compacted && !held.contains(&revision) {
+                    continue;
+                }
                 hash = crc32c::crc32c_append(hash, &key);
                 hash = crc32c::crc32c_append(hash, &value);
             }
@@ -41,6 +49,8 @@ impl Store {
 
     /// Hash of all replicated tables (records, leases, auth).
     pub fn hash_all(&self) -> Result<u32, StoreError> {
+        // Every record, so none that only awaits deletion.
+        self.wait_for_compaction();
         self.with_view(|view, _| {
             let mut hash = 0;
             for table in [Table::Kv, Table::Lease, Table::Auth] {
@@ -58,6 +68,7 @@ impl Store {
     /// Rewrites every table to drop the space of deleted entries (etcd's
     /// Defragment).
     pub fn defragment(&self) -> Result<(), StoreError> {
+        self.wait_for_compaction();
         Table::ALL.iter().try_for_each(|t| self.reclaim_table(*t))
     }
 }

@@ -124,3 +124,80 @@ fn kv_hash_depends_on_history_not_on_the_engine() {
     rocks.defragment().unwrap();
     assert_eq!(rocks.range(&get("a", 0)).unwrap().kvs[0].value.as_ref(), b"3", "defragment keeps data");
 }
+
+/// `writes` puts over 7 keys, applied 500 to a batch; returns the revision.
+fn overwrite(store: &Store, writes: usize) -> i64 {
+    let requests: Vec<WriteRequest> =
+        (0..writes).map(|i| put(&format!("k{}", i % 7), &i.to_string(), 0)).collect();
+    for (n, group) in requests.chunks(500).enumerate() {
+        store.apply(group, mark(n as u64 + 1)).unwrap();
+    }
+    store.revision().unwrap()
+}
+
+fn kv_records(dir: &std::path::Path) -> usize {
+    let engine = RocksEngine::open(dir).unwrap();
+    engine.scan(Table::Kv, &[], None).count()
+}
+
+/// A compaction returns before its records are deleted (they go in the
+/// background, in chunks); reads and the kv hash are the same before and
+/// after the deletions, and afterwards only each key's value is left.
+#[test]
+fn a_large_compaction_deletes_its_records_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), StoreOptions { sync: false, ..Default::default() }).unwrap();
+    let rev = overwrite(&store, 30_000);
+    let compact = WriteRequest::Compact(CompactionRequest { revision: rev, physical: false });
+    store.apply(&[compact], mark(1000)).unwrap();
+    let during = store.hash_kv(0).unwrap();
+    let all = RangeRequest {
+        key: Bytes::from_static(b"k"),
+        range_end: Bytes::from_static(b"l"),
+        ..Default::default()
+    };
+    let values = |store: &Store| -> Vec<Bytes> {
+        store.range(&all).unwrap().kvs.into_iter().map(|kv| kv.value).collect()
+    };
+    let read_during = values(&store);
+    store.wait_for_compaction();
+    assert_eq!(store.hash_kv(0).unwrap(), during, "records awaiting deletion are not hashed");
+    assert_eq!(values(&store), read_during);
+    assert_eq!(read_during.len(), 7);
+    assert_eq!(store.range(&get("k0", rev - 1)), Err(StoreError::Compacted));
+    drop(store);
+    assert_eq!(kv_records(dir.path()), 7, "one record per key left");
+}
+
+/// Deletions are not durable: a crash after the compaction's batch leaves
+/// its records. The next open deletes them, and the store is then the one
+/// a member without the crash has.
+#[test]
+fn records_a_crash_left_after_a_compaction_are_deleted_on_open() {
+    let (crashed, clean) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut revs = Vec::new();
+    for dir in [&crashed, &clean] {
+        let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+        revs.push(overwrite(&store, 2_000));
+    }
+    let at = revs[0] - 3;
+    {
+        // What the compaction's own batch wrote, and nothing else.
+        let engine = RocksEngine::open(crashed.path()).unwrap();
+        let mut batch = WriteBatch::default();
+        batch.put(Table::Meta, &b"compacted"[..], at.to_be_bytes());
+        engine.write(batch, true).unwrap();
+    }
+    let clean_store = Store::open(clean.path(), StoreOptions::default()).unwrap();
+    let compact = WriteRequest::Compact(CompactionRequest { revision: at, physical: true });
+    clean_store.apply(&[compact], mark(100)).unwrap();
+
+    let reopened = Store::open(crashed.path(), StoreOptions::default()).unwrap();
+    assert_eq!(reopened.compacted_revision().unwrap(), at);
+    reopened.wait_for_compaction();
+    assert_eq!(reopened.hash_kv(0).unwrap(), clean_store.hash_kv(0).unwrap());
+    assert_eq!(reopened.range(&get("k1", at)).unwrap(), clean_store.range(&get("k1", at)).unwrap());
+    drop((reopened, clean_store));
+    assert_eq!(kv_records(crashed.path()), kv_records(clean.path()));
+    assert!(kv_records(clean.path()) < 20, "the clean store kept only recent records");
+}
