@@ -14,12 +14,18 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::engine::{Engine, Table, WriteBatch};
 
 /// Records deleted per engine write: small enough that a write waiting
 /// behind one chunk waits milliseconds.
 pub(crate) const CHUNK: usize = 10_000;
+
+/// The pause between two chunks, leaving the cores and the engine to the
+/// writes and reads being served meanwhile (etcd pauses between its
+/// compaction batches too).
+const PAUSE: Duration = Duration::from_millis(10);
 
 struct Job {
     /// Encoded record keys of the `kv` table.
@@ -128,6 +134,9 @@ fn run(engine: &dyn Engine, queued: &mpsc::Receiver<Job>, shared: &Shared) {
             }
             left -= chunk.len();
             shared.done(chunk.len());
+            if left > 0 {
+                std::thread::sleep(PAUSE);
+            }
         }
         shared.done(left);
     }
