@@ -14,11 +14,13 @@ mod local;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use rtcd_apiserver::options::Options;
 use rtcd_server::config::Config;
 use rtcd_server::process::{open_member, shutdown_signal};
+use rtcd_server::server::ServeError;
 
 // As in `rtcd`: every request allocates, and mimalloc costs a fraction of
 // glibc's malloc under load.
@@ -66,22 +68,41 @@ async fn main() -> ExitCode {
     };
     rtcd_apiserver::server::raise_open_files_limit();
     let (channel, connections) = local::connect();
+    let mut member = tokio::spawn(rtcd_server::server::serve(node, shutdown_signal(), Some(connections)));
     tokio::select! {
-        served = rtcd_server::server::serve(node, shutdown_signal(), Some(connections)) => match served {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                tracing::error!(error = %e, "server failed");
-                ExitCode::from(1)
-            }
-        },
-        // It returns only when it stops: on the same signals as the member.
-        api = rtcd_apiserver::server::run_over(options, channel) => match api {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
+        // The API server has no store without its member.
+        served = &mut member => member_ended(served),
+        // It returns when it stops: on the same signals as the member, or
+        // because it could not start.
+        api = rtcd_apiserver::server::run_over(options, channel) => {
+            if let Err(e) = api {
                 tracing::error!(error = %e, "the API server failed");
-                ExitCode::from(1)
+                return ExitCode::from(1);
             }
-        },
+            // Its watches may hold the in-process connection open; the
+            // member drains what else it serves, for a bounded time.
+            match tokio::time::timeout(MEMBER_DRAIN, member).await {
+                Ok(served) => member_ended(served),
+                Err(_) => ExitCode::SUCCESS,
+            }
+        }
+    }
+}
+
+/// How long the member may take to drain after the API server stopped.
+const MEMBER_DRAIN: Duration = Duration::from_secs(2);
+
+fn member_ended(served: Result<Result<(), ServeError>, tokio::task::JoinError>) -> ExitCode {
+    match served {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "server failed");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "server failed");
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 //! then. A physical compaction (`physical: true`) waits for its deletions,
 //! as etcd's does.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -39,10 +39,19 @@ struct Shared {
     /// Records scheduled and not yet deleted (or dropped).
     pending: Mutex<usize>,
     idle: Condvar,
-    /// Bumped when the store's contents are replaced: queued jobs of an
-    /// older generation are dropped, not run against the new contents.
+    /// Bumped when the store's contents are replaced: jobs of an older
+    /// generation are dropped, not run against the new contents.
     generation: AtomicU64,
+    /// Held while a chunk is checked and written, so that once `cancel`
+    /// returns no chunk of an older generation is written.
+    writing: Mutex<()>,
+    /// Callers in `wait_idle`: while any waits, chunks follow each other
+    /// without the pause.
+    waiting: AtomicUsize,
     stop: AtomicBool,
+    /// The thread has ended (stopped, or panicked): nothing more will be
+    /// deleted in the background.
+    ended: AtomicBool,
 }
 
 impl Shared {
@@ -55,8 +64,21 @@ impl Shared {
     }
 }
 
+/// Marks the thread ended however it ends, so that no one waits for it.
+struct Ending<'a>(&'a Shared);
+
+impl Drop for Ending<'_> {
+    fn drop(&mut self) {
+        self.0.ended.store(true, Ordering::SeqCst);
+        let mut pending = self.0.pending.lock().unwrap_or_else(|e| e.into_inner());
+        *pending = 0;
+        self.0.idle.notify_all();
+    }
+}
+
 /// The deleting thread of one store; stopped (and joined) when dropped.
 pub(crate) struct Deleter {
+    engine: Arc<dyn Engine>,
     jobs: Option<mpsc::Sender<Job>>,
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
@@ -67,42 +89,56 @@ impl Deleter {
         let (jobs, queued) = mpsc::channel::<Job>();
         let shared = Arc::new(Shared::default());
         let thread = {
-            let shared = shared.clone();
+            let (engine, shared) = (engine.clone(), shared.clone());
             std::thread::Builder::new()
                 .name("compaction".into())
-                .spawn(move || run(engine.as_ref(), &queued, &shared))
+                .spawn(move || {
+                    let _ending = Ending(&shared);
+                    while let Ok(job) = queued.recv() {
+                        delete(engine.as_ref(), job, &shared);
+                    }
+                })
                 .ok()
         };
-        // Without a thread (none could be spawned), records stay until the
-        // next open finds them.
-        Deleter { jobs: thread.as_ref().map(|_| jobs), shared, thread }
+        // Without a thread (none could be spawned) deletions are made as
+        // they are scheduled.
+        Deleter { engine, jobs: thread.as_ref().map(|_| jobs), shared, thread }
     }
 
     /// Deletes `keys` from the `kv` table in the background.
     pub(crate) fn schedule(&self, keys: Vec<Vec<u8>>) {
-        let Some(jobs) = &self.jobs else { return };
         if keys.is_empty() {
             return;
         }
         let records = keys.len();
         *self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()) += records;
-        let generation = self.shared.generation.load(Ordering::SeqCst);
-        if jobs.send(Job { keys, generation }).is_err() {
-            self.shared.done(records);
-        }
+        let job = Job { keys, generation: self.shared.generation.load(Ordering::SeqCst) };
+        let job = match &self.jobs {
+            Some(jobs) if !self.shared.ended.load(Ordering::SeqCst) => match jobs.send(job) {
+                Ok(()) => return,
+                Err(mpsc::SendError(job)) => job,
+            },
+            _ => job,
+        };
+        delete(self.engine.as_ref(), job, &self.shared);
     }
 
     /// Returns once every record scheduled so far is deleted (or dropped).
     pub(crate) fn wait_idle(&self) {
+        self.shared.waiting.fetch_add(1, Ordering::SeqCst);
         let mut pending = self.shared.pending.lock().unwrap_or_else(|e| e.into_inner());
-        while *pending > 0 && self.jobs.is_some() {
+        while *pending > 0 && !self.shared.ended.load(Ordering::SeqCst) {
             pending = self.shared.idle.wait(pending).unwrap_or_else(|e| e.into_inner());
         }
+        drop(pending);
+        self.shared.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 
-    /// Drops what is scheduled: the contents it was computed from are gone.
+    /// Drops what is scheduled: the contents it was computed from are being
+    /// replaced. A chunk being written finishes first.
     pub(crate) fn cancel(&self) {
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        drop(self.shared.writing.lock().unwrap_or_else(|e| e.into_inner()));
     }
 }
 
@@ -116,10 +152,14 @@ impl Drop for Deleter {
     }
 }
 
-fn run(engine: &dyn Engine, queued: &mpsc::Receiver<Job>, shared: &Shared) {
-    while let Ok(job) = queued.recv() {
-        let mut left = job.keys.len();
-        for chunk in job.keys.chunks(CHUNK) {
+/// Deletes `job`'s records a chunk at a time, pausing between chunks unless
+/// someone waits; stops at a cancel, at a stop or at a failed write (the
+/// records left are deleted when the store next opens).
+fn delete(engine: &dyn Engine, job: Job, shared: &Shared) {
+    let mut left = job.keys.len();
+    for chunk in job.keys.chunks(CHUNK) {
+        {
+            let _writing = shared.writing.lock().unwrap_or_else(|e| e.into_inner());
             let current = job.generation == shared.generation.load(Ordering::SeqCst);
             if !current || shared.stop.load(Ordering::SeqCst) {
                 break;
@@ -128,18 +168,18 @@ fn run(engine: &dyn Engine, queued: &mpsc::Receiver<Job>, shared: &Shared) {
             for key in chunk {
                 batch.delete(Table::Kv, key.as_slice());
             }
-            // A failed write leaves records the next open deletes.
-            if engine.write(batch, false).is_err() {
+            if let Err(e) = engine.write(batch, false) {
+                tracing::warn!(error = %e, records = left, "compaction: deleting records failed; the next start deletes them");
                 break;
             }
-            left -= chunk.len();
-            shared.done(chunk.len());
-            if left > 0 {
-                std::thread::sleep(PAUSE);
-            }
         }
-        shared.done(left);
+        left -= chunk.len();
+        shared.done(chunk.len());
+        if left > 0 && shared.waiting.load(Ordering::SeqCst) == 0 {
+            std::thread::sleep(PAUSE);
+        }
     }
+    shared.done(left);
 }
 
 #[cfg(test)]
@@ -147,7 +187,6 @@ mod tests {
     use super::*;
     use crate::engine::{EngineSnapshot, EntryIter, MemEngine};
     use crate::error::StoreError;
-    use std::sync::atomic::AtomicUsize;
 
     /// A memory engine that counts its writes and their sizes.
     #[derive(Default)]
@@ -157,6 +196,8 @@ mod tests {
         largest: AtomicUsize,
         /// Held by a test to stop writes midway.
         gate: Mutex<()>,
+        /// Writes panic while set.
+        panic: AtomicBool,
     }
 
     impl Engine for Counting {
@@ -170,6 +211,7 @@ mod tests {
             self.writes.fetch_add(1, Ordering::SeqCst);
             self.largest.fetch_max(batch.len(), Ordering::SeqCst);
             let _open = self.gate.lock().unwrap_or_else(|e| e.into_inner());
+            assert!(!self.panic.load(Ordering::SeqCst), "the engine fails");
             self.inner.write(batch, sync)
         }
         fn snapshot(&self) -> Box<dyn EngineSnapshot + '_> {
@@ -210,19 +252,47 @@ mod tests {
     fn work_queued_before_a_cancel_is_dropped() {
         let engine = Arc::new(Counting::default());
         let keys = filled(&engine, 10);
-        let deleter = Deleter::start(engine.clone());
+        let deleter = Arc::new(Deleter::start(engine.clone()));
         let gate = engine.gate.lock().unwrap();
         deleter.schedule(keys[..5].to_vec());
         // The thread is inside its first write (held at the gate)...
         while engine.writes.load(Ordering::SeqCst) < 2 {
             std::thread::yield_now();
         }
-        // ...when more is queued, then the contents are replaced.
+        // ...when more is queued, then the contents are replaced: the
+        // cancel waits for the write under way.
         deleter.schedule(keys[5..].to_vec());
-        deleter.cancel();
+        let cancelling = {
+            let deleter = deleter.clone();
+            std::thread::spawn(move || deleter.cancel())
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!cancelling.is_finished(), "cancel waits for the chunk being written");
         drop(gate);
+        cancelling.join().unwrap();
         deleter.wait_idle();
         let left: Vec<Vec<u8>> = engine.scan(Table::Kv, &[], None).map(|e| e.unwrap().0).collect();
         assert_eq!(left, keys[5..].to_vec(), "the write under way finished, the queued job was dropped");
+    }
+
+    /// A thread that died (here: its engine panicked) is waited for by no
+    /// one, and later deletions are made by whoever schedules them.
+    #[test]
+    fn a_dead_thread_is_not_waited_for() {
+        let engine = Arc::new(Counting::default());
+        let keys = filled(&engine, 3);
+        let deleter = Deleter::start(engine.clone());
+        engine.panic.store(true, Ordering::SeqCst);
+        deleter.schedule(keys[..1].to_vec());
+        deleter.wait_idle();
+        assert!(deleter.shared.ended.load(Ordering::SeqCst));
+        engine.panic.store(false, Ordering::SeqCst);
+        deleter.schedule(keys[1..].to_vec());
+        let left: Vec<Vec<u8>> = engine.scan(Table::Kv, &[], None).map(|e| e.unwrap().0).collect();
+        assert_eq!(
+            left,
+            keys[..1].to_vec(),
+            "the first job died with the thread, the second was done at once"
+        );
     }
 }

@@ -3,7 +3,9 @@
 use crate::engine::Table;
 use crate::error::StoreError;
 use crate::revision::Revision;
+use crate::state::State;
 use crate::store::Store;
+use crate::view::View;
 
 /// The answer to HashKV.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,37 +31,19 @@ impl Store {
             }
             let upto = if revision > 0 { revision } else { state.rev };
             let end = Revision::start_key(upto + 1);
-            // Records at or before the compacted revision count only while
-            // the index holds them: others may still await deletion
-            // (`compaction`), for longer on one member than another.
-            let held = state.index.held_at_or_before(state.compacted);
-            let mut hash = crc32c::crc32c(Table::Kv.name().as_bytes());
-            for entry in view.engine.scan(Table::Kv, &[], Some(&end)) {
-                let (key, value) = entry?;
-                let (revision, _) = Revision::decode(&key)?;
-                if revision.main <= state.compacted && !held.contains(&revision) {
-                    continue;
-                }
-                hash = crc32c::crc32c_append(hash, &key);
-                hash = crc32c::crc32c_append(hash, &value);
-            }
+            let hash = crc32c::crc32c(Table::Kv.name().as_bytes());
+            let hash = hash_table(view, state, Table::Kv, Some(&end), hash)?;
             Ok(KvHash { hash, compact_revision: state.compacted, revision: state.rev })
         })
     }
 
     /// Hash of all replicated tables (records, leases, auth).
     pub fn hash_all(&self) -> Result<u32, StoreError> {
-        // Every record, so none that only awaits deletion.
-        self.wait_for_compaction();
-        self.with_view(|view, _| {
+        self.with_view(|view, state| {
             let mut hash = 0;
             for table in [Table::Kv, Table::Lease, Table::Auth] {
                 hash = crc32c::crc32c_append(hash, table.name().as_bytes());
-                for entry in view.engine.scan(table, &[], None) {
-                    let (key, value) = entry?;
-                    hash = crc32c::crc32c_append(hash, &key);
-                    hash = crc32c::crc32c_append(hash, &value);
-                }
+                hash = hash_table(view, state, table, None, hash)?;
             }
             Ok(hash)
         })
@@ -71,4 +55,30 @@ impl Store {
         self.wait_for_compaction();
         Table::ALL.iter().try_for_each(|t| self.reclaim_table(*t))
     }
+}
+
+/// `hash` extended with `table`'s entries below `end`. Records at or before
+/// the compacted revision count only while the index holds them: others
+/// may still await deletion (`compaction`), longer on one member than on
+/// another.
+fn hash_table(
+    view: &View<'_>,
+    state: &State,
+    table: Table,
+    end: Option<&[u8]>,
+    mut hash: u32,
+) -> Result<u32, StoreError> {
+    let held = (table == Table::Kv).then(|| state.index.held_at_or_before(state.compacted));
+    for entry in view.engine.scan(table, &[], end) {
+        let (key, value) = entry?;
+        if let Some(held) = &held {
+            let (revision, _) = Revision::decode(&key)?;
+            if revision.main <= state.compacted && !held.contains(&revision) {
+                continue;
+            }
+        }
+        hash = crc32c::crc32c_append(hash, &key);
+        hash = crc32c::crc32c_append(hash, &value);
+    }
+    Ok(hash)
 }

@@ -122,8 +122,8 @@ impl Store {
             return Err(e);
         }
         state.applied = mark;
-        drop(state);
         self.deleter.schedule(unreachable);
+        drop(state);
         if reclaim {
             // A physical compaction is done when its records are gone and
             // their space is given back.

@@ -140,7 +140,12 @@ impl Watchers {
                 return true;
             }
             let Some(kind) = outcome(&watcher.filter, event) else { return true };
-            let delivery = shared[kind as usize].get_or_insert_with(|| delivery(event, kind));
+            let slot = match kind {
+                EventType::Added => 0,
+                EventType::Modified => 1,
+                EventType::Deleted => 2,
+            };
+            let delivery = shared[slot].get_or_insert_with(|| delivery(event, kind));
             offer(*id, watcher, delivery.clone())
         });
     }
