@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # rtcd-apiserver over a three-member etcd (Debian's etcd-server), then over a
-# three-member rtcd, on loopback with the same flags, each measured through
-# the API server's REST API with the same `rtcd-bench apiserver` runs:
+# three-member rtcd, then inside one member of a three-member rtcd
+# (rtcd-combined, reaching its member without a socket), on loopback with the
+# same flags, each measured through the API server's REST API with the same
+# `rtcd-bench apiserver` runs:
 # ConfigMap creates (throughput, latency) at several client counts, lists of
 # a namespace of 10,000 ConfigMaps (whole, and in limit=500 pages), and watch
 # event latency with 1000 watchers (every watcher must get every event, in
 # order). Writes $BENCH_OUT/results.jsonl (raw) and report.md (etcd / rtcd /
-# ratio per measurement). Stops exactly what it started.
+# combined and the ratios per measurement). Stops exactly what it started.
 #
 #   scripts/bench-apiserver.sh                                  # full counts into docs/bench/apiserver
 #   BENCH_SCALE=20 BENCH_OUT=/tmp/a scripts/bench-apiserver.sh  # 20x fewer objects, watchers, updates
@@ -49,7 +51,8 @@ stop_pid() {
   wait "$pid" 2>/dev/null || true
 }
 stop_apiserver() {
-  if [ -n "$api_pid" ]; then stop_pid "$api_pid"; fi
+  # Inside member 0 (rtcd-combined), it stops with the members.
+  if [ -n "$api_pid" ] && [ "$api_pid" != "${pids[0]:-}" ]; then stop_pid "$api_pid"; fi
   api_pid=""
 }
 stop_members() {
@@ -107,15 +110,29 @@ free_port() {
 }
 
 api_url=""
-# start_apiserver SERVER: rtcd-apiserver over all three members, on a free
-# port, in the background; waits for GET /readyz to answer 200.
-start_apiserver() {
-  local server="$1" port code
+# start_cluster SERVER: the three members and rtcd-apiserver on a free port:
+# over all three members, or (rtcd-combined) inside member 0, its pid then
+# api_pid as well as pids[0]; waits for GET /readyz to answer 200.
+start_cluster() {
+  local server="$1" port code i
   port="$(free_port)"
   api_url="http://127.0.0.1:$port"
-  "$bin/rtcd-apiserver" --etcd-servers="$etcd_servers" --secure-port="$port" --plain-http \
-    >>"$logs/$server-apiserver.log" 2>&1 &
-  api_pid=$!
+  case "$server" in
+    etcd) for i in 0 1 2; do start_member "$server" "$(command -v etcd)" "$i"; done ;;
+    rtcd) for i in 0 1 2; do start_member "$server" "$bin/rtcd" "$i"; done ;;
+    rtcd-combined)
+      start_member "$server" "$bin/rtcd-combined" 0 -- --secure-port="$port" --plain-http
+      for i in 1 2; do start_member "$server" "$bin/rtcd" "$i"; done
+      ;;
+  esac
+  wait_healthy 30 || die "$server did not become healthy"
+  if [ "$server" = rtcd-combined ]; then
+    api_pid="${pids[0]}"
+  else
+    "$bin/rtcd-apiserver" --etcd-servers="$etcd_servers" --secure-port="$port" --plain-http \
+      >>"$logs/$server-apiserver.log" 2>&1 &
+    api_pid=$!
+  fi
   for _ in $(seq 1 120); do
     kill -0 "$api_pid" 2>/dev/null || die "$server: rtcd-apiserver exited"
     code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$api_url/readyz" || true)"
@@ -217,13 +234,10 @@ measure_memory() {
   echo "   RSS (KiB): rtcd-apiserver $api; members ${rss[*]}"
 }
 
-for server in etcd rtcd; do
-  program="$(command -v etcd)"
-  [ "$server" = rtcd ] && program="$bin/rtcd"
-  echo "== $server ($program)"
+for server in etcd rtcd rtcd-combined; do
+  echo "== $server"
   record_env "$server" start
-  start_members "$server" "$program"
-  start_apiserver "$server"
+  start_cluster "$server"
   echo "   rtcd-apiserver at $api_url (pid $api_pid)"
   for w in "${workloads[@]}"; do
     IFS='|' read -r name global measurement <<<"$w"
@@ -244,7 +258,9 @@ import sys
 results_path, report_path = sys.argv[1], sys.argv[2]
 rows = [json.loads(line) for line in open(results_path) if line.strip()]
 meta = next((r for r in rows if r.get("kind") == "meta"), {})
-servers = ("etcd", "rtcd")
+servers = ("etcd", "rtcd", "rtcd-combined")
+# The ratios shown: rtcd over etcd, and the combined layout over the separate one.
+ratios = (("rtcd", "etcd"), ("rtcd-combined", "rtcd"))
 workloads, order, memory, env = {}, [], {}, {}
 for r in rows:
     kind = r.get("kind")
@@ -303,10 +319,12 @@ def metrics(measure):
 lines = [
     "# rtcd-apiserver on rtcd vs on etcd, same machine, same run",
     "",
-    "`rtcd-apiserver` over a three-member etcd, then over a three-member rtcd (loopback, the same "
-    "member flags as `scripts/bench-vs-etcd.sh`, one cluster at a time), each measured through the "
-    "API server's REST API with the same `rtcd-bench apiserver` runs. The API server, the members and "
-    "the load generator share the machine. Regenerate with `scripts/bench-apiserver.sh`.",
+    "`rtcd-apiserver` over a three-member etcd, then over a three-member rtcd, then inside one member of a "
+    "three-member rtcd (`rtcd-combined`: the API server reaches its member through the etcd API over in-memory "
+    "pipes, no socket), on loopback with the same member flags as `scripts/bench-vs-etcd.sh`, one cluster at a "
+    "time, each measured through the API server's REST API with the same `rtcd-bench apiserver` runs. The "
+    "separate API server talks to all three members; the combined one to its own. The API server, the members "
+    "and the load generator share the machine. Regenerate with `scripts/bench-apiserver.sh`.",
     "",
     f"- Date: {meta.get('date', '?')}",
     f"- Machine: {meta.get('cores', '?')} cores, {meta.get('cpu', '?')}, "
@@ -314,20 +332,27 @@ lines = [
     f"- etcd: {meta.get('etcd_version', '?')} (Debian etcd-server)",
     f"- rtcd and rtcd-apiserver: commit {meta.get('rtcd_commit', '?')}",
     f"- Scale: 1/{meta.get('scale', 1)} of the full counts",
-    "- Load average (1, 5, 15 min) as each backend's runs began and ended (the runs themselves keep "
+    "- Load average (1, 5, 15 min) as each layout's runs began and ended (the runs themselves keep "
     "the cores busy; a high figure at the start would mean other work on the machine): "
     + "; ".join(f"{s} {env.get(s, {}).get('start', '?')} → {env.get(s, {}).get('end', '?')}" for s in servers),
     "",
     "## Results",
     "",
-    "rtcd / etcd is rtcd's number over etcd's: above 1 is better for rtcd in creates/s, below 1 "
-    "in latencies.",
+    "rtcd / etcd is rtcd's number over etcd's, combined / rtcd the combined layout's over the separate one's: "
+    "above 1 is better for the first in creates/s, below 1 in latencies.",
     "",
-    "| measurement | metric | etcd | rtcd | rtcd / etcd |",
-    "|---|---|---:|---:|---:|",
+    "| measurement | metric | " + " | ".join(servers) + " | " + " | ".join(f"{a} / {b}" for a, b in ratios) + " |",
+    "|---|---|" + "---:|" * (len(servers) + len(ratios)),
 ]
+
+
+def row(label, metric, cells, ratio_cells=None):
+    ratio_cells = ratio_cells or [""] * len(ratios)
+    return f"| {label} | {metric} | " + " | ".join(cells) + " | " + " | ".join(ratio_cells) + " |"
+
+
 for name in order:
-    first = workloads.get(("etcd", name)) or workloads.get(("rtcd", name))
+    first = next(workloads[(s, name)] for s in servers if (s, name) in workloads)
     measure = first.get("measure", "")
     sums = {s: summary(s, name) for s in servers}
     skipped = [f"{s}: {workloads[(s, name)]['skipped']}" for s in servers if (s, name) in workloads and "skipped" in workloads[(s, name)]]
@@ -341,34 +366,36 @@ for name in order:
                 expected = int(args[args.index("--watchers") + 1]) * int(args[args.index("--updates") + 1])
             except (ValueError, IndexError):
                 pass
-            cells = [f"{num(vals[s])} / {num(expected)}" if vals[s] is not None else "—" for s in servers]
-            lines.append(f"| {label} | {metric} | {cells[0]} | {cells[1]} | |")
+            lines.append(row(label, metric, [f"{num(vals[s])} / {num(expected)}" if vals[s] is not None else "—" for s in servers]))
         elif metric == "missed or out of order":
-            lines.append(f"| {label} | {metric} | {num(vals['etcd'])} | {num(vals['rtcd'])} | |")
+            lines.append(row(label, metric, [num(vals[s]) for s in servers]))
         else:
-            lines.append(f"| {label} | {metric} | {num(vals['etcd'])} | {num(vals['rtcd'])} | {ratio(vals['etcd'], vals['rtcd'])} |")
+            lines.append(row(label, metric, [num(vals[s]) for s in servers], [ratio(vals[b], vals[a]) for a, b in ratios]))
         label = ""
     if measure != "watch":
         errs = {s: (sums[s]["errors"] if sums[s] else None) for s in servers}
         if any(errs.values()):
-            lines.append(f"| | errors | {num(errs['etcd'])} | {num(errs['rtcd'])} | |")
+            lines.append(row("", "errors", [num(errs[s]) for s in servers]))
     for note in skipped:
-        lines.append(f"| | skipped | {note} | | |")
+        lines.append(row("", "skipped", [note] + [""] * (len(servers) - 1)))
 
 if memory:
     lines += [
         "",
         "## Memory at the end",
         "",
-        "VmRSS after all the runs (the API server's watch cache then holds every ConfigMap created).",
+        "VmRSS after all the runs (the API server's watch cache then holds every ConfigMap created). "
+        "rtcd-combined's API server is member 0's process: its RSS is both.",
         "",
-        "| | etcd | rtcd | rtcd / etcd |",
-        "|---|---:|---:|---:|",
+        "| | " + " | ".join(servers) + " | " + " | ".join(f"{a} / {b}" for a, b in ratios) + " |",
+        "|---|" + "---:|" * (len(servers) + len(ratios)),
     ]
     api = {s: memory[s]["apiserver_rss_kib"] / 1024 if s in memory else None for s in servers}
     mem = {s: max(memory[s]["member_rss_kib"]) / 1024 if s in memory else None for s in servers}
-    lines.append(f"| rtcd-apiserver RSS (MiB) | {num(api['etcd'], 0)} | {num(api['rtcd'], 0)} | {ratio(api['etcd'], api['rtcd'])} |")
-    lines.append(f"| member RSS, max of three (MiB) | {num(mem['etcd'], 0)} | {num(mem['rtcd'], 0)} | {ratio(mem['etcd'], mem['rtcd'])} |")
+    for label, values in (("rtcd-apiserver RSS (MiB)", api), ("member RSS, max of three (MiB)", mem)):
+        cells = " | ".join(num(values[s], 0) for s in servers)
+        ratio_cells = " | ".join(ratio(values[b], values[a]) for a, b in ratios)
+        lines.append(f"| {label} | {cells} | {ratio_cells} |")
 
 lines += [
     "",

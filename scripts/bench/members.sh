@@ -22,17 +22,19 @@ bench_ports() {
   for i in 0 1 2; do cluster+="${cluster:+,}b$i=http://127.0.0.1:${peers[$i]}"; done
 }
 
-# start_member SERVER PROGRAM I: member I in the background, pid in pids[I];
-# the same flags (and data dir) whether it is new or restarted.
+# start_member SERVER PROGRAM I [ARG...]: member I in the background, pid in
+# pids[I]; the same flags (and data dir) whether it is new or restarted, then
+# any further ARGs.
 start_member() {
   local server="$1" program="$2" i="$3"
+  shift 3
   "$program" --name "b$i" --data-dir "$work/$server-b$i" \
     --listen-client-urls "http://127.0.0.1:${clients[$i]}" \
     --advertise-client-urls "http://127.0.0.1:${clients[$i]}" \
     --listen-peer-urls "http://127.0.0.1:${peers[$i]}" \
     --initial-advertise-peer-urls "http://127.0.0.1:${peers[$i]}" \
     --initial-cluster "$cluster" --initial-cluster-token bench \
-    --quota-backend-bytes 8589934592 \
+    --quota-backend-bytes 8589934592 "$@" \
     >>"$logs/$server-b$i.log" 2>&1 &
   pids[i]=$!
 }
