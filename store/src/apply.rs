@@ -329,8 +329,7 @@ impl<'s> Batch<'s> {
         if r.revision > self.state.rev {
             return Err(StoreError::FutureRev);
         }
-        let unreachable = self.state.index.compact(r.revision);
-        self.unreachable.extend(unreachable.into_iter().map(|(rev, tombstone)| rev.encode(tombstone)));
+        self.unreachable.extend(self.state.index.compact(r.revision));
         self.state.compacted = r.revision;
         self.writes.put(Table::Meta, meta::COMPACTED, r.revision.to_be_bytes());
         self.reclaim |= r.physical;

@@ -125,13 +125,13 @@ impl KeyIndex {
     }
 
     /// Forgets history no read at or after revision `at` can see, and returns
-    /// the revisions (with their tombstone flag) whose records can go.
+    /// the `kv` table keys of the records that can go.
     ///
     /// Kept per key, as etcd keeps them: every change after `at`, plus the
     /// latest change at or before `at` when it is a put (it is still the
     /// value at `at`). A delete at `at` itself goes, so a watch from `at`
     /// replays only the puts of that revision, exactly like etcd's.
-    pub fn compact(&mut self, at: i64) -> Vec<(Revision, bool)> {
+    pub fn compact(&mut self, at: i64) -> Vec<Vec<u8>> {
         let mut removed = Vec::new();
         self.keys.retain(|_, revs| {
             let before = revs.partition_point(|r| r.rev.main <= at);
@@ -142,7 +142,7 @@ impl KeyIndex {
                 // ...unless it deleted the key.
                 Some(_) => before,
             };
-            removed.extend(revs.drain(..keep_from).map(|r| (r.rev, r.is_tombstone())));
+            removed.extend(revs.drain(..keep_from).map(|r| r.rev.encode(r.is_tombstone())));
             !revs.is_empty()
         });
         removed
@@ -204,10 +204,9 @@ mod tests {
         idx.delete(b"d", Revision::new(4, 0));
         idx.put(b("a"), Revision::new(6, 0));
         let removed = idx.compact(5);
-        assert_eq!(
-            removed,
-            vec![(Revision::new(2, 0), false), (Revision::new(3, 1), false), (Revision::new(4, 0), true)]
-        );
+        let expected =
+            [(Revision::new(2, 0), false), (Revision::new(3, 1), false), (Revision::new(4, 0), true)];
+        assert_eq!(removed, expected.map(|(rev, tombstone)| rev.encode(tombstone)));
         assert_eq!(idx.get(b"a", 5).map(|r| r.rev), Some(Revision::new(3, 0)));
         assert_eq!(idx.get(b"d", 5), None);
         assert_eq!(idx.len(), 1);
@@ -222,7 +221,7 @@ mod tests {
         idx.delete(b"b", Revision::new(3, 1));
         idx.put(b("b"), Revision::new(3, 2));
         let removed = idx.compact(3);
-        let kept: Vec<_> = removed.iter().map(|(r, _)| *r).collect();
+        let kept: Vec<_> = removed.iter().map(|raw| Revision::decode(raw).unwrap().0).collect();
         assert_eq!(
             kept,
             vec![Revision::new(2, 0), Revision::new(3, 0), Revision::new(2, 1), Revision::new(3, 1)]

@@ -255,8 +255,7 @@ fn read_i64(engine: &dyn Engine, key: &[u8]) -> Result<Option<i64>, StoreError> 
 /// but a crash kept on disk (deletions are not durable: `compaction`):
 /// forgotten by the index, returned for deleting.
 fn left_by_a_crash(state: &mut State) -> Vec<Vec<u8>> {
-    let unreachable = state.index.compact(state.compacted);
-    unreachable.into_iter().map(|(rev, tombstone)| rev.encode(tombstone)).collect()
+    state.index.compact(state.compacted)
 }
 
 /// Rebuilds the in-memory state from disk: bookkeeping from `meta`, the key

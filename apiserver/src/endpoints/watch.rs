@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::query::Params;
-use super::respond::{self, Shape};
+use super::respond::{self, IncludeObject, Shape};
 use crate::cacher::{Delivery, Watch, WatchStart};
 use crate::errors::ApiError;
 use crate::registry::Store;
@@ -120,15 +120,17 @@ struct Encoder {
 impl Encoder {
     fn encode(&mut self, delivery: &Delivery) -> Bytes {
         let event = match delivery {
-            // The same bytes for every watcher handed this delivery.
-            Delivery::Event { kind, object, encoded } if self.shape == Shape::Object => {
-                return encoded
-                    .get_or_init(|| line(&WireEvent { kind: kind.as_str(), object: &object.value }))
-                    .clone();
-            }
-            Delivery::Event { kind, object, .. } => {
-                json!({"type": kind.as_str(), "object": self.object(&object.value)})
-            }
+            Delivery::Event { kind, object, encoded } => match self.shape {
+                // The same bytes for every watcher handed this delivery.
+                Shape::Object => {
+                    return encoded
+                        .get_or_init(|| line(&WireEvent { kind: kind.as_str(), object: &object.value }))
+                        .clone();
+                }
+                Shape::Table(include) => {
+                    json!({"type": kind.as_str(), "object": self.table(include, &object.value)})
+                }
+            },
             Delivery::Bookmark { resource_version, initial_events_end } => {
                 let mut meta = json!({"resourceVersion": resource_version.to_string()});
                 if *initial_events_end {
@@ -143,15 +145,12 @@ impl Encoder {
         line(&event)
     }
 
-    fn object(&mut self, object: &Value) -> Value {
-        match self.shape {
-            Shape::Object => object.clone(),
-            Shape::Table(include) => {
-                let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
-                let headers = !self.headers_sent;
-                self.headers_sent = true;
-                respond::table_body(&self.store, std::slice::from_ref(object), meta, include, headers)
-            }
-        }
+    /// The event's object as a one-row Table; the column headers go with the
+    /// first event of the stream only.
+    fn table(&mut self, include: IncludeObject, object: &Value) -> Value {
+        let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
+        let headers = !self.headers_sent;
+        self.headers_sent = true;
+        respond::table_body(&self.store, std::slice::from_ref(object), meta, include, headers)
     }
 }
