@@ -1,11 +1,22 @@
 //! The Raft log on RocksDB, with group commit.
 //!
 //! `append` writes entries to RocksDB without syncing, so they are readable
-//! at once, and hands the completion callback to a syncer thread. The syncer
-//! takes every callback queued so far, syncs the WAL once, and completes them
-//! all: concurrent proposals share one fsync. Votes, truncations and purges
-//! are synced before they return (RocksDB keeps writes in order, so a synced
-//! write also covers every append before it).
+//! at once. Who then syncs the WAL depends on who proposed the entries:
+//!
+//! * This member's own entries (it leads) go to a syncer thread, so the
+//!   leader replicates them while its fsync runs. The syncer takes every
+//!   callback queued so far, syncs the WAL once, and completes them all:
+//!   concurrent proposals share one fsync.
+//! * Another leader's entries are synced right here when the syncer has
+//!   nothing queued: a follower answers the leader only once they are
+//!   durable, so the fsync is on the write's path either way, and waking the
+//!   syncer thread and then this member's Raft task again cost 0.1-0.4 ms
+//!   on an idle machine. Behind queued syncs they queue too, so callbacks
+//!   complete in order.
+//!
+//! Votes, truncations and purges are synced before they return (RocksDB
+//! keeps writes in order, so a synced write also covers every append before
+//! it).
 //!
 //! Column families: `log` (big-endian index -> entry) and `meta` (vote,
 //! last purged log id). Values are postcard-encoded.
@@ -19,6 +30,7 @@ use std::fmt::Debug;
 use std::io;
 use std::ops::{Bound, RangeBounds};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 
 use openraft::storage::{IOFlushed, LogState, RaftLogReader, RaftLogStorage};
@@ -56,7 +68,9 @@ fn index_key(index: u64) -> [u8; 8] {
 struct Log {
     db: DB,
     /// WAL syncs done for appends (each may cover many appends).
-    append_syncs: std::sync::atomic::AtomicU64,
+    append_syncs: AtomicU64,
+    /// Callbacks handed to the syncer and not yet completed.
+    queued: AtomicUsize,
 }
 
 impl Log {
@@ -66,6 +80,12 @@ impl Log {
 
     fn get_meta<T: DeserializeOwned>(&self, key: &[u8]) -> io::Result<Option<T>> {
         self.db.get_cf(self.cf(META)?, key).map_err(io_err)?.map(|raw| decode(&raw)).transpose()
+    }
+
+    /// Makes every write so far durable.
+    fn sync_appends(&self) -> io::Result<()> {
+        self.append_syncs.fetch_add(1, Ordering::Relaxed);
+        self.db.flush_wal(true).map_err(io_err)
     }
 
     fn write(&self, batch: WriteBatch, sync: bool) -> io::Result<()> {
@@ -104,11 +124,14 @@ type SyncQueue = mpsc::Sender<IOFlushed<TypeConfig>>;
 pub struct RocksLogStore {
     log: Arc<Log>,
     syncer: SyncQueue,
+    /// This member's Raft ID: entries whose leader it is were proposed here.
+    id: u64,
 }
 
 impl RocksLogStore {
-    /// Opens (or creates) the log in `dir` and starts its syncer thread.
-    pub fn open(dir: impl AsRef<Path>) -> io::Result<Self> {
+    /// Opens (or creates) the log of member `id` in `dir` and starts its
+    /// syncer thread.
+    pub fn open(dir: impl AsRef<Path>, id: u64) -> io::Result<Self> {
         let mut opts = Options::default();
         opts.create_if_missing(true);
         opts.create_missing_column_families(true);
@@ -127,7 +150,7 @@ impl RocksLogStore {
             ColumnFamilyDescriptor::new(name, cf)
         });
         let db = DB::open_cf_descriptors(&opts, dir, cfs).map_err(io_err)?;
-        let log = Arc::new(Log { db, append_syncs: Default::default() });
+        let log = Arc::new(Log { db, append_syncs: AtomicU64::new(0), queued: AtomicUsize::new(0) });
         let (syncer, queue) = mpsc::channel();
         // The syncer holds the log only while syncing, so dropping the store
         // closes RocksDB (and the closed channel ends the thread).
@@ -135,13 +158,13 @@ impl RocksLogStore {
         std::thread::Builder::new()
             .name("rtcd-raft-log-sync".into())
             .spawn(move || sync_loop(&for_thread, &queue))?;
-        Ok(Self { log, syncer })
+        Ok(Self { log, syncer, id })
     }
 
     /// How many WAL syncs made appends durable so far (fewer than appends
     /// when group commit works).
     pub fn append_syncs(&self) -> u64 {
-        self.log.append_syncs.load(std::sync::atomic::Ordering::Relaxed)
+        self.log.append_syncs.load(Ordering::Relaxed)
     }
 }
 
@@ -151,15 +174,17 @@ fn sync_loop(log: &std::sync::Weak<Log>, queue: &mpsc::Receiver<IOFlushed<TypeCo
     while let Ok(first) = queue.recv() {
         let mut group = vec![first];
         group.extend(queue.try_iter());
-        let outcome = match log.upgrade() {
-            Some(log) => {
-                log.append_syncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                log.db.flush_wal(true).map_err(|e| e.to_string())
-            }
+        let log = log.upgrade();
+        let outcome = match &log {
+            Some(log) => log.sync_appends().map_err(|e| e.to_string()),
             None => Err("the log was closed".to_string()),
         };
+        let count = group.len();
         for callback in group {
             callback.io_completed(outcome.clone().map_err(io::Error::other));
+        }
+        if let Some(log) = log {
+            log.queued.fetch_sub(count, Ordering::Release);
         }
     }
 }
@@ -235,11 +260,20 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
     {
         let cf = self.log.cf(LOG)?;
         let mut batch = WriteBatch::default();
+        let mut proposed_here = true;
         for entry in entries {
+            proposed_here = entry.log_id.committed_leader_id().node_id == self.id;
             batch.put_cf(cf, index_key(entry.log_id.index), encode(&entry)?);
         }
-        // Readable now; durable when the syncer's next WAL sync completes.
+        // Readable now; durable once the WAL is synced (see the module doc).
         self.log.write(batch, false)?;
+        // `append` calls come one at a time (`&mut self`), so nothing is
+        // queued behind this check.
+        if !proposed_here && self.log.queued.load(Ordering::Acquire) == 0 {
+            callback.io_completed(self.log.sync_appends());
+            return Ok(());
+        }
+        self.log.queued.fetch_add(1, Ordering::Release);
         self.syncer.send(callback).map_err(|_| io_err("log syncer stopped"))
     }
 

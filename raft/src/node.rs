@@ -132,7 +132,7 @@ impl RaftNode {
         }
         .validate()
         .map_err(|e| stopped(&e))?;
-        let log = RocksLogStore::open(config.dir.join("log")).map_err(|e| stopped(&e))?;
+        let log = RocksLogStore::open(config.dir.join("log"), config.id).map_err(|e| stopped(&e))?;
         let waiters =
             Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
         let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
@@ -193,22 +193,33 @@ impl RaftNode {
             pending.insert(id, tx);
         }
         let proposal = codec::encode(id, request);
-        let submitted = tokio::time::timeout(self.request_timeout, self.proposer.submit(proposal)).await;
-        let outcome = match submitted {
-            Ok(Ok(())) => {
-                tokio::time::timeout(self.request_timeout, rx).await.map_err(|_| ReplicationError::Timeout)
-            }
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(ReplicationError::Timeout),
-        };
-        match outcome {
-            Ok(Ok(applied)) => Ok(applied),
-            Ok(Err(_)) => Err(ReplicationError::Stopped("apply listener dropped".into())),
-            Err(e) => {
-                if let Ok(mut pending) = self.waiters.pending.lock() {
-                    pending.remove(&id);
-                }
-                Err(e)
+        let outcome = tokio::time::timeout(self.request_timeout, self.committed_and_applied(proposal, rx))
+            .await
+            .unwrap_or(Err(ReplicationError::Timeout));
+        if outcome.is_err()
+            && let Ok(mut pending) = self.waiters.pending.lock()
+        {
+            pending.remove(&id);
+        }
+        outcome
+    }
+
+    /// Submits `proposal` and waits for this member to apply it. The apply
+    /// (signalled on `applied`) usually comes before the proposer hears that
+    /// the leader committed it, and answers the client at once; the
+    /// proposer's answer matters only when it is a failure.
+    async fn committed_and_applied(
+        &self,
+        proposal: Vec<u8>,
+        mut applied: oneshot::Receiver<Result<Applied, StoreError>>,
+    ) -> Result<Result<Applied, StoreError>, ReplicationError> {
+        let dropped = |_| ReplicationError::Stopped("apply listener dropped".into());
+        tokio::select! {
+            biased;
+            outcome = &mut applied => outcome.map_err(dropped),
+            submitted = self.proposer.submit(proposal) => {
+                submitted?;
+                applied.await.map_err(dropped)
             }
         }
     }

@@ -18,7 +18,7 @@ struct Builder;
 impl StoreBuilder<TypeConfig, RocksLogStore, StoreStateMachine, TempDir> for Builder {
     async fn build(&self) -> Result<(TempDir, RocksLogStore, StoreStateMachine), StorageError<TypeConfig>> {
         let dir = tempfile::tempdir().unwrap();
-        let log = RocksLogStore::open(dir.path().join("log")).unwrap();
+        let log = RocksLogStore::open(dir.path().join("log"), 1).unwrap();
         let options = StoreOptions { sync: false, ..Default::default() };
         let store = Arc::new(Store::open(dir.path().join("store"), options).unwrap());
         let sm = StoreStateMachine::new(store, dir.path().join("snapshots"), Arc::new(())).unwrap();
