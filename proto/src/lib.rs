@@ -2,10 +2,12 @@
 //! `protos/`. Modules are named like etcd's Go packages so code reads the same
 //! as etcd's: `etcdserverpb::RangeRequest`, `mvccpb::KeyValue`.
 //!
-//! This crate holds generated code, plus the one piece of wire logic the
-//! generated services need: `codec`, which decodes txns nested as deep as
-//! etcd allows.
+//! This crate holds generated code, plus two pieces of wire logic: `codec`,
+//! which decodes txns nested as deep as etcd allows, and `coalesce`, which
+//! batches the socket writes of a connection carrying these services (rtcd's
+//! server and rtcd-bench's client both use it).
 
+pub mod coalesce;
 pub mod codec;
 
 /// Key-value records and watch events.

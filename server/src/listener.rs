@@ -21,16 +21,19 @@ use tokio::time::Sleep;
 use tokio_stream::{Stream, StreamExt};
 use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 
+use rtcd_proto::coalesce::Coalesce;
+
 /// HTTP/2's client preface; an HTTP/1 request line and headers are longer.
 const PREFACE_LEN: usize = 24;
 /// A client sends its preface as soon as it connects; a peer that has not
 /// sent it in this long is not a client about to.
 const PREFACE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Accepts client connections on `addr`.
-pub fn bind(addr: SocketAddr) -> io::Result<impl Stream<Item = io::Result<PrefaceDeadline>>> {
+/// Accepts client connections on `addr`; their responses are written in
+/// batches (`coalesce`).
+pub fn bind(addr: SocketAddr) -> io::Result<impl Stream<Item = io::Result<Coalesce<PrefaceDeadline>>>> {
     let incoming = TcpIncoming::bind(addr)?.with_nodelay(Some(true));
-    Ok(incoming.map(|accepted| accepted.map(PrefaceDeadline::new)))
+    Ok(incoming.map(|accepted| accepted.map(|tcp| Coalesce::new(PrefaceDeadline::new(tcp)))))
 }
 
 /// A TCP connection that fails its reads once [`PREFACE_TIMEOUT`] has passed
