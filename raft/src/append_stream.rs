@@ -48,6 +48,11 @@ pub type Replies = Pin<Box<dyn Stream<Item = Result<RaftMessage, Status>> + Send
 /// `patience` after its request went out ends the stream with a timeout (a
 /// cut link is silent, not closed), and openraft opens a new one.
 /// `on_answer` runs for every answer received.
+///
+/// Nothing is dialed before the first request is ready: openraft waits out
+/// its backoff (after failures to reach the follower) while producing that
+/// request, and dialing first would skip the wait, so a dead follower was
+/// redialed thousands of times a second.
 pub async fn open<S>(
     mut client: RaftClient<Channel>,
     target: u64,
@@ -58,6 +63,10 @@ pub async fn open<S>(
 where
     S: Stream<Item = AppendEntriesRequest<TypeConfig>> + Send + Unpin + 'static,
 {
+    let mut requests = requests.peekable();
+    if Pin::new(&mut requests).peek().await.is_none() {
+        return Ok(Some(Box::pin(stream::empty())));
+    }
     let sent = Arc::new(AtomicU64::new(0));
     let counted = sent.clone();
     // A request that cannot be encoded ends the stream: skipping it would

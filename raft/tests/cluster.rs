@@ -352,3 +352,52 @@ async fn the_leader_refuses_an_undecodable_forwarded_proposal_and_writes_the_res
     let all: Vec<&Running> = cluster.iter().collect();
     converged(&all).await;
 }
+
+/// A follower that is gone is redialed a few times a second (openraft's
+/// backoff between replication attempts, plus heartbeats), not in a tight
+/// loop: that loop once made a leader open ~10,000 connections a second, and
+/// one of them took the dead member's own port before it could restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_follower_is_redialed_with_backoff() {
+    let dirs = dirs();
+    let mut writing = Writing::start(&dirs).await;
+    let gone = writing.cluster.iter().position(|m| m.node.id() != writing.leader).unwrap();
+    let gone = writing.cluster.remove(gone);
+    let url = writing.members[&gone.node.id()].peer_urls[0].clone();
+    gone.stop().await;
+
+    // Something on the gone member's port that takes connections and drops
+    // them, counting: each is one dial by the leader.
+    let addr = url.trim_start_matches("http://").to_string();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let listener = loop {
+        match tokio::net::TcpListener::bind(&addr).await {
+            Ok(listener) => break listener,
+            Err(e) => assert!(Instant::now() < deadline, "rebinding {addr}: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let dials = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = dials.clone();
+    let counter = tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            drop(socket);
+        }
+    });
+    // Writes go on meanwhile (two of three members are a quorum), so the
+    // leader has entries to send the gone member.
+    let leader = writing.member(true).node.clone();
+    let window = Instant::now() + Duration::from_secs(2);
+    let mut writes = 0;
+    while Instant::now() < window {
+        propose(&leader, put(&format!("w{writes}"), "v")).await;
+        writes += 1;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    counter.abort();
+    let dials = dials.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(writes > 10, "the remaining quorum kept writing ({writes} writes)");
+    // Heartbeats every 50 ms and replication every 200 ms would be ~50.
+    assert!((1..150).contains(&dials), "{dials} dials in 2 s");
+}
