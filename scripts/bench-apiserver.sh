@@ -101,7 +101,7 @@ scaled() {
 bench_name=bench-apiserver
 # shellcheck source=bench/members.sh
 source scripts/bench/members.sh
-bench_ports 44379
+bench_ports 16379
 etcd_servers="http://127.0.0.1:${clients[0]},http://127.0.0.1:${clients[1]},http://127.0.0.1:${clients[2]}"
 
 # A port nothing listens on now.

@@ -106,7 +106,7 @@ json_str() { python3 -c 'import json, sys; print(json.dumps(sys.argv[1]))' "$1";
 bench_name=bench-vs-etcd
 # shellcheck source=bench/members.sh
 source scripts/bench/members.sh
-bench_ports 42379
+bench_ports 14379
 
 # The workload matrix: name | tools | arguments (totals divided by the
 # scale). "both": etcd's tools/benchmark takes the same arguments and runs it

@@ -193,34 +193,44 @@ mod tests {
 
     use super::*;
 
-    /// A peer that takes append streams and never answers on them: a stuck
-    /// follower, or a cut link that drops packets.
-    struct Silent;
+    /// A peer that takes append streams: a silent one never answers (a
+    /// stuck follower, or a cut link that drops packets); otherwise it
+    /// answers every request at once, as a healthy follower would.
+    struct Peer {
+        silent: bool,
+    }
 
     #[tonic::async_trait]
-    impl Raft for Silent {
+    impl Raft for Peer {
         type AppendStreamStream = Replies;
 
         async fn call(&self, _: Request<RaftMessage>) -> Result<Response<RaftMessage>, Status> {
-            Err(Status::unimplemented("silent"))
+            Err(Status::unimplemented("test peer"))
         }
 
         async fn append_stream(
             &self,
-            _: Request<Streaming<RaftMessage>>,
+            request: Request<Streaming<RaftMessage>>,
         ) -> Result<Response<Replies>, Status> {
-            Ok(Response::new(Box::pin(stream::pending())))
+            if self.silent {
+                return Ok(Response::new(Box::pin(stream::pending())));
+            }
+            let accepted: Answer = Ok(Ok(None));
+            let payload = wire::encode(&accepted).unwrap();
+            Ok(Response::new(Box::pin(request.into_inner().map(move |_| {
+                Ok(RaftMessage { kind: wire::APPEND.to_string(), payload: payload.clone().into() })
+            }))))
         }
 
         async fn install_snapshot(
             &self,
             _: Request<Streaming<SnapshotChunk>>,
         ) -> Result<Response<RaftMessage>, Status> {
-            Err(Status::unimplemented("silent"))
+            Err(Status::unimplemented("test peer"))
         }
 
         async fn forward(&self, _: Request<RaftMessage>) -> Result<Response<RaftMessage>, Status> {
-            Err(Status::unimplemented("silent"))
+            Err(Status::unimplemented("test peer"))
         }
     }
 
@@ -235,6 +245,10 @@ mod tests {
         RaftClient::new(Channel::from_shared(format!("http://{addr}")).unwrap().connect_lazy())
     }
 
+    async fn peer(silent: bool) -> SocketAddr {
+        serve(tonic::transport::Server::builder().add_service(RaftServer::new(Peer { silent }))).await
+    }
+
     fn heartbeat() -> AppendEntriesRequest<TypeConfig> {
         AppendEntriesRequest {
             vote: crate::types::Vote::new_committed(1, 1),
@@ -244,13 +258,19 @@ mod tests {
         }
     }
 
+    /// One request and then nothing more: `open` dials only once a first
+    /// request is ready.
+    fn one_request() -> impl Stream<Item = AppendEntriesRequest<TypeConfig>> + Send + Unpin + 'static {
+        stream::iter([heartbeat()]).chain(stream::pending())
+    }
+
     /// An rtcd from before append streams answers Unimplemented: the leader
     /// must tell that apart from a failure, to fall back to single appends.
     #[tokio::test]
     async fn a_peer_without_the_stream_is_told_apart() {
         let addr =
             serve(tonic::transport::Server::builder().add_routes(tonic::service::Routes::default())).await;
-        let opened = open(client(addr), 2, stream::pending(), Duration::from_secs(5), || {}).await;
+        let opened = open(client(addr), 2, one_request(), Duration::from_secs(5), || {}).await;
         assert!(matches!(opened, Ok(None)), "expected no stream from a peer without the method");
     }
 
@@ -259,16 +279,17 @@ mod tests {
     /// an idle stream, with nothing unanswered, stays open.
     #[tokio::test]
     async fn an_unanswered_append_times_out_but_an_idle_stream_does_not() {
-        let addr = serve(tonic::transport::Server::builder().add_service(RaftServer::new(Silent))).await;
         let patience = Duration::from_millis(200);
 
-        let idle = open(client(addr), 2, stream::pending(), patience, || {}).await.unwrap().unwrap();
-        let mut idle = idle;
+        let prompt = peer(false).await;
+        let mut idle = open(client(prompt), 2, one_request(), patience, || {}).await.unwrap().unwrap();
+        let answer = tokio::time::timeout(Duration::from_secs(5), idle.next()).await.unwrap();
+        assert!(matches!(answer, Some(Ok(Ok(None)))), "expected the append accepted, got {answer:?}");
         let waited = tokio::time::timeout(patience * 4, idle.next()).await;
         assert!(waited.is_err(), "an idle stream must not end or fail");
 
-        let one = stream::iter([heartbeat()]).chain(stream::pending());
-        let mut answers = open(client(addr), 2, one, patience, || {}).await.unwrap().unwrap();
+        let silent = peer(true).await;
+        let mut answers = open(client(silent), 2, one_request(), patience, || {}).await.unwrap().unwrap();
         let started = std::time::Instant::now();
         let answer = tokio::time::timeout(Duration::from_secs(5), answers.next()).await.unwrap();
         assert!(matches!(answer, Some(Err(RPCError::Timeout(_)))), "expected a timeout, got {answer:?}");

@@ -69,8 +69,6 @@ struct Log {
     db: DB,
     /// WAL syncs done for appends (each may cover many appends).
     append_syncs: AtomicU64,
-    /// Callbacks handed to the syncer and not yet completed.
-    queued: AtomicUsize,
 }
 
 impl Log {
@@ -124,6 +122,8 @@ type SyncQueue = mpsc::Sender<IOFlushed<TypeConfig>>;
 pub struct RocksLogStore {
     log: Arc<Log>,
     syncer: SyncQueue,
+    /// Callbacks handed to the syncer and not yet completed; shared with it.
+    queued: Arc<AtomicUsize>,
     /// This member's Raft ID: entries whose leader it is were proposed here.
     id: u64,
 }
@@ -150,15 +150,16 @@ impl RocksLogStore {
             ColumnFamilyDescriptor::new(name, cf)
         });
         let db = DB::open_cf_descriptors(&opts, dir, cfs).map_err(io_err)?;
-        let log = Arc::new(Log { db, append_syncs: AtomicU64::new(0), queued: AtomicUsize::new(0) });
+        let log = Arc::new(Log { db, append_syncs: AtomicU64::new(0) });
         let (syncer, queue) = mpsc::channel();
+        let queued = Arc::new(AtomicUsize::new(0));
         // The syncer holds the log only while syncing, so dropping the store
         // closes RocksDB (and the closed channel ends the thread).
-        let for_thread = Arc::downgrade(&log);
+        let (weak_log, counter) = (Arc::downgrade(&log), queued.clone());
         std::thread::Builder::new()
             .name("rtcd-raft-log-sync".into())
-            .spawn(move || sync_loop(&for_thread, &queue))?;
-        Ok(Self { log, syncer, id })
+            .spawn(move || sync_loop(&weak_log, &queue, &counter))?;
+        Ok(Self { log, syncer, queued, id })
     }
 
     /// How many WAL syncs made appends durable so far (fewer than appends
@@ -169,13 +170,18 @@ impl RocksLogStore {
 }
 
 /// Makes appends durable in groups: one WAL sync for every callback that
-/// queued up while the previous sync ran.
-fn sync_loop(log: &std::sync::Weak<Log>, queue: &mpsc::Receiver<IOFlushed<TypeConfig>>) {
+/// queued up while the previous sync ran. `queued` counts down only after
+/// the callbacks completed, so an append synced in place never completes
+/// ahead of one queued before it.
+fn sync_loop(
+    log: &std::sync::Weak<Log>,
+    queue: &mpsc::Receiver<IOFlushed<TypeConfig>>,
+    queued: &AtomicUsize,
+) {
     while let Ok(first) = queue.recv() {
         let mut group = vec![first];
         group.extend(queue.try_iter());
-        let log = log.upgrade();
-        let outcome = match &log {
+        let outcome = match log.upgrade() {
             Some(log) => log.sync_appends().map_err(|e| e.to_string()),
             None => Err("the log was closed".to_string()),
         };
@@ -183,9 +189,7 @@ fn sync_loop(log: &std::sync::Weak<Log>, queue: &mpsc::Receiver<IOFlushed<TypeCo
         for callback in group {
             callback.io_completed(outcome.clone().map_err(io::Error::other));
         }
-        if let Some(log) = log {
-            log.queued.fetch_sub(count, Ordering::Release);
-        }
+        queued.fetch_sub(count, Ordering::Release);
     }
 }
 
@@ -260,20 +264,23 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
     {
         let cf = self.log.cf(LOG)?;
         let mut batch = WriteBatch::default();
-        let mut proposed_here = true;
+        // Who syncs is a matter of speed only (both paths sync before the
+        // callback completes), so the first entry decides for the batch.
+        let mut entries = entries.into_iter().peekable();
+        let proposed_here =
+            entries.peek().is_none_or(|entry| entry.log_id.committed_leader_id().node_id == self.id);
         for entry in entries {
-            proposed_here = entry.log_id.committed_leader_id().node_id == self.id;
             batch.put_cf(cf, index_key(entry.log_id.index), encode(&entry)?);
         }
         // Readable now; durable once the WAL is synced (see the module doc).
         self.log.write(batch, false)?;
         // `append` calls come one at a time (`&mut self`), so nothing is
         // queued behind this check.
-        if !proposed_here && self.log.queued.load(Ordering::Acquire) == 0 {
+        if !proposed_here && self.queued.load(Ordering::Acquire) == 0 {
             callback.io_completed(self.log.sync_appends());
             return Ok(());
         }
-        self.log.queued.fetch_add(1, Ordering::Release);
+        self.queued.fetch_add(1, Ordering::Release);
         self.syncer.send(callback).map_err(|_| io_err("log syncer stopped"))
     }
 

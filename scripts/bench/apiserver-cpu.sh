@@ -17,8 +17,8 @@ bench="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}/release/rtcd-bench"
 creates=5000
 lists=50
 dir="$(mktemp -d -p /dev/shm)"
-etcd --name cpu --data-dir "$dir/etcd" --listen-client-urls http://127.0.0.1:45379 \
-  --advertise-client-urls http://127.0.0.1:45379 --listen-peer-urls http://127.0.0.1:45380 >"$dir/etcd.log" 2>&1 &
+etcd --name cpu --data-dir "$dir/etcd" --listen-client-urls http://127.0.0.1:18379 \
+  --advertise-client-urls http://127.0.0.1:18379 --listen-peer-urls http://127.0.0.1:18380 >"$dir/etcd.log" 2>&1 &
 etcd_pid=$!
 api_pid=""
 cleanup() {
@@ -34,18 +34,18 @@ per_op() { python3 -c "import sys; print(f'{(float(sys.argv[2]) - float(sys.argv
 echo "binary round create_cpu_ms_per_op list_of_${creates}_cpu_ms_per_op"
 for round in $(seq 1 "$rounds"); do
   for i in 0 1; do
-    "${binaries[$i]}" --etcd-servers=http://127.0.0.1:45379 --secure-port=46443 \
+    "${binaries[$i]}" --etcd-servers=http://127.0.0.1:18379 --secure-port=18443 \
       --etcd-prefix="/cpu-$round-$i" >"$dir/api.log" 2>&1 &
     api_pid=$!
     for _ in $(seq 100); do
-      [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:46443/readyz)" = 200 ] && break
+      [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18443/readyz)" = 200 ] && break
       sleep 0.2
     done
     c0=$(cpu "$api_pid")
-    "$bench" --clients 10 apiserver --server http://127.0.0.1:46443 \
+    "$bench" --clients 10 apiserver --server http://127.0.0.1:18443 \
       create --total "$creates" --namespace c --val-size 1024 >/dev/null 2>&1
     c1=$(cpu "$api_pid")
-    "$bench" --clients 1 apiserver --server http://127.0.0.1:46443 \
+    "$bench" --clients 1 apiserver --server http://127.0.0.1:18443 \
       list --objects "$creates" --total "$lists" --namespace c >/dev/null 2>&1
     c2=$(cpu "$api_pid")
     kill "$api_pid"

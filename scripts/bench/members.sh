@@ -7,7 +7,9 @@
 # bench_ports with its first client port.
 
 # bench_ports PORT: client ports PORT, PORT+10, PORT+20 and peer ports one
-# above each; refuses to go on if any is taken.
+# above each; refuses to go on if any is taken. Keep PORT below Linux's
+# ephemeral range (32768 and up): there an outgoing connection (a leader
+# redialing a killed member) can take a port before its member restarts.
 bench_ports() {
   local base="$1" port i
   clients=("$base" "$((base + 10))" "$((base + 20))")
