@@ -52,6 +52,15 @@ pub enum EtcdError {
     /// them, so it has no text for this).
     #[error("membership change rejected: {0}")]
     ReconfigRejected(String),
+    /// Proclaim by a candidate whose key is gone or was re-created.
+    #[error("election: not leader")]
+    ElectionNotLeader,
+    /// Leader of an election no one has campaigned in.
+    #[error("election: no leader")]
+    ElectionNoLeader,
+    /// Proclaim or Resign without the `leader` field.
+    #[error("missing leader key")]
+    MissingLeaderKey,
 }
 
 impl From<rtcd_raft::ReplicationError> for EtcdError {
@@ -129,12 +138,25 @@ impl From<EtcdError> for Status {
                     format!("rtcd: membership change rejected: {why}"),
                 );
             }
+            // etcd's election service returns plain Go errors, which gRPC
+            // sends as Unknown with the error's text.
+            EtcdError::ElectionNotLeader => (Code::Unknown, "election: not leader"),
+            EtcdError::ElectionNoLeader => (Code::Unknown, "election: no leader"),
+            EtcdError::MissingLeaderKey => (Code::Unknown, "\"leader\" field must be provided"),
             EtcdError::Unsupported(what) => {
                 return Status::new(Code::Unimplemented, format!("rtcd: {what} is not supported yet"));
             }
         };
         Status::new(code, message)
     }
+}
+
+/// An error as the Lock and Election services pass it on from the calls
+/// they make: etcd runs them over its in-process client, which turns every
+/// etcd error into a plain Go error, so gRPC sends it as Unknown, with the
+/// same text.
+pub fn through_local_client(status: Status) -> Status {
+    Status::new(Code::Unknown, status.message())
 }
 
 /// Why a watch could not be created: etcd answers these inside the stream,

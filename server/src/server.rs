@@ -6,6 +6,8 @@ use rtcd_proto::etcdserverpb::{
     cluster_server::ClusterServer, kv_server::KvServer, lease_server::LeaseServer,
     maintenance_server::MaintenanceServer, watch_server::WatchServer,
 };
+use rtcd_proto::v3electionpb::election_server::ElectionServer;
+use rtcd_proto::v3lockpb::lock_server::LockServer;
 use tokio::io::DuplexStream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::service::Routes;
@@ -19,7 +21,8 @@ use crate::node::Node;
 use crate::services::lease::LeaseService;
 use crate::services::peer::PeerService;
 use crate::services::{
-    cluster::ClusterService, kv::KvService, maintenance::MaintenanceService, watch::WatchService,
+    cluster::ClusterService, election::ElectionService, kv::KvService, lock::LockService,
+    maintenance::MaintenanceService, watch::WatchService,
 };
 
 /// See where it is set.
@@ -50,8 +53,9 @@ fn transport_error(addr: std::net::SocketAddr, error: tonic::transport::Error) -
     ServeError::Transport(addr, text)
 }
 
-/// The client services (KV, Watch, Lease, Cluster, Maintenance, health)
-/// and etcd's plain HTTP endpoints, as each client URL serves them.
+/// The client services (KV, Watch, Lease, Cluster, Maintenance, Lock,
+/// Election, health) and etcd's plain HTTP endpoints, as each client URL
+/// serves them.
 fn client_router(
     node: &Arc<Node>,
     health: HealthServer<impl Health>,
@@ -77,6 +81,10 @@ fn client_router(
             MaintenanceServer::new(MaintenanceService::new(node.clone()))
                 .max_decoding_message_size(max_recv)
                 .max_encoding_message_size(usize::MAX),
+        )
+        .add_service(LockServer::new(LockService::new(node.clone())).max_decoding_message_size(max_recv))
+        .add_service(
+            ElectionServer::new(ElectionService::new(node.clone())).max_decoding_message_size(max_recv),
         );
     // etcd answers plain HTTP (/health, /metrics, /version) on the same port.
     let routes = Routes::from(grpc.into_axum_router().merge(crate::http::routes(node.clone())));

@@ -15,5 +15,6 @@ mod etcdctl_lease;
 mod etcdctl_watch;
 mod harness;
 mod hostile;
+mod lock_election;
 mod maintenance;
 mod watch_grpc;

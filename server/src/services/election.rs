@@ -1,0 +1,251 @@
+//! `v3electionpb.Election`: etcd's election recipe run inside the member.
+//! Candidates of election N each keep a key `N/<lease in hex>` (value: what
+//! they proclaim) attached to their lease; the leader is the key created
+//! first. Campaign waits until every key created before the candidate's is
+//! gone; Proclaim and Resign act only while the candidate's key still has
+//! the create revision it campaigned with; Observe follows the leader key.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use rtcd_proto::etcdserverpb::{ResponseHeader, TxnRequest};
+use rtcd_proto::mvccpb::event::EventType;
+use rtcd_proto::mvccpb::{Event, KeyValue};
+use rtcd_proto::v3electionpb::election_server::Election;
+use rtcd_proto::v3electionpb::{
+    CampaignRequest, CampaignResponse, LeaderKey, LeaderRequest, LeaderResponse, ProclaimRequest,
+    ProclaimResponse, ResignRequest, ResignResponse,
+};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use super::local_client::{
+    LocalClient, Withdrawal, created_at, get, lease_key, put_op, range_answer, range_op,
+};
+use crate::errors::EtcdError;
+use crate::node::Node;
+
+#[derive(Debug)]
+pub struct ElectionService {
+    client: Arc<LocalClient>,
+}
+
+impl ElectionService {
+    pub fn new(node: Arc<Node>) -> Self {
+        Self { client: Arc::new(LocalClient::new(node)) }
+    }
+
+    /// Puts `value` on the candidate's key if it is still theirs.
+    async fn proclaim_on(
+        &self,
+        key: &Bytes,
+        revision: i64,
+        lease: i64,
+        value: Bytes,
+    ) -> Result<Option<ResponseHeader>, Status> {
+        let put = self
+            .client
+            .txn(TxnRequest {
+                compare: vec![created_at(key, revision)],
+                success: vec![put_op(key, value, lease)],
+                failure: vec![],
+            })
+            .await?;
+        if !put.succeeded {
+            return Err(EtcdError::ElectionNotLeader.into());
+        }
+        Ok(put.header)
+    }
+}
+
+fn prefix_of(name: &[u8]) -> Vec<u8> {
+    [name, b"/"].concat()
+}
+
+#[tonic::async_trait]
+impl Election for ElectionService {
+    async fn campaign(
+        &self,
+        request: Request<CampaignRequest>,
+    ) -> Result<Response<CampaignResponse>, Status> {
+        let req = request.into_inner();
+        let lease = self.client.session_lease(req.lease).await?;
+        let prefix = prefix_of(&req.name);
+        let key = lease_key(&prefix, lease);
+        let entered = self
+            .client
+            .txn(TxnRequest {
+                compare: vec![created_at(&key, 0)],
+                success: vec![put_op(&key, req.value.clone(), lease)],
+                failure: vec![range_op(get(&key))],
+            })
+            .await?;
+        let mut revision = entered.header.as_ref().map_or(0, |h| h.revision);
+        if !entered.succeeded {
+            // This lease campaigns already: keep its place, update its value.
+            let existing = range_answer(&entered, 0)?.kvs.first();
+            let existing = existing.ok_or_else(|| Status::internal("rtcd: campaign key vanished"))?;
+            revision = existing.create_revision;
+            if existing.value != req.value
+                && let Err(status) = self.proclaim_on(&key, revision, lease, req.value.clone()).await
+            {
+                let _ = self.client.withdraw(&key, revision).await;
+                return Err(status);
+            }
+        }
+        let candidacy = Withdrawal::new(self.client.clone(), key.clone(), revision);
+        // A failed wait keeps the key (etcd resigns only when its caller went
+        // away, which drops `candidacy` armed).
+        let waited = self.client.wait_deletes(&prefix, revision - 1).await;
+        candidacy.disarm();
+        waited?;
+        Ok(Response::new(CampaignResponse {
+            header: entered.header,
+            leader: Some(LeaderKey { name: req.name, key, rev: revision, lease }),
+        }))
+    }
+
+    async fn proclaim(
+        &self,
+        request: Request<ProclaimRequest>,
+    ) -> Result<Response<ProclaimResponse>, Status> {
+        let req = request.into_inner();
+        let leader = req.leader.ok_or(EtcdError::MissingLeaderKey)?;
+        let lease = self.client.session_lease(leader.lease).await?;
+        let header = self.proclaim_on(&leader.key, leader.rev, lease, req.value).await?;
+        Ok(Response::new(ProclaimResponse { header }))
+    }
+
+    async fn leader(&self, request: Request<LeaderRequest>) -> Result<Response<LeaderResponse>, Status> {
+        let first = self.client.first_created(&prefix_of(&request.get_ref().name)).await?;
+        let kv = first.kvs.into_iter().next().ok_or(EtcdError::ElectionNoLeader)?;
+        Ok(Response::new(LeaderResponse { header: first.header, kv: Some(kv) }))
+    }
+
+    type ObserveStream = Pin<Box<dyn Stream<Item = Result<LeaderResponse, Status>> + Send>>;
+
+    async fn observe(
+        &self,
+        request: Request<LeaderRequest>,
+    ) -> Result<Response<Self::ObserveStream>, Status> {
+        let prefix = prefix_of(&request.into_inner().name);
+        let (tx, rx) = mpsc::channel(16);
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = tx.closed() => {}
+                () = observe(&client, &prefix, &tx) => {}
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn resign(&self, request: Request<ResignRequest>) -> Result<Response<ResignResponse>, Status> {
+        let leader = request.into_inner().leader.ok_or(EtcdError::MissingLeaderKey)?;
+        // etcd opens a session on the given lease here too (granting one for
+        // lease 0) before it resigns.
+        self.client.session_lease(leader.lease).await?;
+        let resigned = self.client.withdraw(&leader.key, leader.rev).await?;
+        Ok(Response::new(ResignResponse { header: resigned.header }))
+    }
+}
+
+/// Sends the leader of the election under `prefix`, then every change of
+/// it (a new value proclaimed, a new leader once the key is gone), until
+/// the stream's reader leaves. A failed read ends the stream, as in etcd.
+async fn observe(client: &LocalClient, prefix: &[u8], tx: &mpsc::Sender<Result<LeaderResponse, Status>>) {
+    // The last leader value sent, so looking again after a lag sends
+    // nothing twice.
+    let mut sent: Option<(Bytes, i64)> = None;
+    let mut send = |header: ResponseHeader, kv: KeyValue| {
+        let fresh = sent.as_ref() != Some(&(kv.key.clone(), kv.mod_revision));
+        sent = Some((kv.key.clone(), kv.mod_revision));
+        let tx = tx.clone();
+        async move { !fresh || tx.send(Ok(LeaderResponse { header: Some(header), kv: Some(kv) })).await.is_ok() }
+    };
+    loop {
+        // Subscribed before reading, so nothing after the read is missed.
+        let mut live = client.node().hub().subscribe();
+        let Ok(first) = client.first_created(prefix).await else { return };
+        let read_at = first.header.as_ref().map_or(0, |h| h.revision);
+        let (mut at, leader) = match first.kvs.into_iter().next() {
+            Some(kv) => (read_at, kv),
+            // No candidate yet: the first key put under the prefix leads.
+            None => match next_event(&mut live, read_at, |e| is_put_under(e, prefix)).await {
+                Next::Put(kv) => (kv.mod_revision, kv),
+                Next::Deleted | Next::LookAgain => continue,
+                Next::End => return,
+            },
+        };
+        let key = leader.key.clone();
+        if !send(header_at(client, at), leader).await {
+            return;
+        }
+        // Follow the leader's key: each put is news, its delete means a
+        // new leader (or none) to look up.
+        loop {
+            match next_event(&mut live, at, |e| event_key(e) == Some(&key)).await {
+                Next::Put(kv) => {
+                    at = kv.mod_revision;
+                    if !send(header_at(client, at), kv).await {
+                        return;
+                    }
+                }
+                Next::Deleted | Next::LookAgain => break,
+                Next::End => return,
+            }
+        }
+    }
+}
+
+enum Next {
+    /// A put, with the key-value it wrote.
+    Put(KeyValue),
+    Deleted,
+    /// Batches were lost to the ring: read the store again.
+    LookAgain,
+    /// The member is stopping.
+    End,
+}
+
+/// The next event after revision `after` that `wanted` picks.
+async fn next_event(
+    live: &mut tokio::sync::broadcast::Receiver<Arc<crate::hub::LiveBatch>>,
+    after: i64,
+    wanted: impl Fn(&Event) -> bool,
+) -> Next {
+    loop {
+        match live.recv().await {
+            Ok(batch) => {
+                let found = batch.events.iter().find(|e| crate::hub::event_revision(e) > after && wanted(e));
+                match found {
+                    Some(e) if e.r#type == EventType::Delete as i32 => return Next::Deleted,
+                    Some(e) => return e.kv.clone().map_or(Next::Deleted, Next::Put),
+                    None => {}
+                }
+            }
+            Err(RecvError::Lagged(_)) => return Next::LookAgain,
+            Err(RecvError::Closed) => return Next::End,
+        }
+    }
+}
+
+fn event_key(event: &Event) -> Option<&Bytes> {
+    event.kv.as_ref().map(|kv| &kv.key)
+}
+
+fn is_put_under(event: &Event, prefix: &[u8]) -> bool {
+    event.r#type == EventType::Put as i32 && event_key(event).is_some_and(|k| k.starts_with(prefix))
+}
+
+/// The member's header, at revision `revision` (the event's, as etcd's
+/// watch-driven observer reports it).
+fn header_at(client: &LocalClient, revision: i64) -> ResponseHeader {
+    let mut header = client.node().header().unwrap_or_default();
+    header.revision = revision;
+    header
+}
