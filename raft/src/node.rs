@@ -333,6 +333,14 @@ impl RaftNode {
     }
 
     /// The current voters and learners, by ID.
+    /// Whether this member is a learner: in the membership, without a vote.
+    pub fn is_learner(&self) -> bool {
+        let metrics = self.raft.metrics();
+        let m = metrics.borrow_watched();
+        let config = m.membership_config.membership();
+        config.get_node(&self.id).is_some() && !config.voter_ids().any(|id| id == self.id)
+    }
+
     pub fn members(&self) -> Vec<(u64, Member, bool)> {
         let m = self.raft.metrics().borrow_watched().clone();
         let config = m.membership_config.membership();

@@ -52,6 +52,9 @@ pub enum EtcdError {
     /// them, so it has no text for this).
     #[error("membership change rejected: {0}")]
     ReconfigRejected(String),
+    /// A learner was asked what etcd serves only from voters.
+    #[error("rpc not supported for learner")]
+    NotSupportedForLearner,
     /// Proclaim by a candidate whose key is gone or was re-created.
     #[error("election: not leader")]
     ElectionNotLeader,
@@ -132,6 +135,9 @@ impl From<EtcdError> for Status {
                 "etcdserver: re-configuration failed due to not enough started members",
             ),
             EtcdError::Unhealthy => (Code::Unavailable, "etcdserver: unhealthy cluster"),
+            EtcdError::NotSupportedForLearner => {
+                (Code::Unavailable, "etcdserver: rpc not supported for learner")
+            }
             EtcdError::ReconfigRejected(why) => {
                 return Status::new(
                     Code::FailedPrecondition,

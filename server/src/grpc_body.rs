@@ -64,7 +64,7 @@ where
     }
 }
 
-fn is_grpc(request: &http::Request<Body>) -> bool {
+pub fn is_grpc(request: &http::Request<Body>) -> bool {
     request
         .headers()
         .get(http::header::CONTENT_TYPE)

@@ -18,6 +18,7 @@ pub mod http;
 pub mod hub;
 pub mod identity;
 pub mod leader;
+pub mod learner;
 pub mod leases;
 pub mod lessor;
 pub mod listener;

@@ -17,6 +17,7 @@ use tonic_health::pb::health_server::{Health, HealthServer};
 use tower_layer::{Identity, Stack};
 
 use crate::grpc_body::WholeMessagesLayer;
+use crate::learner::LearnerGateLayer;
 use crate::node::Node;
 use crate::services::lease::LeaseService;
 use crate::services::peer::PeerService;
@@ -59,7 +60,7 @@ fn transport_error(addr: std::net::SocketAddr, error: tonic::transport::Error) -
 fn client_router(
     node: &Arc<Node>,
     health: HealthServer<impl Health>,
-) -> Router<Stack<WholeMessagesLayer, Identity>> {
+) -> Router<Stack<LearnerGateLayer, Stack<WholeMessagesLayer, Identity>>> {
     let settings = node.settings();
     let max_recv = settings.max_message_bytes();
     let grpc = Routes::new(health)
@@ -99,6 +100,7 @@ fn client_router(
         .http2_keepalive_interval(Some(settings.grpc_keepalive_interval))
         .http2_keepalive_timeout(Some(settings.grpc_keepalive_timeout))
         .layer(WholeMessagesLayer { max_message_bytes: max_recv })
+        .layer(LearnerGateLayer { node: node.clone() })
         .add_routes(routes)
 }
 

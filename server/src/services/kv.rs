@@ -31,6 +31,11 @@ impl Kv for KvService {
         // everything committed when it arrived; a serializable one reads
         // whatever is applied here now.
         if !request.get_ref().serializable {
+            // A learner serves only serializable ranges (`learner` refuses
+            // every other call before it gets here).
+            if self.node.raft().is_learner() {
+                return Err(EtcdError::NotSupportedForLearner.into());
+            }
             self.node.raft().read_barrier().await.map_err(EtcdError::from)?;
         }
         let mut resp = self.node.store().range(request.get_ref()).map_err(EtcdError::from)?;

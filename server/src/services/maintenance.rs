@@ -127,7 +127,7 @@ impl Maintenance for MaintenanceService {
             raft_applied_index: applied,
             errors: alarm_texts(&self.node.store().alarms().map_err(EtcdError::from)?),
             db_size_in_use: size,
-            is_learner: false,
+            is_learner: self.node.raft().is_learner(),
         }))
     }
 
