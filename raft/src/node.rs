@@ -332,7 +332,6 @@ impl RaftNode {
         self.waiters.snapshots_installed.load(Ordering::Relaxed)
     }
 
-    /// The current voters and learners, by ID.
     /// Whether this member is a learner: in the membership, without a vote.
     pub fn is_learner(&self) -> bool {
         let metrics = self.raft.metrics();
@@ -341,6 +340,7 @@ impl RaftNode {
         config.get_node(&self.id).is_some() && !config.voter_ids().any(|id| id == self.id)
     }
 
+    /// The current voters and learners, by ID.
     pub fn members(&self) -> Vec<(u64, Member, bool)> {
         let m = self.raft.metrics().borrow_watched().clone();
         let config = m.membership_config.membership();

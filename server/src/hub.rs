@@ -101,6 +101,65 @@ pub fn with_queued(
     batches
 }
 
+/// Every event published after a read at some revision, one at a time and
+/// in order, for a task that waits on a few keys (Lock, Election) rather
+/// than serving a watch stream.
+#[derive(Debug)]
+pub struct EventCursor {
+    live: broadcast::Receiver<Arc<LiveBatch>>,
+    batch: Option<Arc<LiveBatch>>,
+    /// Index of the next event of `batch` to hand out.
+    next: usize,
+    /// The last revision handed out (or read from the store).
+    seen: i64,
+}
+
+/// Why a cursor has no next event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorEnd {
+    /// Revisions went by unseen (lost to the ring, or a snapshot installed
+    /// without events): read the store again.
+    Gap,
+    /// The hub is gone.
+    Closed,
+}
+
+impl EventCursor {
+    /// A cursor over what `live` (subscribed before the read) receives
+    /// after revision `read_at`, the revision the store was read at.
+    pub fn after(live: broadcast::Receiver<Arc<LiveBatch>>, read_at: i64) -> Self {
+        Self { live, batch: None, next: 0, seen: read_at }
+    }
+
+    /// The next event after the read, in revision order.
+    pub async fn next(&mut self) -> Result<Event, CursorEnd> {
+        loop {
+            if let Some(batch) = &self.batch {
+                while let Some(event) = batch.events.get(self.next) {
+                    self.next += 1;
+                    let revision = event_revision(event);
+                    if revision > self.seen {
+                        self.seen = revision;
+                        return Ok(event.clone());
+                    }
+                }
+            }
+            let batch = match self.live.recv().await {
+                Ok(batch) => batch,
+                Err(broadcast::error::RecvError::Lagged(_)) => return Err(CursorEnd::Gap),
+                Err(broadcast::error::RecvError::Closed) => return Err(CursorEnd::Closed),
+            };
+            // Every revision has events, published in order: a batch that
+            // starts past the next revision means some were never seen.
+            if batch.first_revision() > self.seen + 1 {
+                return Err(CursorEnd::Gap);
+            }
+            self.batch = Some(batch);
+            self.next = 0;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +178,22 @@ mod tests {
 
     fn revisions(batches: &[Arc<LiveBatch>]) -> Vec<i64> {
         batches.iter().map(|b| b.first_revision()).collect()
+    }
+
+    /// Every event after the read, each once, also from one batch with
+    /// several; a revision that never came is reported as a gap.
+    #[tokio::test]
+    async fn a_cursor_hands_out_each_event_after_the_read_once() {
+        let hub = Hub::default();
+        let mut cursor = EventCursor::after(hub.subscribe(), 2);
+        hub.publish(put(2, 1));
+        hub.publish([put(3, 1), put(4, 1)].concat());
+        hub.publish(put(5, 1));
+        hub.publish(put(7, 1));
+        for want in 3..=5 {
+            assert_eq!(cursor.next().await.map(|e| event_revision(&e)), Ok(want));
+        }
+        assert_eq!(cursor.next().await.map(|e| event_revision(&e)), Err(CursorEnd::Gap));
     }
 
     #[tokio::test]

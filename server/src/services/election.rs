@@ -17,7 +17,6 @@ use rtcd_proto::v3electionpb::{
     CampaignRequest, CampaignResponse, LeaderKey, LeaderRequest, LeaderResponse, ProclaimRequest,
     ProclaimResponse, ResignRequest, ResignResponse,
 };
-use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc;
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
@@ -27,6 +26,7 @@ use super::local_client::{
     LocalClient, Withdrawal, created_at, get, lease_key, put_op, range_answer, range_op,
 };
 use crate::errors::EtcdError;
+use crate::hub::{CursorEnd, EventCursor};
 use crate::node::Node;
 
 #[derive(Debug)]
@@ -158,7 +158,7 @@ impl Election for ElectionService {
 /// it (a new value proclaimed, a new leader once the key is gone), until
 /// the stream's reader leaves. A failed read ends the stream, as in etcd.
 async fn observe(client: &LocalClient, prefix: &[u8], tx: &mpsc::Sender<Result<LeaderResponse, Status>>) {
-    // The last leader value sent, so looking again after a lag sends
+    // The last leader value sent, so looking again after a gap sends
     // nothing twice.
     let mut sent: Option<(Bytes, i64)> = None;
     let mut send = |header: ResponseHeader, kv: KeyValue| {
@@ -169,29 +169,29 @@ async fn observe(client: &LocalClient, prefix: &[u8], tx: &mpsc::Sender<Result<L
     };
     loop {
         // Subscribed before reading, so nothing after the read is missed.
-        let mut live = client.node().hub().subscribe();
+        let live = client.node().hub().subscribe();
         let Ok(first) = client.first_created(prefix).await else { return };
         let read_at = first.header.as_ref().map_or(0, |h| h.revision);
-        let (mut at, leader) = match first.kvs.into_iter().next() {
-            Some(kv) => (read_at, kv),
+        let mut events = EventCursor::after(live, read_at);
+        let (header, leader) = match first.kvs.into_iter().next() {
+            Some(kv) => (first.header.unwrap_or_default(), kv),
             // No candidate yet: the first key put under the prefix leads.
-            None => match next_event(&mut live, read_at, |e| is_put_under(e, prefix)).await {
-                Next::Put(kv) => (kv.mod_revision, kv),
+            None => match next_put(&mut events, |key| key.starts_with(prefix)).await {
+                Next::Put(kv) => (header_at(client, kv.mod_revision), kv),
                 Next::Deleted | Next::LookAgain => continue,
                 Next::End => return,
             },
         };
         let key = leader.key.clone();
-        if !send(header_at(client, at), leader).await {
+        if !send(header, leader).await {
             return;
         }
         // Follow the leader's key: each put is news, its delete means a
         // new leader (or none) to look up.
         loop {
-            match next_event(&mut live, at, |e| event_key(e) == Some(&key)).await {
+            match next_put(&mut events, |k| k == key).await {
                 Next::Put(kv) => {
-                    at = kv.mod_revision;
-                    if !send(header_at(client, at), kv).await {
+                    if !send(header_at(client, kv.mod_revision), kv).await {
                         return;
                     }
                 }
@@ -206,40 +206,27 @@ enum Next {
     /// A put, with the key-value it wrote.
     Put(KeyValue),
     Deleted,
-    /// Batches were lost to the ring: read the store again.
+    /// Revisions went by unseen: read the store again.
     LookAgain,
     /// The member is stopping.
     End,
 }
 
-/// The next event after revision `after` that `wanted` picks.
-async fn next_event(
-    live: &mut tokio::sync::broadcast::Receiver<Arc<crate::hub::LiveBatch>>,
-    after: i64,
-    wanted: impl Fn(&Event) -> bool,
-) -> Next {
+/// The next put or delete of a key `wanted` picks.
+async fn next_put(events: &mut EventCursor, wanted: impl Fn(&[u8]) -> bool) -> Next {
     loop {
-        match live.recv().await {
-            Ok(batch) => {
-                let found = batch.events.iter().find(|e| crate::hub::event_revision(e) > after && wanted(e));
-                match found {
-                    Some(e) if e.r#type == EventType::Delete as i32 => return Next::Deleted,
-                    Some(e) => return e.kv.clone().map_or(Next::Deleted, Next::Put),
-                    None => {}
-                }
-            }
-            Err(RecvError::Lagged(_)) => return Next::LookAgain,
-            Err(RecvError::Closed) => return Next::End,
+        match events.next().await {
+            Ok(event) if !event_key(&event).is_some_and(|k| wanted(k)) => {}
+            Ok(event) if event.r#type == EventType::Delete as i32 => return Next::Deleted,
+            Ok(event) => return event.kv.map_or(Next::Deleted, Next::Put),
+            Err(CursorEnd::Gap) => return Next::LookAgain,
+            Err(CursorEnd::Closed) => return Next::End,
         }
     }
 }
 
 fn event_key(event: &Event) -> Option<&Bytes> {
     event.kv.as_ref().map(|kv| &kv.key)
-}
-
-fn is_put_under(event: &Event, prefix: &[u8]) -> bool {
-    event.r#type == EventType::Put as i32 && event_key(event).is_some_and(|k| k.starts_with(prefix))
 }
 
 /// The member's header, at revision `revision` (the event's, as etcd's

@@ -17,12 +17,12 @@ use rtcd_proto::etcdserverpb::{
     request_op, response_op,
 };
 use rtcd_proto::mvccpb::event::EventType;
-use tokio::sync::broadcast::error::RecvError;
 use tonic::{Request, Status};
 
 use super::kv::KvService;
 use super::lease::LeaseService;
 use crate::errors::{EtcdError, through_local_client};
+use crate::hub::{CursorEnd, EventCursor};
 use crate::node::Node;
 
 /// TTL of the lease a recipe grants when the caller gives none (etcd's
@@ -77,7 +77,8 @@ impl LocalClient {
 
     /// Waits until no key under `prefix` has a create revision at or below
     /// `max_create_revision`; answers the header of the read that found none
-    /// (etcd's `waitDeletes`: wait for the newest such key to go, look again).
+    /// (etcd's `waitDeletes`: wait for the newest such key to go, look again;
+    /// also look again after revisions went by unseen).
     pub async fn wait_deletes(
         &self,
         prefix: &[u8],
@@ -86,20 +87,20 @@ impl LocalClient {
         loop {
             // Subscribed before reading: a delete the read does not show yet
             // is published afterwards, so it cannot be missed.
-            let mut live = self.node.hub().subscribe();
+            let live = self.node.hub().subscribe();
             let newest =
                 self.range(oldest_or_newest(prefix, SortOrder::Descend, max_create_revision)).await?;
             let Some(kv) = newest.kvs.first() else {
                 return Ok(newest.header.unwrap_or_default());
             };
-            let after = newest.header.as_ref().map_or(0, |h| h.revision);
+            let read_at = newest.header.as_ref().map_or(0, |h| h.revision);
+            let mut events = EventCursor::after(live, read_at);
             loop {
-                match live.recv().await {
-                    Ok(batch) if batch.events.iter().any(|e| is_delete_of(e, &kv.key, after)) => break,
+                match events.next().await {
+                    Ok(event) if is_delete_of(&event, &kv.key) => break,
                     Ok(_) => {}
-                    // Batches were lost to the ring: look again.
-                    Err(RecvError::Lagged(_)) => break,
-                    Err(RecvError::Closed) => return Err(through_local_client(EtcdError::Stopped.into())),
+                    Err(CursorEnd::Gap) => break,
+                    Err(CursorEnd::Closed) => return Err(through_local_client(EtcdError::Stopped.into())),
                 }
             }
         }
@@ -193,9 +194,8 @@ pub fn range_answer(resp: &TxnResponse, index: usize) -> Result<&RangeResponse, 
     }
 }
 
-fn is_delete_of(event: &rtcd_proto::mvccpb::Event, key: &[u8], after: i64) -> bool {
-    event.r#type == EventType::Delete as i32
-        && event.kv.as_ref().is_some_and(|kv| kv.key == key && kv.mod_revision > after)
+fn is_delete_of(event: &rtcd_proto::mvccpb::Event, key: &[u8]) -> bool {
+    event.r#type == EventType::Delete as i32 && event.kv.as_ref().is_some_and(|kv| kv.key == key)
 }
 
 /// The key under `prefix` created first, as a range request.

@@ -32,10 +32,18 @@ fn leader_key(k: &LeaderKey) -> String {
     format!("{}@{} lease {:x}", k.key_str().unwrap(), k.rev(), k.lease())
 }
 
-/// Whether `task` is still waiting a moment after it started: a lock or a
-/// campaign that must queue behind another.
-async fn still_waiting<T>(task: &JoinHandle<T>) -> bool {
-    tokio::time::sleep(Duration::from_millis(300)).await;
+/// Whether `task`, a lock or campaign that must queue behind another, is
+/// still waiting once its key is queued (`queued` keys under `prefix`), and
+/// a moment later.
+async fn still_waiting<T>(c: &mut Client, prefix: &str, queued: i64, task: &JoinHandle<T>) -> bool {
+    for _ in 0..200 {
+        let count = GetOptions::new().with_prefix().with_count_only();
+        if c.get(prefix, Some(count)).await.unwrap().count() >= queued {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
     !task.is_finished()
 }
 
@@ -59,7 +67,7 @@ async fn lock_session(c: &mut Client) -> Vec<String> {
 
     let mut other = c.clone();
     let bob = tokio::spawn(async move { other.lock("jobs", lock(BOB)).await });
-    out.push(format!("bob waits while alice holds: {}", still_waiting(&bob).await));
+    out.push(format!("bob waits while alice holds: {}", still_waiting(c, "jobs/", 2, &bob).await));
     let released = c.unlock(alice_key).await.unwrap();
     out.push(format!("alice unlocked at {}", rev(released.header())));
     let got = bob.await.unwrap().unwrap();
@@ -96,7 +104,7 @@ async fn election_session(c: &mut Client) -> Vec<String> {
 
     let mut other = c.clone();
     let bob = tokio::spawn(async move { other.campaign("pick", "bob", BOB).await });
-    out.push(format!("bob waits while alice leads: {}", still_waiting(&bob).await));
+    out.push(format!("bob waits while alice leads: {}", still_waiting(c, "pick/", 2, &bob).await));
 
     let as_alice = || Some(ProclaimOptions::new().with_leader(alice.clone()));
     let said = c.proclaim("alice, again", as_alice()).await.unwrap();
@@ -187,7 +195,7 @@ async fn an_abandoned_lock_wait_leaves_no_key() {
     let mut other = c.clone();
     let waiting =
         tokio::spawn(async move { other.lock("jobs", Some(LockOptions::new().with_lease(BOB))).await });
-    assert!(still_waiting(&waiting).await, "bob must queue behind alice");
+    assert!(still_waiting(&mut c, "jobs/", 2, &waiting).await, "bob must queue behind alice");
     let keys = || GetOptions::new().with_prefix().with_keys_only();
     assert_eq!(c.get("jobs/", Some(keys())).await.unwrap().kvs().len(), 2, "bob queued a key");
     waiting.abort();
@@ -222,7 +230,7 @@ async fn waiters_on_any_member_are_woken() {
     let mut second = clients[1].clone();
     let waiting =
         tokio::spawn(async move { second.lock("jobs", Some(LockOptions::new().with_lease(BOB))).await });
-    assert!(still_waiting(&waiting).await, "bob must queue behind alice");
+    assert!(still_waiting(&mut clients[0], "jobs/", 2, &waiting).await, "bob must queue behind alice");
     let unlocked = clients[2].unlock(held.key().to_vec()).await.unwrap();
     let got = tokio::time::timeout(Duration::from_secs(10), waiting).await.unwrap().unwrap().unwrap();
     assert_eq!(got.key(), format!("jobs/{BOB:x}").as_bytes());
@@ -237,4 +245,39 @@ async fn waiters_on_any_member_are_woken() {
         .await
         .unwrap();
     assert!(seen(&mut observer).await.contains("=bob, louder at "));
+}
+
+/// The same for a candidate: one that goes away while queued withdraws, and
+/// an observer sees the next candidate lead once the leader resigns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_campaign_withdraws() {
+    let rtcd = start(Kind::Rtcd, "abandon-campaign");
+    let mut c = Client::connect([rtcd.client_url.as_str()], None).await.unwrap();
+    for id in [ALICE, BOB, 0xca401] {
+        c.lease_grant(30, Some(LeaseGrantOptions::new().with_id(id))).await.unwrap();
+    }
+    let alice = c.campaign("pick", "alice", ALICE).await.unwrap().leader().unwrap().clone();
+    let mut other = c.clone();
+    let bob = tokio::spawn(async move { other.campaign("pick", "bob", BOB).await });
+    assert!(still_waiting(&mut c, "pick/", 2, &bob).await, "bob must queue behind alice");
+    bob.abort();
+    let mut carol_client = c.clone();
+    let carol = tokio::spawn(async move { carol_client.campaign("pick", "carol", 0xca401).await });
+    // Bob's key goes (it may still be there while carol queues: 3, then 2).
+    let mut left = 0;
+    for _ in 0..50 {
+        left = c.get("pick/", Some(GetOptions::new().with_prefix().with_count_only())).await.unwrap().count();
+        let bob_key = c.get(format!("pick/{BOB:x}"), None).await.unwrap();
+        if left == 2 && bob_key.kvs().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(left, 2, "alice and carol remain");
+    let mut observer = c.observe("pick").await.unwrap();
+    assert!(seen(&mut observer).await.contains("=alice at "));
+    c.resign(Some(ResignOptions::new().with_leader(alice))).await.unwrap();
+    let carol = tokio::time::timeout(Duration::from_secs(10), carol).await.unwrap().unwrap().unwrap();
+    assert_eq!(carol.leader().unwrap().key(), format!("pick/{:x}", 0xca401).as_bytes());
+    assert!(seen(&mut observer).await.contains("=carol at "));
 }
