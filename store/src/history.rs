@@ -8,6 +8,7 @@ use crate::engine::Table;
 use crate::error::StoreError;
 use crate::revision::Revision;
 use crate::store::Store;
+use crate::view::View;
 
 /// A slice of history.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -50,6 +51,12 @@ impl Store {
                 last_main = rev.main;
                 let kv = KeyValue::decode(raw_value.as_slice())
                     .map_err(|e| StoreError::Corrupt(format!("record {rev:?}: {e}")))?;
+                // Of the compacted revision's puts, only the version each key
+                // kept is replayed: one the same revision replaced or deleted
+                // (a txn changing a key twice) may still await deletion too.
+                if rev.main == state.compacted && !kept_by_compaction(view, &kv, state.compacted)? {
+                    continue;
+                }
                 let kind = if tombstone { EventType::Delete } else { EventType::Put };
                 // The state just before this revision, unless compacted away;
                 // never for a creation (etcd does not look it up then).
@@ -64,4 +71,10 @@ impl Store {
             Ok(History { events, next_revision, current_revision: state.rev })
         })
     }
+}
+
+/// Whether `kv`, a put at the compacted revision `compacted`, is the version
+/// its key had at that revision (the one compaction keeps).
+fn kept_by_compaction(view: &View<'_>, kv: &KeyValue, compacted: i64) -> Result<bool, StoreError> {
+    Ok(view.get(&kv.key, compacted)?.is_some_and(|kept| kept.version == kv.version))
 }
