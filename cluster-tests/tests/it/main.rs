@@ -69,9 +69,12 @@ fn rtcd_stays_consistent_through_membership_changes_compaction_and_slow_links() 
 /// The control: the same suite against Debian's etcd 3.4.23. Its watchers
 /// do not ask for progress notifications: 3.4.23 can answer one ahead of
 /// events it has not sent yet (etcd issue 15220, fixed in 3.4.24), which the
-/// watch checker reports as a broken bookmark.
+/// watch checker reports as a broken bookmark. Nor is it paused: a leader of
+/// 3.4.23 stopped past an election still revokes leases by its own clock
+/// when it resumes (etcd issue 15247), which the lease checker reports as
+/// expired early (one run in a few here).
 #[test]
 fn etcd_control_run_is_valid() {
-    let faults = "partition,kill,pause,membership,compact";
+    let faults = "partition,kill,membership,compact";
     assert_exercised(&run("etcd", faults, 45, 7, &["--progress-requests", "false"]));
 }

@@ -169,7 +169,7 @@ impl Drop for Withdrawal {
     }
 }
 
-pub fn op(request: request_op::Request) -> RequestOp {
+fn op(request: request_op::Request) -> RequestOp {
     RequestOp { request: Some(request) }
 }
 

@@ -31,7 +31,8 @@ fn maybe(kv: Option<&KeyValue>) -> String {
     kv.map(|kv| kvs(std::slice::from_ref(kv))).unwrap_or_default()
 }
 
-fn error(e: Error) -> String {
+/// An error as both servers' answers are compared: code and text.
+pub(crate) fn error(e: Error) -> String {
     match e {
         Error::GRpcStatus(s) => format!("error {:?}: {}", s.code(), s.message()),
         other => format!("error {other}"),

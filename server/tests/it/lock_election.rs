@@ -5,24 +5,18 @@
 use std::time::Duration;
 
 use etcd_client::{
-    Client, Error, GetOptions, LeaderKey, LeaseGrantOptions, LockOptions, ObserveStream, ProclaimOptions,
+    Client, GetOptions, LeaderKey, LeaseGrantOptions, LockOptions, ObserveStream, ProclaimOptions,
     ResignOptions,
 };
 use tokio::task::JoinHandle;
 
+use crate::etcd_client::error;
 use crate::harness::{Kind, start};
 
 /// Lease IDs given explicitly, so lock and candidate keys (which carry the
 /// lease in hex) are the same on both servers.
 const ALICE: i64 = 0x1a11ce;
 const BOB: i64 = 0xb0b;
-
-fn error(e: Error) -> String {
-    match e {
-        Error::GRpcStatus(s) => format!("error {:?}: {}", s.code(), s.message()),
-        other => format!("error {other}"),
-    }
-}
 
 fn rev(header: Option<&etcd_client::ResponseHeader>) -> i64 {
     header.map_or(0, |h| h.revision())
