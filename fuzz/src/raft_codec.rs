@@ -15,10 +15,10 @@
 pub(crate) mod codec;
 
 pub fn run(data: &[u8]) {
-    let Ok((id, request)) = codec::decode(data) else { return };
-    let again = codec::encode(id, request.clone());
+    let Ok(decoded) = codec::decode(data) else { return };
+    let again = codec::encode(decoded.id, decoded.request.clone(), &decoded.caller);
     match codec::decode(&again) {
-        Ok(back) => assert_eq!(back, (id, request), "encode→decode changed the proposal"),
-        Err(e) => panic!("re-encoded proposal does not decode: {e}; was {request:?}"),
+        Ok(back) => assert_eq!(back, decoded, "encode→decode changed the proposal"),
+        Err(e) => panic!("re-encoded proposal does not decode: {e}; was {decoded:?}"),
     }
 }

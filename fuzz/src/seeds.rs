@@ -10,13 +10,13 @@
 use bytes::Bytes;
 use prost::Message;
 use rtcd_proto::etcdserverpb::{
-    AlarmRequest, AuthenticateRequest, CompactionRequest, Compare, DeleteRangeRequest, LeaseGrantRequest,
-    LeaseKeepAliveRequest, LeaseRevokeRequest, LeaseTimeToLiveRequest, MemberAddRequest, PutRequest,
-    RangeRequest, RequestOp, TxnRequest, WatchCancelRequest, WatchCreateRequest, WatchProgressRequest,
-    WatchRequest, compare, request_op::Request, watch_request::RequestUnion,
+    AlarmRequest, AuthRoleAddRequest, AuthenticateRequest, CompactionRequest, Compare, DeleteRangeRequest,
+    LeaseGrantRequest, LeaseKeepAliveRequest, LeaseRevokeRequest, LeaseTimeToLiveRequest, MemberAddRequest,
+    PutRequest, RangeRequest, RequestOp, TxnRequest, WatchCancelRequest, WatchCreateRequest,
+    WatchProgressRequest, WatchRequest, compare, request_op::Request, watch_request::RequestUnion,
 };
 use rtcd_proto::rtcdraftpb::{Proposal, proposal};
-use rtcd_store::WriteRequest;
+use rtcd_store::{AuthRequest, Caller, WriteRequest};
 
 use crate::raft_codec::codec;
 
@@ -154,17 +154,30 @@ fn watch_create(key: &str, end: &str, start: i64) -> WatchRequest {
 
 fn raft_codec(seeds: &mut Vec<Seed>) {
     let mut add = |name: &str, bytes: Vec<u8>| seeds.push(("raft_codec", name.to_string(), bytes));
-    add("put", codec::encode(1, WriteRequest::Put(put("a", "1"))));
-    add("txn-flat", codec::encode(2, WriteRequest::Txn(guarded_txn(4, false))));
-    add("txn-nested-flat", codec::encode(3, WriteRequest::Txn(guarded_txn(0, true))));
+    add("put", codec::encode(1, WriteRequest::Put(put("a", "1")), &Caller::Member));
+    add("txn-flat", codec::encode(2, WriteRequest::Txn(guarded_txn(4, false)), &Caller::Member));
+    add("txn-nested-flat", codec::encode(3, WriteRequest::Txn(guarded_txn(0, true)), &Caller::Member));
     add(
         "compact",
-        codec::encode(4, WriteRequest::Compact(CompactionRequest { revision: 9, physical: false })),
+        codec::encode(
+            4,
+            WriteRequest::Compact(CompactionRequest { revision: 9, physical: false }),
+            &Caller::Member,
+        ),
     );
-    add("lease-grant", codec::encode(5, WriteRequest::LeaseGrant(LeaseGrantRequest { ttl: 10, id: 7 })));
+    add(
+        "lease-grant",
+        codec::encode(5, WriteRequest::LeaseGrant(LeaseGrantRequest { ttl: 10, id: 7 }), &Caller::Member),
+    );
     // Entries written before txns were flattened: still in old logs.
-    let legacy = Proposal { id: 6, request: Some(proposal::Request::Txn(guarded_txn(0, true))) };
+    let legacy =
+        Proposal { id: 6, request: Some(proposal::Request::Txn(guarded_txn(0, true))), caller: None };
     add("txn-nested-legacy", legacy.encode_to_vec());
+    // A client's write, and an auth change, as a member proposes them.
+    let alice = Caller::Client { user: "alice".into(), auth_revision: 3 };
+    add("put-as-alice", codec::encode(7, WriteRequest::Put(put("a", "2")), &alice));
+    let role = AuthRoleAddRequest { name: "reader".into() };
+    add("auth-role-add", codec::encode(8, WriteRequest::Auth(AuthRequest::RoleAdd(role)), &alice));
 }
 
 /// Deterministic pseudo-random bytes (an LCG): `arbitrary` reads structure

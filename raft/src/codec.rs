@@ -10,9 +10,12 @@
 use std::collections::VecDeque;
 
 use prost::Message;
+use rtcd_proto::etcdserverpb::{AuthDisableRequest, AuthEnableRequest};
 use rtcd_proto::etcdserverpb::{RequestOp, TxnRequest, request_op};
-use rtcd_proto::rtcdraftpb::{FlatOp, FlatTxn, FlatTxnNode, Proposal, flat_op, proposal::Request};
-use rtcd_store::WriteRequest;
+use rtcd_proto::rtcdraftpb::{
+    self as pb, FlatOp, FlatTxn, FlatTxnNode, Proposal, flat_op, proposal::Request,
+};
+use rtcd_store::{AuthRequest, Caller, WriteRequest};
 
 /// Why bytes are not a proposal this version can apply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,7 +28,7 @@ pub enum DecodeError {
     FlatTxn(&'static str),
 }
 
-pub fn encode(id: u64, request: WriteRequest) -> Vec<u8> {
+pub fn encode(id: u64, request: WriteRequest, caller: &Caller) -> Vec<u8> {
     let request = match request {
         WriteRequest::Put(r) => Request::Put(r),
         WriteRequest::DeleteRange(r) => Request::DeleteRange(r),
@@ -35,12 +38,46 @@ pub fn encode(id: u64, request: WriteRequest) -> Vec<u8> {
         WriteRequest::LeaseRevoke(r) => Request::LeaseRevoke(r),
         WriteRequest::LeaseCheckpoint(r) => Request::LeaseCheckpoint(r),
         WriteRequest::Alarm(r) => Request::Alarm(r),
+        WriteRequest::Auth(r) => encode_auth(r),
     };
-    Proposal { id, request: Some(request) }.encode_to_vec()
+    let caller = match caller {
+        Caller::Member => None,
+        Caller::Client { user, auth_revision } => {
+            Some(pb::Caller { user: user.clone(), auth_revision: *auth_revision })
+        }
+    };
+    Proposal { id, request: Some(request), caller }.encode_to_vec()
 }
 
-/// The proposer's ID and the request.
-pub fn decode(bytes: &[u8]) -> Result<(u64, WriteRequest), DecodeError> {
+fn encode_auth(request: AuthRequest) -> Request {
+    match request {
+        AuthRequest::Enable => Request::AuthEnable(AuthEnableRequest {}),
+        AuthRequest::Disable => Request::AuthDisable(AuthDisableRequest {}),
+        AuthRequest::UserAdd(r) => Request::AuthUserAdd(r),
+        AuthRequest::UserDelete(r) => Request::AuthUserDelete(r),
+        AuthRequest::UserChangePassword(r) => Request::AuthUserChangePassword(r),
+        AuthRequest::UserGrantRole(r) => Request::AuthUserGrantRole(r),
+        AuthRequest::UserRevokeRole(r) => Request::AuthUserRevokeRole(r),
+        AuthRequest::RoleAdd(r) => Request::AuthRoleAdd(r),
+        AuthRequest::RoleDelete(r) => Request::AuthRoleDelete(r),
+        AuthRequest::RoleGrantPermission(r) => Request::AuthRoleGrantPermission(r),
+        AuthRequest::RoleRevokePermission(r) => Request::AuthRoleRevokePermission(r),
+        AuthRequest::Authenticate { name, token, checked_at } => {
+            Request::Authenticate(pb::Authenticate { name, token, checked_at })
+        }
+    }
+}
+
+/// A decoded proposal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    /// The proposing member's ID for it.
+    pub id: u64,
+    pub request: WriteRequest,
+    pub caller: Caller,
+}
+
+pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     let proposal = Proposal::decode(bytes)?;
     let request = match proposal.request.ok_or(DecodeError::NoRequest)? {
         Request::Put(r) => WriteRequest::Put(r),
@@ -52,8 +89,28 @@ pub fn decode(bytes: &[u8]) -> Result<(u64, WriteRequest), DecodeError> {
         Request::LeaseRevoke(r) => WriteRequest::LeaseRevoke(r),
         Request::LeaseCheckpoint(r) => WriteRequest::LeaseCheckpoint(r),
         Request::Alarm(r) => WriteRequest::Alarm(r),
+        Request::AuthEnable(_) => WriteRequest::Auth(AuthRequest::Enable),
+        Request::AuthDisable(_) => WriteRequest::Auth(AuthRequest::Disable),
+        Request::AuthUserAdd(r) => WriteRequest::Auth(AuthRequest::UserAdd(r)),
+        Request::AuthUserDelete(r) => WriteRequest::Auth(AuthRequest::UserDelete(r)),
+        Request::AuthUserChangePassword(r) => WriteRequest::Auth(AuthRequest::UserChangePassword(r)),
+        Request::AuthUserGrantRole(r) => WriteRequest::Auth(AuthRequest::UserGrantRole(r)),
+        Request::AuthUserRevokeRole(r) => WriteRequest::Auth(AuthRequest::UserRevokeRole(r)),
+        Request::AuthRoleAdd(r) => WriteRequest::Auth(AuthRequest::RoleAdd(r)),
+        Request::AuthRoleDelete(r) => WriteRequest::Auth(AuthRequest::RoleDelete(r)),
+        Request::AuthRoleGrantPermission(r) => WriteRequest::Auth(AuthRequest::RoleGrantPermission(r)),
+        Request::AuthRoleRevokePermission(r) => WriteRequest::Auth(AuthRequest::RoleRevokePermission(r)),
+        Request::Authenticate(a) => WriteRequest::Auth(AuthRequest::Authenticate {
+            name: a.name,
+            token: a.token,
+            checked_at: a.checked_at,
+        }),
     };
-    Ok((proposal.id, request))
+    let caller = match proposal.caller {
+        None => Caller::Member,
+        Some(c) => Caller::Client { user: c.user, auth_revision: c.auth_revision },
+    };
+    Ok(Decoded { id: proposal.id, request, caller })
 }
 
 /// Numbers the txns breadth first, so a nested txn's node always comes after
@@ -154,6 +211,10 @@ mod tests {
         }
     }
 
+    fn member(id: u64, request: WriteRequest) -> Decoded {
+        Decoded { id, request, caller: Caller::Member }
+    }
+
     fn nested(txn: TxnRequest) -> RequestOp {
         RequestOp { request: Some(request_op::Request::RequestTxn(txn)) }
     }
@@ -171,11 +232,22 @@ mod tests {
     #[test]
     fn proposals_round_trip() {
         let put = WriteRequest::Put(PutRequest { key: "k".into(), value: "v".into(), ..Default::default() });
-        assert_eq!(decode(&encode(7, put.clone())), Ok((7, put)));
+        let member = Caller::Member;
+        assert_eq!(
+            decode(&encode(7, put.clone(), &member)),
+            Ok(Decoded { id: 7, request: put, caller: member })
+        );
         let compact = WriteRequest::Compact(CompactionRequest { revision: 3, physical: true });
-        assert_eq!(decode(&encode(u64::MAX, compact.clone())), Ok((u64::MAX, compact)));
+        let alice = Caller::Client { user: "alice".into(), auth_revision: 4 };
+        assert_eq!(
+            decode(&encode(u64::MAX, compact.clone(), &alice)),
+            Ok(Decoded { id: u64::MAX, request: compact, caller: alice })
+        );
         assert!(matches!(decode(b"\xff\xff"), Err(DecodeError::Protobuf(_))));
-        assert_eq!(decode(&Proposal { id: 1, request: None }.encode_to_vec()), Err(DecodeError::NoRequest));
+        assert_eq!(
+            decode(&Proposal { id: 1, request: None, caller: None }.encode_to_vec()),
+            Err(DecodeError::NoRequest)
+        );
     }
 
     #[test]
@@ -212,7 +284,7 @@ mod tests {
             failure: vec![nested(inner), put("f")],
         };
         let request = WriteRequest::Txn(txn);
-        assert_eq!(decode(&encode(9, request.clone())), Ok((9, request)));
+        assert_eq!(decode(&encode(9, request.clone(), &Caller::Member)), Ok(member(9, request)));
     }
 
     /// The finding this encoding fixes: a txn nested as deep as etcd allows
@@ -223,19 +295,19 @@ mod tests {
         for depth in [49, 50, 51, 128, 129, 1_000] {
             let request = WriteRequest::Txn(chain(depth));
             if (50..=129).contains(&depth) {
-                let nested_form =
-                    Proposal { id: 1, request: Some(Request::Txn(chain(depth))) }.encode_to_vec();
+                let nested_form = Proposal { id: 1, request: Some(Request::Txn(chain(depth))), caller: None }
+                    .encode_to_vec();
                 assert!(decode(&nested_form).is_err(), "the old form fails at depth {depth}");
             }
-            let decoded = decode(&encode(1, request.clone()));
-            assert!(decoded == Ok((1, request)), "depth {depth}");
+            let decoded = decode(&encode(1, request.clone(), &Caller::Member));
+            assert!(decoded == Ok(member(1, request)), "depth {depth}");
         }
     }
 
     #[test]
     fn entries_in_the_nested_form_still_decode() {
-        let bytes = Proposal { id: 4, request: Some(Request::Txn(chain(3))) }.encode_to_vec();
-        assert_eq!(decode(&bytes), Ok((4, WriteRequest::Txn(chain(3)))));
+        let bytes = Proposal { id: 4, request: Some(Request::Txn(chain(3))), caller: None }.encode_to_vec();
+        assert_eq!(decode(&bytes), Ok(member(4, WriteRequest::Txn(chain(3)))));
     }
 
     #[test]
@@ -251,8 +323,12 @@ mod tests {
             vec![node(vec![]), node(vec![])],
         ];
         for nodes in cases {
-            let bytes = Proposal { id: 1, request: Some(Request::FlatTxn(FlatTxn { nodes: nodes.clone() })) }
-                .encode_to_vec();
+            let bytes = Proposal {
+                id: 1,
+                request: Some(Request::FlatTxn(FlatTxn { nodes: nodes.clone() })),
+                caller: None,
+            }
+            .encode_to_vec();
             assert!(matches!(decode(&bytes), Err(DecodeError::FlatTxn(_))), "{nodes:?}");
         }
     }

@@ -13,7 +13,7 @@ use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::RaftError;
 use openraft::vote::RaftLeaderId;
 use openraft::{Config, ReadPolicy, SnapshotPolicy};
-use rtcd_store::{Applied, Store, StoreError, WriteRequest};
+use rtcd_store::{Applied, Caller, Store, StoreError, WriteRequest};
 use tokio::sync::oneshot;
 
 use crate::error::ReplicationError;
@@ -187,12 +187,22 @@ impl RaftNode {
         &self,
         request: WriteRequest,
     ) -> Result<Result<Applied, StoreError>, ReplicationError> {
+        self.propose_for(request, &Caller::Member).await
+    }
+
+    /// [`Node::propose`] for a client: its permissions are checked when the
+    /// request applies.
+    pub async fn propose_for(
+        &self,
+        request: WriteRequest,
+        caller: &Caller,
+    ) -> Result<Result<Applied, StoreError>, ReplicationError> {
         let id = self.next_proposal.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         if let Ok(mut pending) = self.waiters.pending.lock() {
             pending.insert(id, tx);
         }
-        let proposal = codec::encode(id, request);
+        let proposal = codec::encode(id, request, caller);
         let outcome = tokio::time::timeout(self.request_timeout, self.committed_and_applied(proposal, rx))
             .await
             .unwrap_or(Err(ReplicationError::Timeout));

@@ -21,7 +21,7 @@ use openraft::{EntryPayload, StoredMembership as Stored};
 use rtcd_store::{Applied, AppliedMark, Store, StoreError, WriteRequest};
 use serde::{Deserialize, Serialize};
 
-use crate::codec;
+use crate::codec::{self, Decoded};
 use crate::types::{LogId, SnapshotFile, SnapshotMeta, StoredMembership, TypeConfig};
 
 /// One applied proposal: who proposed it, what it asked and what happened.
@@ -69,7 +69,7 @@ fn read_mark(mark: &AppliedMark) -> io::Result<RaftApplied> {
 /// applies it, and no later entry may be applied without it. The error makes
 /// openraft stop this member's Raft (a fatal storage error), and the server
 /// exits with the line below.
-fn decode_committed(proposal: &[u8], log_id: &LogId) -> io::Result<(u64, WriteRequest)> {
+fn decode_committed(proposal: &[u8], log_id: &LogId) -> io::Result<Decoded> {
     codec::decode(proposal).map_err(|error| {
         tracing::error!(
             %log_id,
@@ -148,17 +148,14 @@ impl RaftStateMachine<TypeConfig> for StoreStateMachine {
         Strm: Stream<Item = Result<EntryResponder<TypeConfig>, io::Error>> + Unpin + Send,
     {
         let mut applied = read_mark(&self.store.applied().map_err(io_err)?)?;
-        let mut requests: Vec<WriteRequest> = Vec::new();
-        let mut ids = Vec::new();
+        let mut decoded: Vec<Decoded> = Vec::new();
         let mut responders = Vec::new();
         while let Some(item) = entries.next().await {
             let (entry, responder) = item?;
             match entry.payload {
                 EntryPayload::Blank => {}
                 EntryPayload::Normal(command) => {
-                    let (id, request) = decode_committed(&command.proposal, &entry.log_id)?;
-                    ids.push(id);
-                    requests.push(request);
+                    decoded.push(decode_committed(&command.proposal, &entry.log_id)?);
                 }
                 EntryPayload::Membership(m) => applied.membership = Stored::new(Some(entry.log_id), m),
             }
@@ -170,11 +167,12 @@ impl RaftStateMachine<TypeConfig> for StoreStateMachine {
         // Applied in place rather than on the blocking pool: one unsynced
         // engine write is short, and the hand-off to another thread and back
         // cost more than the write itself on every commit.
-        let outcomes = self.store.apply(&requests, mark).map_err(io_err)?;
-        let entries = ids.into_iter().zip(requests).zip(outcomes);
+        let outcomes =
+            self.store.apply_for(decoded.iter().map(|d| (&d.request, &d.caller)), mark).map_err(io_err)?;
+        let entries = decoded.into_iter().zip(outcomes);
         self.listener.applied(
             entries
-                .map(|((proposal, request), outcome)| AppliedEntry { proposal, request, outcome })
+                .map(|(d, outcome)| AppliedEntry { proposal: d.id, request: d.request, outcome })
                 .collect(),
         );
         for responder in responders {

@@ -328,7 +328,9 @@ async fn the_leader_refuses_an_undecodable_forwarded_proposal_and_writes_the_res
     let (cluster, before) = (&writing.cluster, writing.first);
     let leader_member = writing.member(true);
 
-    let valid = |id: u64, key: &str| serde_bytes::ByteBuf::from(rtcd_raft::codec::encode(id, put(key, "v")));
+    let valid = |id: u64, key: &str| {
+        serde_bytes::ByteBuf::from(rtcd_raft::codec::encode(id, put(key, "v"), &rtcd_store::Caller::Member))
+    };
     let group = vec![
         valid(u64::MAX - 1, "a"),
         serde_bytes::ByteBuf::from(vec![0xff, 0xff]),

@@ -33,7 +33,10 @@ fn put(index: u64, id: u64, key: &str) -> Entry {
         value: "v".into(),
         ..Default::default()
     });
-    Entry::new_normal(log_id::<TypeConfig>(1, 1, index), Command { proposal: codec::encode(id, req) })
+    Entry::new_normal(
+        log_id::<TypeConfig>(1, 1, index),
+        Command { proposal: codec::encode(id, req, &rtcd_store::Caller::Member) },
+    )
 }
 
 fn open(dir: &std::path::Path, listener: Arc<dyn ApplyListener>) -> (Arc<Store>, StoreStateMachine) {

@@ -1,16 +1,19 @@
 //! What a member does with each batch its Raft applies, before the
 //! proposers hear back: events go to its watch hub, lease grants, revokes
-//! and checkpoints to its lessor (which keeps timers only while it leads).
+//! and checkpoints to its lessor (which keeps timers only while it leads),
+//! tokens to its authenticator.
 
 use std::sync::Arc;
 
 use rtcd_raft::{AppliedEntry, ApplySink};
-use rtcd_store::{WriteRequest, WriteResponse};
+use rtcd_store::{AuthRequest, AuthResponse, WriteRequest, WriteResponse};
+
+use crate::auth::Authenticator;
 
 use crate::hub::Hub;
 use crate::lessor::Lessor;
 
-pub fn sink(hub: Hub, lessor: Arc<Lessor>) -> ApplySink {
+pub fn sink(hub: Hub, lessor: Arc<Lessor>, authenticator: Arc<Authenticator>) -> ApplySink {
     Arc::new(move |entries: &mut [AppliedEntry]| {
         let mut events = Vec::new();
         for entry in entries.iter_mut() {
@@ -24,9 +27,26 @@ pub fn sink(hub: Hub, lessor: Arc<Lessor>) -> ApplySink {
                         lessor.checkpointed(cp.id, cp.remaining_ttl);
                     }
                 }
+                (WriteRequest::Auth(auth), response) => tokens_follow(&authenticator, auth, response),
                 _ => {}
             }
         }
         hub.publish(events);
     })
+}
+
+/// Tokens change with the auth store: an applied `Authenticate` makes one on
+/// every member; a user deleted or given a new password loses theirs; all go
+/// when auth is disabled (etcd's token provider does the same).
+fn tokens_follow(authenticator: &Authenticator, request: &AuthRequest, response: &WriteResponse) {
+    let tokens = authenticator.tokens();
+    match (request, response) {
+        (AuthRequest::Authenticate { name, .. }, WriteResponse::Auth(AuthResponse::Token(token))) => {
+            tokens.assign(token.clone(), name.clone())
+        }
+        (AuthRequest::UserDelete(r), _) => tokens.invalidate_user(&r.name),
+        (AuthRequest::UserChangePassword(r), _) => tokens.invalidate_user(&r.name),
+        (AuthRequest::Disable, _) => tokens.clear(),
+        _ => {}
+    }
 }

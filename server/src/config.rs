@@ -111,6 +111,16 @@ pub struct Config {
     pub peer_trusted_ca_file: Option<PathBuf>,
     #[arg(long, env = "ETCD_PEER_CLIENT_CERT_AUTH", default_value_t = false)]
     pub peer_client_cert_auth: bool,
+    /// How auth tokens are made: `simple` (random strings each member maps
+    /// to a user). etcd's `jwt,...` is not supported yet.
+    #[arg(long, env = "ETCD_AUTH_TOKEN", default_value = "simple")]
+    pub auth_token: String,
+    /// Seconds a simple token lives after its last use.
+    #[arg(long, env = "ETCD_AUTH_TOKEN_TTL", default_value_t = 300)]
+    pub auth_token_ttl: u64,
+    /// bcrypt's cost for password hashes (4 to 31).
+    #[arg(long, env = "ETCD_BCRYPT_COST", default_value_t = 10)]
+    pub bcrypt_cost: u32,
     /// error, warn, info, debug.
     #[arg(long, env = "ETCD_LOG_LEVEL", default_value = "info")]
     pub log_level: String,
@@ -125,6 +135,10 @@ pub enum ConfigError {
     BadUrl(String, String),
     #[error("{0} is not supported yet")]
     Unsupported(&'static str),
+    #[error("invalid --auth-token {0:?} (simple)")]
+    BadAuthToken(String),
+    #[error("invalid --bcrypt-cost {0} (4 to 31)")]
+    BadBcryptCost(u32),
     #[error("invalid --auto-compaction-retention {0:?}")]
     BadRetention(String),
     #[error("invalid --auto-compaction-mode {0:?} (periodic or revision)")]
@@ -180,6 +194,14 @@ impl Config {
         if self.cert_file.is_some() || self.key_file.is_some() || self.client_cert_auth {
             return Err(ConfigError::Unsupported("client TLS (--cert-file/--key-file)"));
         }
+        match self.auth_token.split(',').next() {
+            Some("simple") => {}
+            Some("jwt") => return Err(ConfigError::Unsupported("JWT auth tokens (--auth-token jwt,...)")),
+            _ => return Err(ConfigError::BadAuthToken(self.auth_token.clone())),
+        }
+        if !(4..=31).contains(&self.bcrypt_cost) {
+            return Err(ConfigError::BadBcryptCost(self.bcrypt_cost));
+        }
         let cluster_state = match self.initial_cluster_state.as_str() {
             "new" => ClusterState::New,
             "existing" => ClusterState::Existing,
@@ -218,6 +240,8 @@ impl Config {
             },
             grpc_keepalive_interval: positive("grpc-keepalive-interval", &self.grpc_keepalive_interval)?,
             grpc_keepalive_timeout: positive("grpc-keepalive-timeout", &self.grpc_keepalive_timeout)?,
+            auth_token_ttl: Duration::from_secs(self.auth_token_ttl),
+            bcrypt_cost: self.bcrypt_cost,
         })
     }
 

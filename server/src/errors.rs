@@ -1,7 +1,7 @@
 //! The one place where rtcd's errors become what etcd clients see: etcd's
 //! gRPC code and its exact message text (clients match on the string).
 
-use rtcd_store::StoreError;
+use rtcd_store::{AuthError, StoreError};
 use tonic::{Code, Status};
 
 /// Errors the etcd API can answer with.
@@ -103,6 +103,7 @@ impl From<EtcdError> for Status {
                 S::LeaseExists => (Code::FailedPrecondition, "etcdserver: lease already exists"),
                 S::NoSpace => (Code::ResourceExhausted, "etcdserver: mvcc: database space exceeded"),
                 S::LeaseTtlTooLarge => (Code::OutOfRange, "etcdserver: too large lease TTL"),
+                S::Auth(auth) => auth_status(*auth),
                 // Storage failures have no etcd counterpart a client could act
                 // on; say what happened.
                 S::Engine(_) | S::Corrupt(_) | S::Poisoned => {
@@ -157,12 +158,53 @@ impl From<EtcdError> for Status {
     }
 }
 
+/// etcd's answers to auth failures (`rpctypes`' `ErrGRPC*`). An error etcd
+/// has no gRPC form for reaches its clients as Unknown with Go's text.
+fn auth_status(e: AuthError) -> (Code, &'static str) {
+    use AuthError as A;
+    match e {
+        A::RootUserNotExist => (Code::FailedPrecondition, "etcdserver: root user does not exist"),
+        A::RootRoleNotExist => (Code::FailedPrecondition, "etcdserver: root user does not have root role"),
+        A::UserAlreadyExist => (Code::FailedPrecondition, "etcdserver: user name already exists"),
+        A::UserEmpty => (Code::InvalidArgument, "etcdserver: user name is empty"),
+        A::UserNotFound => (Code::FailedPrecondition, "etcdserver: user name not found"),
+        A::RoleAlreadyExist => (Code::FailedPrecondition, "etcdserver: role name already exists"),
+        A::RoleNotFound => (Code::FailedPrecondition, "etcdserver: role name not found"),
+        A::RoleEmpty => (Code::InvalidArgument, "etcdserver: role name is empty"),
+        A::AuthFailed => {
+            (Code::InvalidArgument, "etcdserver: authentication failed, invalid user ID or password")
+        }
+        A::NoPasswordUser => {
+            (Code::Unknown, "auth: authentication failed, password was given for no password user")
+        }
+        A::PermissionDenied => (Code::PermissionDenied, "etcdserver: permission denied"),
+        A::RoleNotGranted => (Code::FailedPrecondition, "etcdserver: role is not granted to the user"),
+        A::PermissionNotGranted => {
+            (Code::FailedPrecondition, "etcdserver: permission is not granted to the role")
+        }
+        A::NotEnabled => (Code::FailedPrecondition, "etcdserver: authentication is not enabled"),
+        A::OldRevision => (Code::InvalidArgument, "etcdserver: revision of auth store is old"),
+        A::InvalidToken => (Code::Unauthenticated, "etcdserver: invalid auth token"),
+        A::InvalidManagement => (Code::InvalidArgument, "etcdserver: invalid auth management"),
+    }
+}
+
 /// An error as the Lock and Election services pass it on from the calls
 /// they make: etcd runs them over its in-process client, which turns every
 /// etcd error into a plain Go error, so gRPC sends it as Unknown, with the
 /// same text.
 pub fn through_local_client(status: Status) -> Status {
     Status::new(Code::Unknown, status.message())
+}
+
+/// An auth error as etcd's maintenance service returns it: unmapped, so
+/// gRPC sends it as Unknown with the auth package's own text ("auth:
+/// permission denied"). Other errors map as usual.
+pub fn unmapped_auth(err: EtcdError) -> Status {
+    match err {
+        EtcdError::Store(StoreError::Auth(auth)) => Status::new(Code::Unknown, auth.to_string()),
+        other => other.into(),
+    }
 }
 
 /// Why a watch could not be created: etcd answers these inside the stream,
@@ -173,6 +215,8 @@ pub enum WatchRefusal {
     NegativeRevision,
     DuplicateId,
     EmptyRange,
+    /// The caller may not read the range, or its credentials are bad.
+    Denied(AuthError),
 }
 
 impl WatchRefusal {
@@ -181,6 +225,20 @@ impl WatchRefusal {
             WatchRefusal::NegativeRevision => "etcdserver: mvcc: required revision has been compacted",
             WatchRefusal::DuplicateId => "mvcc: duplicate watch ID provided on the WatchStream",
             WatchRefusal::EmptyRange => "mvcc: watcher range is empty",
+            // etcd sends the gRPC error's Go text here, code included; and
+            // only these three auth errors have their own reason.
+            WatchRefusal::Denied(AuthError::InvalidToken) => {
+                "rpc error: code = Unauthenticated desc = etcdserver: invalid auth token"
+            }
+            WatchRefusal::Denied(AuthError::OldRevision) => {
+                "rpc error: code = InvalidArgument desc = etcdserver: revision of auth store is old"
+            }
+            WatchRefusal::Denied(AuthError::UserEmpty) => {
+                "rpc error: code = InvalidArgument desc = etcdserver: user name is empty"
+            }
+            WatchRefusal::Denied(_) => {
+                "rpc error: code = PermissionDenied desc = etcdserver: permission denied"
+            }
         }
     }
 }

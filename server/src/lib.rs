@@ -9,6 +9,7 @@
 //! `services` and `server` on top.
 
 pub mod applied;
+pub mod auth;
 pub mod compactor;
 pub mod config;
 pub mod errors;

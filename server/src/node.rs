@@ -16,8 +16,10 @@ use rtcd_proto::etcdserverpb::{
 };
 use rtcd_proto::rtcdraftpb::raft_server::RaftServer;
 use rtcd_raft::{RaftConfig, RaftNode};
-use rtcd_store::{Applied, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
+use rtcd_store::{Access, Applied, Caller, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
 
+use crate::auth::Authenticator;
+use crate::auth::tokens::SimpleTokens;
 use crate::errors::EtcdError;
 use crate::header::{Identity, WithHeader};
 use crate::hub::Hub;
@@ -47,6 +49,8 @@ pub struct Node {
     /// Replication: every write goes through the Raft log, even on a
     /// one-member cluster.
     raft: RaftNode,
+    /// Who each client request is from.
+    authenticator: Arc<Authenticator>,
     next_lease_id: AtomicI64,
 }
 
@@ -76,10 +80,11 @@ impl Node {
             request_timeout: settings.request_timeout(),
             dial_overrides: settings.peer_dial_overrides.clone(),
         };
-        let sink = crate::applied::sink(hub.clone(), lessor.clone());
+        let authenticator = Arc::new(Authenticator::new(SimpleTokens::new(settings.auth_token_ttl)));
+        let sink = crate::applied::sink(hub.clone(), lessor.clone(), authenticator.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
         let next_lease_id = AtomicI64::new(first_lease_id(identity.member_id));
-        Ok(Arc::new(Self { settings, store, identity, lessor, hub, raft, next_lease_id }))
+        Ok(Arc::new(Self { settings, store, identity, lessor, hub, raft, authenticator, next_lease_id }))
     }
 
     /// What this member was started with.
@@ -148,9 +153,36 @@ impl Node {
         self.raft.term()
     }
 
-    /// Sends a write through the write path, refusing requests over
-    /// `--max-request-bytes` as etcd does.
+    pub fn authenticator(&self) -> &Authenticator {
+        &self.authenticator
+    }
+
+    /// Who a client request is from (see `auth`).
+    pub fn caller<T>(&self, request: &tonic::Request<T>) -> Result<Caller, EtcdError> {
+        self.authenticator.caller(&self.store, request.metadata())
+    }
+
+    /// A read check where etcd makes it, on the member serving the read.
+    pub fn check_read(&self, caller: &Caller, key: &[u8], range_end: &[u8]) -> Result<(), EtcdError> {
+        Ok(self.store.auth()?.check(caller, key, range_end, Access::Read).map_err(StoreError::from)?)
+    }
+
+    /// etcd's admin check for calls only root may make (defragment, hashes,
+    /// snapshots, leadership transfer, membership changes) while auth is on.
+    pub fn check_admin<T>(&self, request: &tonic::Request<T>) -> Result<(), EtcdError> {
+        let caller = self.caller(request)?;
+        Ok(self.store.auth()?.check_admin(&caller).map_err(StoreError::from)?)
+    }
+
+    /// Sends a write the member makes itself through the write path.
     pub async fn propose(&self, req: WriteRequest) -> Result<Applied, EtcdError> {
+        self.propose_for(req, &Caller::Member).await
+    }
+
+    /// Sends a write through the write path, refusing requests over
+    /// `--max-request-bytes` as etcd does; `caller`'s permissions are
+    /// checked when it applies.
+    pub async fn propose_for(&self, req: WriteRequest, caller: &Caller) -> Result<Applied, EtcdError> {
         if request_len(&req) > self.settings.max_request_bytes {
             return Err(EtcdError::RequestTooLarge);
         }
@@ -167,7 +199,7 @@ impl Node {
             }
             return Err(StoreError::NoSpace.into());
         }
-        match self.raft.propose(req).await {
+        match self.raft.propose_for(req, caller).await {
             Ok(outcome) => outcome.map_err(EtcdError::from),
             Err(e) => Err(EtcdError::from(e)),
         }
@@ -180,13 +212,15 @@ impl Node {
         cost > 0 && self.store.size_bytes() + cost >= self.settings.quota_backend_bytes
     }
 
-    /// Proposes `req` and returns the response `pick` expects, header filled.
+    /// Proposes `req` for `caller` and returns the response `pick` expects,
+    /// header filled.
     pub async fn write<T: WithHeader>(
         &self,
+        caller: &Caller,
         req: WriteRequest,
         pick: fn(WriteResponse) -> Option<T>,
     ) -> Result<T, tonic::Status> {
-        let applied = self.propose(req).await?;
+        let applied = self.propose_for(req, caller).await?;
         // Another kind of response than asked for would be a bug in the write
         // path: report it rather than panic.
         let mut resp = pick(applied.response)
@@ -241,6 +275,8 @@ fn request_len(req: &WriteRequest) -> usize {
         WriteRequest::LeaseRevoke(r) => r.encoded_len(),
         WriteRequest::LeaseCheckpoint(r) => r.encoded_len(),
         WriteRequest::Alarm(r) => r.encoded_len(),
+        // Small, and made by the member from a request already checked.
+        WriteRequest::Auth(_) => 0,
     }
 }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use rtcd_proto::etcdserverpb::{
-    cluster_server::ClusterServer, kv_server::KvServer, lease_server::LeaseServer,
+    auth_server::AuthServer, cluster_server::ClusterServer, kv_server::KvServer, lease_server::LeaseServer,
     maintenance_server::MaintenanceServer, watch_server::WatchServer,
 };
 use rtcd_proto::v3electionpb::election_server::ElectionServer;
@@ -22,7 +22,7 @@ use crate::node::Node;
 use crate::services::lease::LeaseService;
 use crate::services::peer::PeerService;
 use crate::services::{
-    cluster::ClusterService, election::ElectionService, kv::KvService, lock::LockService,
+    auth::AuthService, cluster::ClusterService, election::ElectionService, kv::KvService, lock::LockService,
     maintenance::MaintenanceService, watch::WatchService,
 };
 
@@ -83,6 +83,7 @@ fn client_router(
                 .max_decoding_message_size(max_recv)
                 .max_encoding_message_size(usize::MAX),
         )
+        .add_service(AuthServer::new(AuthService::new(node.clone())).max_decoding_message_size(max_recv))
         .add_service(LockServer::new(LockService::new(node.clone())).max_decoding_message_size(max_recv))
         .add_service(
             ElectionServer::new(ElectionService::new(node.clone())).max_decoding_message_size(max_recv),

@@ -53,6 +53,10 @@ pub struct Settings {
     pub quota_backend_bytes: u64,
     /// `--max-txn-ops`.
     pub max_txn_ops: usize,
+    /// `--auth-token-ttl`: how long a simple token lives after its last use.
+    pub auth_token_ttl: Duration,
+    /// `--bcrypt-cost` of password hashes.
+    pub bcrypt_cost: u32,
     /// The store's RocksDB block cache.
     pub block_cache_bytes: usize,
     /// `--max-request-bytes`.

@@ -19,6 +19,7 @@ use rtcd_proto::etcdserverpb::{
 };
 use rtcd_proto::mvccpb::{Event, KeyValue, event::EventType};
 
+use crate::auth::{Access, AuthRequest, AuthResponse, Caller};
 use crate::engine::{Engine, Table, WriteBatch};
 use crate::error::StoreError;
 use crate::key_index::KeyRange;
@@ -40,6 +41,8 @@ pub enum WriteRequest {
     LeaseCheckpoint(LeaseCheckpointRequest),
     /// Raise or clear an alarm (a GET is a read and never comes here).
     Alarm(AlarmRequest),
+    /// A change to users, roles, permissions or the auth switch, or a token.
+    Auth(AuthRequest),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +55,7 @@ pub enum WriteResponse {
     LeaseRevoke(LeaseRevokeResponse),
     LeaseCheckpoint(LeaseCheckpointResponse),
     Alarm(AlarmResponse),
+    Auth(AuthResponse),
 }
 
 /// The outcome of one successful write request.
@@ -106,7 +110,8 @@ struct TxnPath {
 }
 
 impl<'s> Batch<'s> {
-    pub fn apply(&mut self, req: &WriteRequest) -> Result<Applied, StoreError> {
+    pub fn apply(&mut self, req: &WriteRequest, caller: &Caller) -> Result<Applied, StoreError> {
+        self.authorize(req, caller)?;
         let mut changes = Changes { main: self.state.rev + 1, next_sub: 0, events: Vec::new() };
         // With NOSPACE raised, only requests that free or keep space run
         // (etcd's capped applier).
@@ -125,12 +130,61 @@ impl<'s> Batch<'s> {
             WriteRequest::LeaseRevoke(r) => WriteResponse::LeaseRevoke(self.lease_revoke(&mut changes, r)?),
             WriteRequest::LeaseCheckpoint(c) => WriteResponse::LeaseCheckpoint(self.lease_checkpoint(c)),
             WriteRequest::Alarm(a) => WriteResponse::Alarm(self.alarm(a)),
+            WriteRequest::Auth(a) => WriteResponse::Auth(
+                std::sync::Arc::make_mut(&mut self.state.auth).apply(a, &mut self.writes)?,
+            ),
         };
         if changes.any() {
             self.state.rev = changes.main;
             self.writes.put(Table::Meta, meta::REVISION, changes.main.to_be_bytes());
         }
         Ok(Applied { response, revision: self.state.rev, events: changes.events })
+    }
+
+    /// etcd's auth applier: whether `caller` may make this request, checked
+    /// against the auth store as it is when the request applies.
+    fn authorize(&self, req: &WriteRequest, caller: &Caller) -> Result<(), StoreError> {
+        let auth = &self.state.auth;
+        if matches!(caller, Caller::Member) || !auth.enabled() {
+            return Ok(());
+        }
+        match req {
+            WriteRequest::Put(p) => {
+                auth.check(caller, &p.key, &[], Access::Write)?;
+                self.check_lease_keys(caller, p.lease)?;
+                if p.prev_kv {
+                    auth.check(caller, &p.key, &[], Access::Read)?;
+                }
+            }
+            WriteRequest::DeleteRange(d) => {
+                auth.check(caller, &d.key, &d.range_end, Access::Write)?;
+                if d.prev_kv {
+                    auth.check(caller, &d.key, &d.range_end, Access::Read)?;
+                }
+            }
+            WriteRequest::Txn(t) => auth.check_txn(caller, t)?,
+            WriteRequest::LeaseRevoke(r) => self.check_lease_keys(caller, r.id)?,
+            // Authenticate is open to all: the password was the check.
+            WriteRequest::Auth(AuthRequest::Authenticate { .. }) => {}
+            WriteRequest::Auth(_) => auth.check_admin(caller)?,
+            // etcd 3.4 lets any user compact, grant leases and raise alarms.
+            WriteRequest::Compact(_)
+            | WriteRequest::LeaseGrant(_)
+            | WriteRequest::LeaseCheckpoint(_)
+            | WriteRequest::Alarm(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Writing through a lease (a put attaching to it, a revoke deleting its
+    /// keys) needs write permission on every key it holds.
+    fn check_lease_keys(&self, caller: &Caller, lease: i64) -> Result<(), StoreError> {
+        if let Some(info) = self.state.leases.get(lease) {
+            for key in &info.keys {
+                self.state.auth.check(caller, key, &[], Access::Write)?;
+            }
+        }
+        Ok(())
     }
 
     /// Reads as of now, including this request's own changes so far.

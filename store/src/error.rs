@@ -43,6 +43,9 @@ pub enum StoreError {
     /// `ErrNoSpace`: the NOSPACE alarm is active and the request adds data.
     #[error("mvcc: database space exceeded")]
     NoSpace,
+    /// The auth store refused: a permission check or an auth change.
+    #[error(transparent)]
+    Auth(#[from] crate::auth::AuthError),
     /// The engine failed (I/O error, corruption reported by RocksDB, ...).
     #[error("storage engine: {0}")]
     Engine(String),

@@ -12,6 +12,7 @@
 
 mod alarm;
 mod apply;
+mod auth;
 mod compaction;
 pub mod engine;
 mod error;
@@ -27,6 +28,7 @@ mod validate;
 mod view;
 
 pub use apply::{Applied, WriteRequest, WriteResponse};
+pub use auth::{Access, AuthError, AuthRequest, AuthResponse, AuthState, Caller};
 pub use engine::DEFAULT_BLOCK_CACHE_BYTES;
 pub use error::StoreError;
 pub use history::History;

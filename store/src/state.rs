@@ -1,7 +1,10 @@
 //! What the store keeps in memory, and where its own records live on disk
 //! (the keys of the `meta` table): shared by the store and the write path.
 
+use std::sync::Arc;
+
 use crate::alarm::Alarms;
+use crate::auth::AuthState;
 use crate::error::StoreError;
 use crate::key_index::KeyIndex;
 use crate::lease::Leases;
@@ -24,6 +27,8 @@ pub(crate) struct State {
     pub compacted: i64,
     pub applied: AppliedMark,
     pub alarms: Alarms,
+    /// Shared with readers that check permissions; a change copies it.
+    pub auth: Arc<AuthState>,
     /// Set when a batch failed half-way: memory is ahead of disk.
     pub poisoned: bool,
 }

@@ -10,6 +10,7 @@ use rtcd_proto::mvccpb::KeyValue;
 
 use crate::alarm::Alarms;
 use crate::apply::{Applied, Batch, WriteRequest};
+use crate::auth::{AuthState, Caller};
 use crate::compaction::Deleter;
 #[cfg(feature = "rocksdb")]
 use crate::engine::RocksEngine;
@@ -94,6 +95,16 @@ impl Store {
         requests: &[WriteRequest],
         mark: AppliedMark,
     ) -> Result<Vec<Result<Applied, StoreError>>, StoreError> {
+        self.apply_for(requests.iter().map(|r| (r, &Caller::Member)), mark)
+    }
+
+    /// [`Store::apply`] with the caller of each request, whose permissions
+    /// are checked as it applies.
+    pub fn apply_for<'r>(
+        &self,
+        requests: impl ExactSizeIterator<Item = (&'r WriteRequest, &'r Caller)>,
+        mark: AppliedMark,
+    ) -> Result<Vec<Result<Applied, StoreError>>, StoreError> {
         let mut state = self.write()?;
         let mut batch = Batch {
             engine: self.engine.as_ref(),
@@ -105,8 +116,8 @@ impl Store {
             reclaim: false,
         };
         let mut outcomes = Vec::with_capacity(requests.len());
-        for req in requests {
-            match batch.apply(req) {
+        for (req, caller) in requests {
+            match batch.apply(req, caller) {
                 // Engine trouble can strike after a request changed memory.
                 Err(e @ (StoreError::Engine(_) | StoreError::Corrupt(_))) => {
                     batch.state.poisoned = true;
@@ -221,6 +232,11 @@ impl Store {
     }
 
     /// The active alarms, by member and type.
+    /// The auth store as of the last applied batch.
+    pub fn auth(&self) -> Result<Arc<AuthState>, StoreError> {
+        Ok(self.read()?.auth.clone())
+    }
+
     pub fn alarms(&self) -> Result<Vec<rtcd_proto::etcdserverpb::AlarmMember>, StoreError> {
         Ok(self.read()?.alarms.list())
     }
@@ -299,5 +315,6 @@ fn load_state(engine: &dyn Engine) -> Result<State, StoreError> {
         leases.reattach(&key, 0, lease);
     }
     let alarms = Alarms::load(engine)?;
-    Ok(State { index, leases, rev, compacted, applied, alarms, poisoned: false })
+    let auth = Arc::new(AuthState::load(engine)?);
+    Ok(State { index, leases, rev, compacted, applied, alarms, auth, poisoned: false })
 }

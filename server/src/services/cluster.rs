@@ -70,6 +70,8 @@ impl Cluster for ClusterService {
         &self,
         request: Request<MemberAddRequest>,
     ) -> Result<Response<MemberAddResponse>, Status> {
+        // Membership changes are root's (etcd checks on the member asked).
+        self.node.check_admin(&request)?;
         self.at_leader(
             request.into_inner(),
             |node, req| async move { node.member_add(&req).await },
@@ -82,6 +84,8 @@ impl Cluster for ClusterService {
         &self,
         request: Request<MemberRemoveRequest>,
     ) -> Result<Response<MemberRemoveResponse>, Status> {
+        // Membership changes are root's (etcd checks on the member asked).
+        self.node.check_admin(&request)?;
         self.at_leader(
             request.into_inner(),
             |node, req| async move { node.member_remove(req.id).await },
@@ -94,6 +98,8 @@ impl Cluster for ClusterService {
         &self,
         request: Request<MemberUpdateRequest>,
     ) -> Result<Response<MemberUpdateResponse>, Status> {
+        // Membership changes are root's (etcd checks on the member asked).
+        self.node.check_admin(&request)?;
         self.at_leader(
             request.into_inner(),
             |node, req| async move { node.member_update(&req).await },
@@ -113,6 +119,8 @@ impl Cluster for ClusterService {
         &self,
         request: Request<MemberPromoteRequest>,
     ) -> Result<Response<MemberPromoteResponse>, Status> {
+        // Membership changes are root's (etcd checks on the member asked).
+        self.node.check_admin(&request)?;
         self.at_leader(
             request.into_inner(),
             |node, req| async move { node.member_promote(req.id).await },

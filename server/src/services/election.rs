@@ -41,14 +41,13 @@ impl ElectionService {
 
     /// Puts `value` on the candidate's key if it is still theirs.
     async fn proclaim_on(
-        &self,
+        client: &LocalClient,
         key: &Bytes,
         revision: i64,
         lease: i64,
         value: Bytes,
     ) -> Result<Option<ResponseHeader>, Status> {
-        let put = self
-            .client
+        let put = client
             .txn(TxnRequest {
                 compare: vec![created_at(key, revision)],
                 success: vec![put_op(key, value, lease)],
@@ -72,12 +71,12 @@ impl Election for ElectionService {
         &self,
         request: Request<CampaignRequest>,
     ) -> Result<Response<CampaignResponse>, Status> {
+        let client = self.client.acting_for(&request);
         let req = request.into_inner();
-        let lease = self.client.session_lease(req.lease).await?;
+        let lease = client.session_lease(req.lease).await?;
         let prefix = prefix_of(&req.name);
         let key = lease_key(&prefix, lease);
-        let entered = self
-            .client
+        let entered = client
             .txn(TxnRequest {
                 compare: vec![created_at(&key, 0)],
                 success: vec![put_op(&key, req.value.clone(), lease)],
@@ -91,16 +90,17 @@ impl Election for ElectionService {
             let existing = existing.ok_or_else(|| Status::internal("rtcd: campaign key vanished"))?;
             revision = existing.create_revision;
             if existing.value != req.value
-                && let Err(status) = self.proclaim_on(&key, revision, lease, req.value.clone()).await
+                && let Err(status) =
+                    Self::proclaim_on(&client, &key, revision, lease, req.value.clone()).await
             {
-                let _ = self.client.withdraw(&key, revision).await;
+                let _ = client.withdraw(&key, revision).await;
                 return Err(status);
             }
         }
-        let candidacy = Withdrawal::new(self.client.clone(), key.clone(), revision);
+        let candidacy = Withdrawal::new(client.clone(), key.clone(), revision);
         // A failed wait keeps the key (etcd resigns only when its caller went
         // away, which drops `candidacy` armed).
-        let waited = self.client.wait_deletes(&prefix, revision - 1).await;
+        let waited = client.wait_deletes(&prefix, revision - 1).await;
         candidacy.disarm();
         waited?;
         Ok(Response::new(CampaignResponse {
@@ -113,15 +113,17 @@ impl Election for ElectionService {
         &self,
         request: Request<ProclaimRequest>,
     ) -> Result<Response<ProclaimResponse>, Status> {
+        let client = self.client.acting_for(&request);
         let req = request.into_inner();
         let leader = req.leader.ok_or(EtcdError::MissingLeaderKey)?;
-        let lease = self.client.session_lease(leader.lease).await?;
-        let header = self.proclaim_on(&leader.key, leader.rev, lease, req.value).await?;
+        let lease = client.session_lease(leader.lease).await?;
+        let header = Self::proclaim_on(&client, &leader.key, leader.rev, lease, req.value).await?;
         Ok(Response::new(ProclaimResponse { header }))
     }
 
     async fn leader(&self, request: Request<LeaderRequest>) -> Result<Response<LeaderResponse>, Status> {
-        let first = self.client.first_created(&prefix_of(&request.get_ref().name)).await?;
+        let client = self.client.acting_for(&request);
+        let first = client.first_created(&prefix_of(&request.get_ref().name)).await?;
         let kv = first.kvs.into_iter().next().ok_or(EtcdError::ElectionNoLeader)?;
         Ok(Response::new(LeaderResponse { header: first.header, kv: Some(kv) }))
     }
@@ -132,9 +134,9 @@ impl Election for ElectionService {
         &self,
         request: Request<LeaderRequest>,
     ) -> Result<Response<Self::ObserveStream>, Status> {
+        let client = self.client.acting_for(&request);
         let prefix = prefix_of(&request.into_inner().name);
         let (tx, rx) = mpsc::channel(16);
-        let client = self.client.clone();
         tokio::spawn(async move {
             tokio::select! {
                 () = tx.closed() => {}
@@ -145,11 +147,12 @@ impl Election for ElectionService {
     }
 
     async fn resign(&self, request: Request<ResignRequest>) -> Result<Response<ResignResponse>, Status> {
+        let client = self.client.acting_for(&request);
         let leader = request.into_inner().leader.ok_or(EtcdError::MissingLeaderKey)?;
         // etcd opens a session on the given lease here too (granting one for
         // lease 0) before it resigns.
-        self.client.session_lease(leader.lease).await?;
-        let resigned = self.client.withdraw(&leader.key, leader.rev).await?;
+        client.session_lease(leader.lease).await?;
+        let resigned = client.withdraw(&leader.key, leader.rev).await?;
         Ok(Response::new(ResignResponse { header: resigned.header }))
     }
 }

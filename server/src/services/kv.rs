@@ -38,16 +38,22 @@ impl Kv for KvService {
             }
             self.node.raft().read_barrier().await.map_err(EtcdError::from)?;
         }
-        let mut resp = self.node.store().range(request.get_ref()).map_err(EtcdError::from)?;
+        let caller = self.node.caller(&request)?;
+        let req = request.get_ref();
+        self.node.check_read(&caller, &req.key, &req.range_end)?;
+        let mut resp = self.node.store().range(req).map_err(EtcdError::from)?;
         self.node.fill(&mut resp.header);
         Ok(Response::new(resp))
     }
 
     async fn put(&self, request: Request<PutRequest>) -> Result<Response<PutResponse>, Status> {
+        let caller = self.node.caller(&request)?;
         let req = request.into_inner();
         rtcd_store::check_put(&req).map_err(EtcdError::from)?;
         self.node
-            .write(WriteRequest::Put(req), |r| if let WriteResponse::Put(p) = r { Some(p) } else { None })
+            .write(&caller, WriteRequest::Put(req), |r| {
+                if let WriteResponse::Put(p) = r { Some(p) } else { None }
+            })
             .await
             .map(Response::new)
     }
@@ -56,10 +62,11 @@ impl Kv for KvService {
         &self,
         request: Request<DeleteRangeRequest>,
     ) -> Result<Response<DeleteRangeResponse>, Status> {
+        let caller = self.node.caller(&request)?;
         let req = request.into_inner();
         rtcd_store::check_delete(&req).map_err(EtcdError::from)?;
         self.node
-            .write(WriteRequest::DeleteRange(req), |r| {
+            .write(&caller, WriteRequest::DeleteRange(req), |r| {
                 if let WriteResponse::DeleteRange(d) = r { Some(d) } else { None }
             })
             .await
@@ -67,10 +74,13 @@ impl Kv for KvService {
     }
 
     async fn txn(&self, request: Request<TxnRequest>) -> Result<Response<TxnResponse>, Status> {
+        let caller = self.node.caller(&request)?;
         let req = request.into_inner();
         rtcd_store::check_txn(&req, self.node.settings().max_txn_ops).map_err(EtcdError::from)?;
         self.node
-            .write(WriteRequest::Txn(req), |r| if let WriteResponse::Txn(t) = r { Some(t) } else { None })
+            .write(&caller, WriteRequest::Txn(req), |r| {
+                if let WriteResponse::Txn(t) = r { Some(t) } else { None }
+            })
             .await
             .map(Response::new)
     }
@@ -79,12 +89,12 @@ impl Kv for KvService {
         &self,
         request: Request<CompactionRequest>,
     ) -> Result<Response<CompactionResponse>, Status> {
+        let caller = self.node.caller(&request)?;
         let req = request.into_inner();
         self.node
-            .write(
-                WriteRequest::Compact(req),
-                |r| if let WriteResponse::Compact(c) = r { Some(c) } else { None },
-            )
+            .write(&caller, WriteRequest::Compact(req), |r| {
+                if let WriteResponse::Compact(c) = r { Some(c) } else { None }
+            })
             .await
             .map(Response::new)
     }

@@ -34,6 +34,7 @@ impl Lease for LeaseService {
         &self,
         request: Request<LeaseGrantRequest>,
     ) -> Result<Response<LeaseGrantResponse>, Status> {
+        let caller = self.node.caller(&request)?;
         let mut req = request.into_inner();
         if req.ttl > MAX_LEASE_TTL {
             return Err(EtcdError::from(StoreError::LeaseTtlTooLarge).into());
@@ -43,15 +44,19 @@ impl Lease for LeaseService {
             req.id = self.node.new_lease_id();
         }
         let pick = |r| if let WriteResponse::LeaseGrant(g) = r { Some(g) } else { None };
-        self.node.write(WriteRequest::LeaseGrant(req), pick).await.map(Response::new)
+        self.node.write(&caller, WriteRequest::LeaseGrant(req), pick).await.map(Response::new)
     }
 
     async fn lease_revoke(
         &self,
         request: Request<LeaseRevokeRequest>,
     ) -> Result<Response<LeaseRevokeResponse>, Status> {
+        let caller = self.node.caller(&request)?;
         let pick = |r| if let WriteResponse::LeaseRevoke(v) = r { Some(v) } else { None };
-        self.node.write(WriteRequest::LeaseRevoke(request.into_inner()), pick).await.map(Response::new)
+        self.node
+            .write(&caller, WriteRequest::LeaseRevoke(request.into_inner()), pick)
+            .await
+            .map(Response::new)
     }
 
     type LeaseKeepAliveStream = Pin<Box<dyn Stream<Item = Result<LeaseKeepAliveResponse, Status>> + Send>>;

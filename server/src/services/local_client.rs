@@ -17,10 +17,12 @@ use rtcd_proto::etcdserverpb::{
     request_op, response_op,
 };
 use rtcd_proto::mvccpb::event::EventType;
+use tonic::metadata::{Ascii, MetadataValue};
 use tonic::{Request, Status};
 
 use super::kv::KvService;
 use super::lease::LeaseService;
+use crate::auth::TOKEN_METADATA;
 use crate::errors::{EtcdError, through_local_client};
 use crate::hub::{CursorEnd, EventCursor};
 use crate::node::Node;
@@ -34,27 +36,46 @@ pub struct LocalClient {
     node: Arc<Node>,
     kv: KvService,
     lease: LeaseService,
+    /// The auth token of the client this one acts for, passed on with every
+    /// call (etcd's recipes run with their caller's credentials).
+    token: Option<MetadataValue<Ascii>>,
 }
 
 impl LocalClient {
     pub fn new(node: Arc<Node>) -> Self {
-        Self { kv: KvService::new(node.clone()), lease: LeaseService::new(node.clone()), node }
+        Self { kv: KvService::new(node.clone()), lease: LeaseService::new(node.clone()), node, token: None }
+    }
+
+    /// A client making its calls with `request`'s credentials.
+    pub fn acting_for<T>(&self, request: &Request<T>) -> Arc<LocalClient> {
+        let mut client = LocalClient::new(self.node.clone());
+        client.token = request.metadata().get(TOKEN_METADATA).cloned();
+        Arc::new(client)
+    }
+
+    /// A request to a service, with the credentials this client acts with.
+    fn request<T>(&self, message: T) -> Request<T> {
+        let mut request = Request::new(message);
+        if let Some(token) = &self.token {
+            request.metadata_mut().insert(TOKEN_METADATA, token.clone());
+        }
+        request
     }
 
     pub async fn txn(&self, req: TxnRequest) -> Result<TxnResponse, Status> {
-        let answer = self.kv.txn(Request::new(req)).await;
+        let answer = self.kv.txn(self.request(req)).await;
         Ok(answer.map_err(through_local_client)?.into_inner())
     }
 
     /// A linearizable range.
     pub async fn range(&self, req: RangeRequest) -> Result<RangeResponse, Status> {
-        let answer = self.kv.range(Request::new(req)).await;
+        let answer = self.kv.range(self.request(req)).await;
         Ok(answer.map_err(through_local_client)?.into_inner())
     }
 
     pub async fn delete(&self, key: Bytes) -> Result<DeleteRangeResponse, Status> {
         let req = DeleteRangeRequest { key, ..Default::default() };
-        let answer = self.kv.delete_range(Request::new(req)).await;
+        let answer = self.kv.delete_range(self.request(req)).await;
         Ok(answer.map_err(through_local_client)?.into_inner())
     }
 
@@ -66,7 +87,7 @@ impl LocalClient {
             return Ok(lease);
         }
         let grant = LeaseGrantRequest { ttl: SESSION_TTL_SECONDS, id: 0 };
-        let answer = self.lease.lease_grant(Request::new(grant)).await;
+        let answer = self.lease.lease_grant(self.request(grant)).await;
         Ok(answer.map_err(through_local_client)?.into_inner().id)
     }
 

@@ -30,14 +30,14 @@ impl LockService {
 #[tonic::async_trait]
 impl Lock for LockService {
     async fn lock(&self, request: Request<LockRequest>) -> Result<Response<LockResponse>, Status> {
+        let client = self.client.acting_for(&request);
         let req = request.into_inner();
-        let lease = self.client.session_lease(req.lease).await?;
+        let lease = client.session_lease(req.lease).await?;
         let prefix = [&req.name[..], b"/"].concat();
         let key = lease_key(&prefix, lease);
         // Queue (or find this lease already queued) and read the holder,
         // in one txn: an uncontended lock takes one write.
-        let queued = self
-            .client
+        let queued = client
             .txn(TxnRequest {
                 compare: vec![created_at(&key, 0)],
                 success: vec![put_op(&key, Default::default(), lease), range_op(first_created(&prefix))],
@@ -56,8 +56,8 @@ impl Lock for LockService {
         if holder.is_none_or(|created| created == mine) {
             return Ok(Response::new(LockResponse { header: queued.header, key }));
         }
-        let queued_key = Withdrawal::new(self.client.clone(), key.clone(), mine);
-        match self.client.wait_deletes(&prefix, mine - 1).await {
+        let queued_key = Withdrawal::new(client.clone(), key.clone(), mine);
+        match client.wait_deletes(&prefix, mine - 1).await {
             Ok(header) => {
                 queued_key.disarm();
                 Ok(Response::new(LockResponse { header: Some(header), key }))
@@ -71,7 +71,8 @@ impl Lock for LockService {
     }
 
     async fn unlock(&self, request: Request<UnlockRequest>) -> Result<Response<UnlockResponse>, Status> {
-        let deleted = self.client.delete(request.into_inner().key).await?;
+        let client = self.client.acting_for(&request);
+        let deleted = client.delete(request.into_inner().key).await?;
         Ok(Response::new(UnlockResponse { header: deleted.header }))
     }
 }

@@ -15,7 +15,7 @@ use rtcd_store::{WriteRequest, WriteResponse};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use crate::errors::EtcdError;
+use crate::errors::{EtcdError, unmapped_auth};
 use crate::node::Node;
 use crate::version::ETCD_COMPAT_VERSION;
 
@@ -91,6 +91,7 @@ fn not_yet(what: &'static str) -> Status {
 #[tonic::async_trait]
 impl Maintenance for MaintenanceService {
     async fn alarm(&self, request: Request<AlarmRequest>) -> Result<Response<AlarmResponse>, Status> {
+        let caller = self.node.caller(&request)?;
         let req = request.into_inner();
         match AlarmAction::try_from(req.action) {
             Ok(AlarmAction::Get) => {
@@ -105,7 +106,7 @@ impl Maintenance for MaintenanceService {
             // Raising and clearing are replicated writes, like etcd's.
             _ => Ok(Response::new(
                 self.node
-                    .write(WriteRequest::Alarm(req), |r| match r {
+                    .write(&caller, WriteRequest::Alarm(req), |r| match r {
                         WriteResponse::Alarm(a) => Some(a),
                         _ => None,
                     })
@@ -133,8 +134,9 @@ impl Maintenance for MaintenanceService {
 
     async fn defragment(
         &self,
-        _: Request<DefragmentRequest>,
+        request: Request<DefragmentRequest>,
     ) -> Result<Response<DefragmentResponse>, Status> {
+        self.node.check_admin(&request).map_err(unmapped_auth)?;
         let node = self.node.clone();
         // Compacting every table takes a while on a big store: keep it off the
         // async workers.
@@ -145,12 +147,14 @@ impl Maintenance for MaintenanceService {
         Ok(Response::new(DefragmentResponse { header: self.node.header() }))
     }
 
-    async fn hash(&self, _: Request<HashRequest>) -> Result<Response<HashResponse>, Status> {
+    async fn hash(&self, request: Request<HashRequest>) -> Result<Response<HashResponse>, Status> {
+        self.node.check_admin(&request).map_err(unmapped_auth)?;
         let hash = self.node.store().hash_all().map_err(EtcdError::from)?;
         Ok(Response::new(HashResponse { header: self.node.header(), hash }))
     }
 
     async fn hash_kv(&self, request: Request<HashKvRequest>) -> Result<Response<HashKvResponse>, Status> {
+        self.node.check_admin(&request).map_err(unmapped_auth)?;
         let h = self.node.store().hash_kv(request.get_ref().revision).map_err(EtcdError::from)?;
         let mut header = None;
         self.node.identity().fill(&mut header, h.revision, self.node.term());
@@ -159,7 +163,11 @@ impl Maintenance for MaintenanceService {
 
     type SnapshotStream = Pin<Box<dyn Stream<Item = Result<SnapshotResponse, Status>> + Send>>;
 
-    async fn snapshot(&self, _: Request<SnapshotRequest>) -> Result<Response<Self::SnapshotStream>, Status> {
+    async fn snapshot(
+        &self,
+        request: Request<SnapshotRequest>,
+    ) -> Result<Response<Self::SnapshotStream>, Status> {
+        self.node.check_admin(&request).map_err(unmapped_auth)?;
         let node = self.node.clone();
         let file = tokio::task::spawn_blocking(move || snapshot_file(&node))
             .await
@@ -177,6 +185,7 @@ impl Maintenance for MaintenanceService {
         &self,
         request: Request<MoveLeaderRequest>,
     ) -> Result<Response<MoveLeaderResponse>, Status> {
+        self.node.check_admin(&request).map_err(unmapped_auth)?;
         let target = request.get_ref().target_id;
         if !self.node.is_leader() {
             return Err(EtcdError::NotLeader.into());

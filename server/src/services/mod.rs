@@ -2,6 +2,7 @@
 //! on behalf of clients (`peer`), and the member as its own client
 //! (`local_client`) for the services etcd builds from client recipes.
 
+pub mod auth;
 pub mod cluster;
 pub mod election;
 pub mod kv;

@@ -41,7 +41,9 @@ impl Watch for WatchService {
         let require_leader = crate::require_leader::requested(&request);
         self.node.check_leader(require_leader)?;
         let (out, responses) = tokio::sync::mpsc::channel(OUTGOING_QUEUE);
-        let stream = WatchStream::new(self.node.clone(), out)?;
+        // Permissions are checked at each create, with the stream's token.
+        let credentials = request.metadata().clone();
+        let stream = WatchStream::new(self.node.clone(), out, credentials)?;
         tokio::spawn(stream.run(request.into_inner(), self.progress_interval, require_leader));
         Ok(Response::new(ReceiverStream::new(responses)))
     }

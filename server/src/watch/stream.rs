@@ -22,8 +22,9 @@ use std::time::Duration;
 use rtcd_proto::etcdserverpb::{
     WatchCancelRequest, WatchCreateRequest, WatchRequest, WatchResponse, watch_request::RequestUnion,
 };
-use rtcd_store::StoreError;
+use rtcd_store::{AuthError, StoreError};
 use tokio::sync::{broadcast, mpsc};
+use tonic::metadata::MetadataMap;
 use tonic::{Status, Streaming};
 
 use super::fragment::fragments;
@@ -46,6 +47,8 @@ struct Gone;
 pub struct WatchStream {
     node: Arc<Node>,
     out: Outgoing,
+    /// The stream's metadata, naming its caller (see `auth`).
+    credentials: MetadataMap,
     watchers: BTreeMap<i64, Watcher>,
     next_auto_id: i64,
     live: broadcast::Receiver<Arc<LiveBatch>>,
@@ -62,7 +65,7 @@ pub struct WatchStream {
 }
 
 impl WatchStream {
-    pub fn new(node: Arc<Node>, out: Outgoing) -> Result<Self, EtcdError> {
+    pub fn new(node: Arc<Node>, out: Outgoing, credentials: MetadataMap) -> Result<Self, EtcdError> {
         // Subscribe before reading the revision: a batch applied in between
         // is then both in the ring and in the store, never in neither.
         let live = node.hub().subscribe();
@@ -70,6 +73,7 @@ impl WatchStream {
         Ok(Self {
             node,
             out,
+            credentials,
             watchers: BTreeMap::new(),
             next_auto_id: 0,
             live,
@@ -184,6 +188,8 @@ impl WatchStream {
     /// Checks a create request and picks its watch ID: the client's, or the
     /// lowest free one counting up from where auto-assignment left off.
     fn admit(&mut self, req: &WatchCreateRequest) -> Result<i64, WatchRefusal> {
+        // etcd checks permission first.
+        self.permitted(req)?;
         // etcd 3.4 accepted it and then silently dropped events until its
         // next sync; etcd 3.5 and later refuse it, and so does rtcd.
         if req.start_revision < 0 {
@@ -204,6 +210,22 @@ impl WatchStream {
         }
         self.next_auto_id += 1;
         Ok(self.next_auto_id - 1)
+    }
+
+    /// etcd checks read permission on the watched range at each create,
+    /// for the stream's caller as the auth store is now. (etcd 3.4 checks a
+    /// watch on "key and above", range end "\0", as if it were on the key
+    /// alone; rtcd checks the whole range.)
+    fn permitted(&self, req: &WatchCreateRequest) -> Result<(), WatchRefusal> {
+        let key: &[u8] = if req.key.is_empty() { &[0] } else { &req.key };
+        let caller = self.node.authenticator().caller(self.node.store(), &self.credentials);
+        let checked = caller.and_then(|caller| self.node.check_read(&caller, key, &req.range_end));
+        match checked {
+            Ok(()) => Ok(()),
+            Err(EtcdError::Store(StoreError::Auth(why))) => Err(WatchRefusal::Denied(why)),
+            // The store failed: no better answer than etcd's default.
+            Err(_) => Err(WatchRefusal::Denied(AuthError::PermissionDenied)),
+        }
     }
 
     async fn cancel(&mut self, req: WatchCancelRequest) -> Result<(), Gone> {

@@ -9,6 +9,7 @@ mod cluster_membership;
 mod crash;
 mod differential;
 mod etcd_client;
+mod etcdctl_auth;
 mod etcdctl_concurrency;
 mod etcdctl_kv;
 mod etcdctl_lease;

@@ -224,7 +224,7 @@ impl Model {
                 }
                 WriteResponse::LeaseRevoke(LeaseRevokeResponse { header: hdr(work.now()) })
             }
-            WriteRequest::LeaseCheckpoint(_) => unreachable!("not generated"),
+            WriteRequest::LeaseCheckpoint(_) | WriteRequest::Auth(_) => unreachable!("not generated"),
         };
         if work.changed {
             let rev = work.rev + 1;
