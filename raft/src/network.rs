@@ -20,7 +20,7 @@ use openraft::raft::{
 use rtcd_proto::rtcdraftpb::{RaftMessage, SnapshotChunk, raft_client::RaftClient};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tonic::transport::Channel;
+use tonic::transport::{Channel, ClientTlsConfig};
 
 use crate::append_stream;
 use crate::rpc_error::{network, timed_out, unreachable};
@@ -43,6 +43,9 @@ pub struct PeerNetwork {
     /// Since when each peer has been answering (etcd's transport "active
     /// since"): what strict reconfiguration checks count as connected.
     active_since: ActiveSince,
+    /// How to reach https:// peers (this member's peer certificate, the
+    /// CAs peers' certificates are checked against).
+    tls: Option<ClientTlsConfig>,
 }
 
 /// Peer -> (first answer of the current run, last answer).
@@ -53,11 +56,12 @@ type ActiveSince = Arc<Mutex<HashMap<u64, (Instant, Instant)>>>;
 const ACTIVE_GAP: Duration = Duration::from_secs(1);
 
 impl PeerNetwork {
-    pub fn new(dial_overrides: HashMap<String, String>) -> Self {
+    pub fn new(dial_overrides: HashMap<String, String>, tls: Option<ClientTlsConfig>) -> Self {
         Self {
             channels: Arc::default(),
             dial_overrides: Arc::new(dial_overrides),
             active_since: ActiveSince::default(),
+            tls,
         }
     }
 
@@ -76,10 +80,28 @@ impl PeerNetwork {
         if let Some(channel) = channels.get(&url) {
             return Ok(channel.clone());
         }
-        let dialled = self.dial_overrides.get(&url).unwrap_or(&url);
-        let channel = Channel::from_shared(dialled.clone()).map_err(|e| e.to_string())?.connect_lazy();
+        let dialled = dial_target(&url, &self.dial_overrides);
+        let endpoint = Channel::from_shared(dialled.clone()).map_err(|e| e.to_string())?;
+        let endpoint = match &self.tls {
+            Some(tls) if dialled.starts_with("https://") => {
+                endpoint.tls_config(tls.clone()).map_err(|e| e.to_string())?
+            }
+            _ => endpoint,
+        };
+        let channel = endpoint.connect_lazy();
         channels.insert(url, channel.clone());
         Ok(channel)
+    }
+}
+
+/// The URL to dial for peer URL `url`: itself, or the proxy a test hook
+/// put in front of it (which passes TLS through, so an https:// peer is
+/// dialled over https:// at the proxy too).
+pub fn dial_target(url: &str, overrides: &HashMap<String, String>) -> String {
+    match overrides.get(url) {
+        Some(proxy) if url.starts_with("https://") => proxy.replacen("http://", "https://", 1),
+        Some(proxy) => proxy.clone(),
+        None => url.to_owned(),
     }
 }
 

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use crate::settings::{AutoCompaction, ClusterState, InitialMember, LogFormat, Logging, Settings};
+use crate::settings::{
+    AutoCompaction, ClusterState, InitialMember, Listen, LogFormat, Logging, Settings, TlsFiles,
+};
 
 #[derive(Debug, Clone, Parser)]
 #[command(
@@ -111,6 +113,19 @@ pub struct Config {
     pub peer_trusted_ca_file: Option<PathBuf>,
     #[arg(long, env = "ETCD_PEER_CLIENT_CERT_AUTH", default_value_t = false)]
     pub peer_client_cert_auth: bool,
+    /// Serve https:// client URLs with a self-signed certificate made in
+    /// the data dir, when no --cert-file is given.
+    #[arg(long, env = "ETCD_AUTO_TLS", default_value_t = false)]
+    pub auto_tls: bool,
+    /// The same for peer URLs (not supported yet).
+    #[arg(long, env = "ETCD_PEER_AUTO_TLS", default_value_t = false)]
+    pub peer_auto_tls: bool,
+    /// Peers' certificates must carry this common name.
+    #[arg(long, env = "ETCD_PEER_CERT_ALLOWED_CN")]
+    pub peer_cert_allowed_cn: Option<String>,
+    /// TLS cipher suites (not supported yet: rustls's safe defaults are used).
+    #[arg(long, env = "ETCD_CIPHER_SUITES")]
+    pub cipher_suites: Option<String>,
     /// How auth tokens are made: `simple` (random strings each member maps
     /// to a user). etcd's `jwt,...` is not supported yet.
     #[arg(long, env = "ETCD_AUTH_TOKEN", default_value = "simple")]
@@ -135,6 +150,13 @@ pub enum ConfigError {
     BadUrl(String, String),
     #[error("{0} is not supported yet")]
     Unsupported(&'static str),
+    #[error("{0} and {1} go together")]
+    TlsPair(&'static str, &'static str),
+    #[error("{0} needs {1}")]
+    NoTrustedCa(&'static str, &'static str),
+    /// etcd's text.
+    #[error("TLS key/cert ({0}) must be provided for {1} url {2} with HTTPS scheme")]
+    HttpsWithoutTls(&'static str, &'static str, String),
     #[error("invalid --auth-token {0:?} (simple)")]
     BadAuthToken(String),
     #[error("invalid --bcrypt-cost {0} (4 to 31)")]
@@ -191,8 +213,11 @@ impl Config {
     /// problem. Settings rtcd cannot honour yet are refused instead of
     /// silently ignored (serving plain text when TLS was asked for, say).
     pub fn validate(&self) -> Result<Settings, ConfigError> {
-        if self.cert_file.is_some() || self.key_file.is_some() || self.client_cert_auth {
-            return Err(ConfigError::Unsupported("client TLS (--cert-file/--key-file)"));
+        if self.peer_auto_tls {
+            return Err(ConfigError::Unsupported("--peer-auto-tls"));
+        }
+        if self.cipher_suites.as_ref().is_some_and(|c| !c.is_empty()) {
+            return Err(ConfigError::Unsupported("--cipher-suites"));
         }
         match self.auth_token.split(',').next() {
             Some("simple") => {}
@@ -202,6 +227,9 @@ impl Config {
         if !(4..=31).contains(&self.bcrypt_cost) {
             return Err(ConfigError::BadBcryptCost(self.bcrypt_cost));
         }
+        let data_dir = self.data_dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}.rtcd", self.name)));
+        let client_tls = self.client_tls(&data_dir)?;
+        let peer_tls = self.peer_tls()?;
         let cluster_state = match self.initial_cluster_state.as_str() {
             "new" => ClusterState::New,
             "existing" => ClusterState::Existing,
@@ -210,14 +238,16 @@ impl Config {
         // Checked in the order written; the first problem is the one reported.
         Ok(Settings {
             name: self.name.clone(),
-            data_dir: self.data_dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}.rtcd", self.name))),
+            data_dir,
             watch_progress_interval: self.watch_progress_interval()?,
             lease_checkpoint_interval: self.lease_checkpoint_interval()?,
             initial_cluster: self.initial_cluster()?,
             auto_compaction: auto_compaction(&self.auto_compaction_mode, &self.auto_compaction_retention)?,
             peer_dial_overrides: self.peer_dial_overrides()?,
-            listen_client: socket_addrs(&self.listen_client_urls)?,
-            listen_peer: socket_addrs(&self.listen_peer_urls)?,
+            listen_client: self.listen_urls(&self.listen_client_urls, &client_tls, "client")?,
+            listen_peer: self.listen_urls(&self.listen_peer_urls, &peer_tls, "peer")?,
+            client_tls,
+            peer_tls,
             advertise_client_urls: split_urls(&self.advertise_client_urls),
             advertise_peer_urls: split_urls(&self.initial_advertise_peer_urls),
             cluster_state,
@@ -243,6 +273,75 @@ impl Config {
             auth_token_ttl: Duration::from_secs(self.auth_token_ttl),
             bcrypt_cost: self.bcrypt_cost,
         })
+    }
+
+    /// The client side's TLS files: given, or with `--auto-tls` the
+    /// self-signed pair in `<data-dir>/fixtures/client` (made at startup).
+    fn client_tls(&self, data_dir: &std::path::Path) -> Result<Option<TlsFiles>, ConfigError> {
+        let (cert, key, self_signed) = match (&self.cert_file, &self.key_file) {
+            (Some(cert), Some(key)) => (cert.clone(), key.clone(), false),
+            (None, None) if self.auto_tls => {
+                let dir = data_dir.join("fixtures").join("client");
+                (dir.join("cert.pem"), dir.join("key.pem"), true)
+            }
+            (None, None) => return Ok(None),
+            _ => return Err(ConfigError::TlsPair("--cert-file", "--key-file")),
+        };
+        if self.client_cert_auth && self.trusted_ca_file.is_none() {
+            return Err(ConfigError::NoTrustedCa("--client-cert-auth", "--trusted-ca-file"));
+        }
+        Ok(Some(TlsFiles {
+            cert,
+            key,
+            trusted_ca: self.trusted_ca_file.clone(),
+            client_cert_auth: self.client_cert_auth,
+            allowed_cn: None,
+            self_signed,
+        }))
+    }
+
+    fn peer_tls(&self) -> Result<Option<TlsFiles>, ConfigError> {
+        let (cert, key) = match (&self.peer_cert_file, &self.peer_key_file) {
+            (Some(cert), Some(key)) => (cert.clone(), key.clone()),
+            (None, None) => return Ok(None),
+            _ => return Err(ConfigError::TlsPair("--peer-cert-file", "--peer-key-file")),
+        };
+        if self.peer_client_cert_auth && self.peer_trusted_ca_file.is_none() {
+            return Err(ConfigError::NoTrustedCa("--peer-client-cert-auth", "--peer-trusted-ca-file"));
+        }
+        Ok(Some(TlsFiles {
+            cert,
+            key,
+            trusted_ca: self.peer_trusted_ca_file.clone(),
+            client_cert_auth: self.peer_client_cert_auth,
+            allowed_cn: self.peer_cert_allowed_cn.clone(),
+            self_signed: false,
+        }))
+    }
+
+    /// The addresses to bind and whether each serves TLS: an https:// URL
+    /// needs the side's certificate (etcd refuses to start without); with
+    /// certificates an http:// URL is still served plain, as etcd does.
+    fn listen_urls(
+        &self,
+        list: &str,
+        tls: &Option<TlsFiles>,
+        side: &'static str,
+    ) -> Result<Vec<Listen>, ConfigError> {
+        split_urls(list)
+            .iter()
+            .map(|url| {
+                let secure = url.starts_with("https://");
+                let flags = if side == "peer" { "--peer-cert-file, --peer-key-file" } else { "--cert-file, --key-file" };
+                if secure && tls.is_none() {
+                    return Err(ConfigError::HttpsWithoutTls(flags, side, url.clone()));
+                }
+                if !secure && tls.is_some() {
+                    tracing::warn!(%url, "scheme is HTTP while key and cert files are present; ignoring key and cert files");
+                }
+                Ok(Listen { addr: socket_addr(url)?, tls: secure })
+            })
+            .collect()
     }
 
     /// How often idle `progress_notify` watchers hear the current revision.
@@ -332,20 +431,13 @@ fn split_urls(list: &str) -> Vec<String> {
     list.split(',').map(str::trim).filter(|u| !u.is_empty()).map(String::from).collect()
 }
 
-fn socket_addrs(list: &str) -> Result<Vec<SocketAddr>, ConfigError> {
-    split_urls(list).iter().map(|u| socket_addr(u)).collect()
-}
-
-/// `http://host:port` → the address to bind.
+/// `http://host:port` or `https://host:port` → the address to bind.
 fn socket_addr(url: &str) -> Result<SocketAddr, ConfigError> {
     let bad = |why: &str| ConfigError::BadUrl(url.to_string(), why.to_string());
-    let rest = url.strip_prefix("http://").ok_or_else(|| {
-        if url.starts_with("https://") {
-            bad("https needs TLS, not supported yet")
-        } else {
-            bad("expected http://host:port")
-        }
-    })?;
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+        .ok_or_else(|| bad("expected http://host:port or https://host:port"))?;
     let host_port = rest.trim_end_matches('/');
     let addrs: Vec<SocketAddr> = host_port.to_socket_addrs().map_err(|e| bad(&e.to_string()))?.collect();
     // "localhost" may resolve to both families; etcd users mean IPv4 loopback.
@@ -364,8 +456,8 @@ mod tests {
     fn defaults_are_a_local_single_member() {
         let s = settings(&[]).unwrap();
         assert_eq!(s.data_dir, PathBuf::from("default.rtcd"));
-        assert_eq!(s.listen_client, vec!["127.0.0.1:2379".parse().unwrap()]);
-        assert_eq!(s.listen_peer, vec!["127.0.0.1:2380".parse().unwrap()]);
+        assert_eq!(s.listen_client, vec![Listen { addr: "127.0.0.1:2379".parse().unwrap(), tls: false }]);
+        assert_eq!(s.listen_peer, vec![Listen { addr: "127.0.0.1:2380".parse().unwrap(), tls: false }]);
         assert_eq!(s.advertise_client_urls, vec!["http://127.0.0.1:2379"]);
         let me = InitialMember { name: "default".into(), peer_urls: vec!["http://127.0.0.1:2380".into()] };
         assert_eq!(s.initial_cluster, vec![me]);
@@ -396,13 +488,22 @@ mod tests {
     fn urls_are_validated() {
         let bad = settings(&["--listen-client-urls", "http://127.0.0.1:1,tcp://x"]);
         assert!(matches!(bad, Err(ConfigError::BadUrl(..))));
-        let https = settings(&["--listen-peer-urls", "https://127.0.0.1:2380"]).unwrap_err();
+        let https = settings(&["--listen-client-urls", "https://127.0.0.1:2379"]).unwrap_err();
         assert_eq!(
             https.to_string(),
-            r#"invalid URL "https://127.0.0.1:2380": https needs TLS, not supported yet"#
+            "TLS key/cert (--cert-file, --key-file) must be provided for client url https://127.0.0.1:2379 \
+             with HTTPS scheme"
         );
-        let tls = settings(&["--cert-file", "c.pem"]).unwrap_err();
-        assert_eq!(tls.to_string(), "client TLS (--cert-file/--key-file) is not supported yet");
+        let half = settings(&["--cert-file", "c.pem"]).unwrap_err();
+        assert_eq!(half.to_string(), "--cert-file and --key-file go together");
+        let no_ca =
+            settings(&["--cert-file", "c.pem", "--key-file", "k.pem", "--client-cert-auth"]).unwrap_err();
+        assert_eq!(no_ca.to_string(), "--client-cert-auth needs --trusted-ca-file");
+        let urls = ["--listen-client-urls", "https://127.0.0.1:2379,http://127.0.0.1:2381"];
+        let auto = settings(&[&urls[..], &["--auto-tls", "--data-dir", "/d"]].concat()).unwrap();
+        assert_eq!(auto.listen_client.iter().map(|l| l.tls).collect::<Vec<_>>(), [true, false]);
+        let files = auto.client_tls.unwrap();
+        assert!(files.self_signed && files.cert == std::path::Path::new("/d/fixtures/client/cert.pem"));
     }
 
     #[test]

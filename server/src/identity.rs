@@ -86,10 +86,13 @@ async fn join(settings: &Settings) -> Result<Identity, IdentityError> {
     // Peers are reached the way Raft reaches them (the test hook may route
     // a peer URL through a proxy).
     let overrides = &settings.peer_dial_overrides;
+    let tls = crate::tls::peer_client(settings.peer_tls.as_ref())
+        .map_err(|e| IdentityError::Join(e.to_string()))?;
     let deadline = Instant::now() + JOIN_TIMEOUT;
     loop {
         for &url in &peers {
-            match ask_members(overrides.get(url).unwrap_or(url)).await {
+            let dialled = rtcd_raft::dial_target(url, overrides);
+            match ask_members(&dialled, tls.as_ref()).await {
                 Ok(list) => {
                     let cluster_id = list.header.map_or(0, |h| h.cluster_id);
                     let me = list.members.iter().find(|m| sorted(m.peer_ur_ls.clone()) == mine);
@@ -113,12 +116,13 @@ async fn join(settings: &Settings) -> Result<Identity, IdentityError> {
 
 async fn ask_members(
     url: &str,
+    tls: Option<&tonic::transport::ClientTlsConfig>,
 ) -> Result<rtcd_proto::etcdserverpb::MemberListResponse, Box<dyn std::error::Error + Send + Sync>> {
-    let channel = tonic::transport::Endpoint::from_shared(url.to_string())?
-        .connect_timeout(JOIN_RETRY)
-        .timeout(Duration::from_secs(2))
-        .connect()
-        .await?;
+    let mut endpoint = tonic::transport::Endpoint::from_shared(url.to_string())?;
+    if let Some(tls) = tls.filter(|_| url.starts_with("https://")) {
+        endpoint = endpoint.tls_config(tls.clone())?;
+    }
+    let channel = endpoint.connect_timeout(JOIN_RETRY).timeout(Duration::from_secs(2)).connect().await?;
     Ok(PeerClient::new(channel).members(MemberListRequest::default()).await?.into_inner())
 }
 

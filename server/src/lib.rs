@@ -31,5 +31,6 @@ pub mod restore;
 pub mod server;
 pub mod services;
 pub mod settings;
+pub mod tls;
 pub mod version;
 pub mod watch;

@@ -109,3 +109,126 @@ impl AsyncWrite for PrefaceDeadline {
         Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
     }
 }
+
+/// How long a TLS client has to finish its handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A connection over TLS, with who the client's certificate says it is.
+pub struct TlsConnection {
+    io: tokio_rustls::server::TlsStream<PrefaceDeadline>,
+    info: TlsInfo,
+}
+
+/// What requests on a TLS connection know of it: the remote address and the
+/// common name of the client's verified certificate (etcd's user with
+/// `--client-cert-auth`).
+#[derive(Debug, Clone)]
+pub struct TlsInfo {
+    pub tcp: TcpConnectInfo,
+    pub common_name: Option<String>,
+}
+
+impl Connected for TlsConnection {
+    type ConnectInfo = TlsInfo;
+
+    fn connect_info(&self) -> TlsInfo {
+        self.info.clone()
+    }
+}
+
+/// Accepts TLS connections on `addr` with `tls`'s configuration as it is at
+/// each connection. Handshakes run concurrently, each within
+/// [`HANDSHAKE_TIMEOUT`]; one that fails (garbage, an unknown CA, no
+/// certificate where one is required, a peer of another name) closes that
+/// connection only.
+pub fn bind_tls(
+    addr: SocketAddr,
+    tls: std::sync::Arc<crate::tls::Reloading>,
+) -> io::Result<impl Stream<Item = io::Result<Coalesce<TlsConnection>>>> {
+    let mut incoming = TcpIncoming::bind(addr)?.with_nodelay(Some(true));
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    tokio::spawn(async move {
+        loop {
+            let accepted = tokio::select! {
+                () = tx.closed() => return,
+                next = incoming.next() => match next {
+                    Some(accepted) => accepted,
+                    None => return,
+                },
+            };
+            let tcp = match accepted {
+                Ok(tcp) => tcp,
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    continue;
+                }
+            };
+            let acceptor = tokio_rustls::TlsAcceptor::from(tls.config());
+            let allowed_cn = tls.files().allowed_cn.clone();
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let tcp_info = tcp.connect_info();
+                let handshake = acceptor.accept(PrefaceDeadline::new(tcp));
+                let io = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
+                    Ok(Ok(io)) => io,
+                    Ok(Err(error)) => {
+                        tracing::debug!(remote = ?tcp_info.remote_addr(), %error, "TLS handshake failed");
+                        return;
+                    }
+                    Err(_) => return,
+                };
+                let common_name = io
+                    .get_ref()
+                    .1
+                    .peer_certificates()
+                    .and_then(|chain| chain.first())
+                    .and_then(crate::tls::common_name);
+                if let Some(allowed) = &allowed_cn
+                    && common_name.as_ref() != Some(allowed)
+                {
+                    tracing::warn!(remote = ?tcp_info.remote_addr(), ?common_name, %allowed, "peer certificate of another common name refused");
+                    return;
+                }
+                let info = TlsInfo { tcp: tcp_info, common_name };
+                let _ = tx.send(Ok(Coalesce::new(TlsConnection { io, info }))).await;
+            });
+        }
+    });
+    Ok(tokio_stream::wrappers::ReceiverStream::new(rx))
+}
+
+impl AsyncRead for TlsConnection {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for TlsConnection {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}

@@ -18,8 +18,8 @@ use rtcd_proto::rtcdraftpb::raft_server::RaftServer;
 use rtcd_raft::{RaftConfig, RaftNode};
 use rtcd_store::{Access, Applied, Caller, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
 
-use crate::auth::Authenticator;
 use crate::auth::tokens::SimpleTokens;
+use crate::auth::{Authenticator, Credentials};
 use crate::errors::EtcdError;
 use crate::header::{Identity, WithHeader};
 use crate::hub::Hub;
@@ -79,8 +79,11 @@ impl Node {
             logs_to_keep: settings.snapshot_catchup_entries,
             request_timeout: settings.request_timeout(),
             dial_overrides: settings.peer_dial_overrides.clone(),
+            peer_tls: crate::tls::peer_client(settings.peer_tls.as_ref())?,
         };
-        let authenticator = Arc::new(Authenticator::new(SimpleTokens::new(settings.auth_token_ttl)));
+        let common_name_is_user = settings.client_tls.as_ref().is_some_and(|t| t.client_cert_auth);
+        let tokens = SimpleTokens::new(settings.auth_token_ttl);
+        let authenticator = Arc::new(Authenticator::new(tokens, common_name_is_user));
         let sink = crate::applied::sink(hub.clone(), lessor.clone(), authenticator.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
         let next_lease_id = AtomicI64::new(first_lease_id(identity.member_id));
@@ -159,7 +162,7 @@ impl Node {
 
     /// Who a client request is from (see `auth`).
     pub fn caller<T>(&self, request: &tonic::Request<T>) -> Result<Caller, EtcdError> {
-        self.authenticator.caller(&self.store, request.metadata())
+        self.authenticator.caller(&self.store, &Credentials::of(request))
     }
 
     /// A read check where etcd makes it, on the member serving the read.
@@ -295,6 +298,8 @@ pub enum NodeError {
     Identity(#[from] IdentityError),
     #[error("cannot start replication: {0}")]
     Raft(#[from] rtcd_raft::ReplicationError),
+    #[error("peer TLS: {0}")]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 fn first_lease_id(member_id: u64) -> i64 {

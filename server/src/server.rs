@@ -25,6 +25,8 @@ use crate::services::{
     auth::AuthService, cluster::ClusterService, election::ElectionService, kv::KvService, lock::LockService,
     maintenance::MaintenanceService, watch::WatchService,
 };
+use crate::settings::{Listen, TlsFiles};
+use crate::tls::Reloading;
 
 /// See where it is set.
 const CONNECTION_WINDOW: u32 = 16 << 20;
@@ -37,6 +39,8 @@ pub enum ServeError {
     Transport(std::net::SocketAddr, String),
     #[error("serving in-process clients: {0}")]
     Local(String),
+    #[error("TLS: {0}")]
+    Tls(String),
     /// Replication stopped on a fatal error: serving on would answer reads
     /// from a state no longer kept up to date.
     #[error("raft stopped: {0}")]
@@ -105,6 +109,19 @@ fn client_router(
         .add_routes(routes)
 }
 
+/// One side's TLS configuration, read (and for `--auto-tls` made) once at
+/// startup so a bad file stops the member before it serves.
+fn tls_source(files: Option<&TlsFiles>, advertised: &[String]) -> Result<Option<Arc<Reloading>>, ServeError> {
+    let Some(files) = files else { return Ok(None) };
+    let hosts: Vec<String> = advertised
+        .iter()
+        .filter_map(|url| url.split("://").nth(1))
+        .filter_map(|rest| rest.rsplit_once(':').map(|(host, _)| host.trim_matches(['[', ']']).to_owned()))
+        .collect();
+    crate::tls::make_self_signed(files, &hosts).map_err(|e| ServeError::Tls(e.to_string()))?;
+    Ok(Some(Arc::new(Reloading::new(files.clone()).map_err(|e| ServeError::Tls(e.to_string()))?)))
+}
+
 /// Resolves once `stop` turns true.
 async fn stopped(mut stop: tokio::sync::watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
@@ -136,30 +153,55 @@ pub async fn serve(
     });
 
     let mut servers = tokio::task::JoinSet::new();
+    let client_tls = tls_source(settings.client_tls.as_ref(), &settings.advertise_client_urls)?;
+    let peer_tls = tls_source(settings.peer_tls.as_ref(), &settings.advertise_peer_urls)?;
     // Peers reach this member's Raft on the peer URLs.
-    for &addr in &settings.listen_peer {
-        let raft = node.raft_service();
-        let peer = PeerService::server(node.clone());
+    for &Listen { addr, tls } in &settings.listen_peer {
+        let router =
+            Server::builder().add_service(node.raft_service()).add_service(PeerService::server(node.clone()));
         let stopped = stopped(stop_rx.clone());
+        let peer_tls = peer_tls.clone();
         servers.spawn(async move {
-            Server::builder()
-                .add_service(raft)
-                .add_service(peer)
-                .serve_with_shutdown(addr, stopped)
-                .await
-                .map_err(|e| transport_error(addr, e))
+            let failed = |e: std::io::Error| ServeError::Transport(addr, e.to_string());
+            let served = match (tls, peer_tls) {
+                (true, Some(tls)) => {
+                    router
+                        .serve_with_incoming_shutdown(
+                            crate::listener::bind_tls(addr, tls).map_err(failed)?,
+                            stopped,
+                        )
+                        .await
+                }
+                _ => router.serve_with_shutdown(addr, stopped).await,
+            };
+            served.map_err(|e| transport_error(addr, e))
         });
-        tracing::info!(%addr, "serving peers");
+        tracing::info!(%addr, tls, "serving peers");
     }
-    for &addr in &settings.listen_client {
+    for &Listen { addr, tls } in &settings.listen_client {
         let router = client_router(&node, health.clone());
         let stopped = stopped(stop_rx.clone());
+        let client_tls = client_tls.clone();
         servers.spawn(async move {
-            let incoming =
-                crate::listener::bind(addr).map_err(|e| ServeError::Transport(addr, e.to_string()))?;
-            router.serve_with_incoming_shutdown(incoming, stopped).await.map_err(|e| transport_error(addr, e))
+            let failed = |e: std::io::Error| ServeError::Transport(addr, e.to_string());
+            let served = match (tls, client_tls) {
+                (true, Some(tls)) => {
+                    router
+                        .serve_with_incoming_shutdown(
+                            crate::listener::bind_tls(addr, tls).map_err(failed)?,
+                            stopped,
+                        )
+                        .await
+                }
+                _ => {
+                    router
+                        .serve_with_incoming_shutdown(crate::listener::bind(addr).map_err(failed)?, stopped)
+                        .await
+                }
+            };
+            served.map_err(|e| transport_error(addr, e))
         });
-        tracing::info!(%addr, "serving client requests");
+        tracing::info!(%addr, tls, "serving client requests");
     }
     if let Some(local) = local {
         let router = client_router(&node, health.clone());

@@ -18,6 +18,28 @@ pub const GRPC_OVERHEAD_BYTES: usize = 512 * 1024;
 /// two election timeouts (see [`Settings::request_timeout`]).
 const BASE_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The files of one side (client or peer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    /// CAs client certificates are verified against.
+    pub trusted_ca: Option<PathBuf>,
+    /// Refuse connections without a certificate those CAs signed.
+    pub client_cert_auth: bool,
+    /// Peers only: the common name a peer's certificate must carry.
+    pub allowed_cn: Option<String>,
+    /// `--auto-tls`: `cert` and `key` are made at startup if missing.
+    pub self_signed: bool,
+}
+
+/// An address to serve, with or without TLS (its URL's scheme).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listen {
+    pub addr: SocketAddr,
+    pub tls: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     /// `--name`.
@@ -25,9 +47,15 @@ pub struct Settings {
     /// `--data-dir`, or `<name>.rtcd`.
     pub data_dir: PathBuf,
     /// `--listen-client-urls`, resolved to the addresses to bind.
-    pub listen_client: Vec<SocketAddr>,
+    pub listen_client: Vec<Listen>,
     /// `--listen-peer-urls`, resolved to the addresses to bind.
-    pub listen_peer: Vec<SocketAddr>,
+    pub listen_peer: Vec<Listen>,
+    /// The client side's certificate files (`--cert-file`, ... or
+    /// `--auto-tls`), for https:// client URLs.
+    pub client_tls: Option<TlsFiles>,
+    /// The peer side's (`--peer-cert-file`, ...), for https:// peer URLs and
+    /// for dialing peers.
+    pub peer_tls: Option<TlsFiles>,
     /// `--advertise-client-urls`: announced in MemberList, as given.
     pub advertise_client_urls: Vec<String>,
     /// `--initial-advertise-peer-urls`: what defines this member's ID.

@@ -17,12 +17,11 @@ use rtcd_proto::etcdserverpb::{
     request_op, response_op,
 };
 use rtcd_proto::mvccpb::event::EventType;
-use tonic::metadata::{Ascii, MetadataValue};
 use tonic::{Request, Status};
 
 use super::kv::KvService;
 use super::lease::LeaseService;
-use crate::auth::TOKEN_METADATA;
+use crate::auth::Credentials;
 use crate::errors::{EtcdError, through_local_client};
 use crate::hub::{CursorEnd, EventCursor};
 use crate::node::Node;
@@ -36,29 +35,32 @@ pub struct LocalClient {
     node: Arc<Node>,
     kv: KvService,
     lease: LeaseService,
-    /// The auth token of the client this one acts for, passed on with every
-    /// call (etcd's recipes run with their caller's credentials).
-    token: Option<MetadataValue<Ascii>>,
+    /// The credentials of the client this one acts for, passed on with
+    /// every call (etcd's recipes run with their caller's).
+    credentials: Credentials,
 }
 
 impl LocalClient {
     pub fn new(node: Arc<Node>) -> Self {
-        Self { kv: KvService::new(node.clone()), lease: LeaseService::new(node.clone()), node, token: None }
+        Self {
+            kv: KvService::new(node.clone()),
+            lease: LeaseService::new(node.clone()),
+            node,
+            credentials: Credentials::default(),
+        }
     }
 
     /// A client making its calls with `request`'s credentials.
     pub fn acting_for<T>(&self, request: &Request<T>) -> Arc<LocalClient> {
         let mut client = LocalClient::new(self.node.clone());
-        client.token = request.metadata().get(TOKEN_METADATA).cloned();
+        client.credentials = Credentials::of(request);
         Arc::new(client)
     }
 
     /// A request to a service, with the credentials this client acts with.
     fn request<T>(&self, message: T) -> Request<T> {
         let mut request = Request::new(message);
-        if let Some(token) = &self.token {
-            request.metadata_mut().insert(TOKEN_METADATA, token.clone());
-        }
+        self.credentials.attach(&mut request);
         request
     }
 

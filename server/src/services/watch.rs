@@ -42,7 +42,7 @@ impl Watch for WatchService {
         self.node.check_leader(require_leader)?;
         let (out, responses) = tokio::sync::mpsc::channel(OUTGOING_QUEUE);
         // Permissions are checked at each create, with the stream's token.
-        let credentials = request.metadata().clone();
+        let credentials = crate::auth::Credentials::of(&request);
         let stream = WatchStream::new(self.node.clone(), out, credentials)?;
         tokio::spawn(stream.run(request.into_inner(), self.progress_interval, require_leader));
         Ok(Response::new(ReceiverStream::new(responses)))

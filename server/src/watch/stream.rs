@@ -24,12 +24,12 @@ use rtcd_proto::etcdserverpb::{
 };
 use rtcd_store::{AuthError, StoreError};
 use tokio::sync::{broadcast, mpsc};
-use tonic::metadata::MetadataMap;
 use tonic::{Status, Streaming};
 
 use super::fragment::fragments;
 use super::requests::Requests;
 use super::watcher::Watcher;
+use crate::auth::Credentials;
 use crate::errors::{EtcdError, WatchRefusal};
 use crate::hub::{LiveBatch, event_revision, with_queued};
 use crate::node::Node;
@@ -47,8 +47,8 @@ struct Gone;
 pub struct WatchStream {
     node: Arc<Node>,
     out: Outgoing,
-    /// The stream's metadata, naming its caller (see `auth`).
-    credentials: MetadataMap,
+    /// Who the stream is from (see `auth`).
+    credentials: Credentials,
     watchers: BTreeMap<i64, Watcher>,
     next_auto_id: i64,
     live: broadcast::Receiver<Arc<LiveBatch>>,
@@ -65,7 +65,7 @@ pub struct WatchStream {
 }
 
 impl WatchStream {
-    pub fn new(node: Arc<Node>, out: Outgoing, credentials: MetadataMap) -> Result<Self, EtcdError> {
+    pub fn new(node: Arc<Node>, out: Outgoing, credentials: Credentials) -> Result<Self, EtcdError> {
         // Subscribe before reading the revision: a batch applied in between
         // is then both in the ring and in the store, never in neither.
         let live = node.hub().subscribe();

@@ -117,6 +117,11 @@ impl Member {
         (self.client_url.clone(), self.peer_url.clone())
     }
 
+    /// Where the member keeps its data.
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.data_dir
+    }
+
     /// The member's process ID (to read its memory use, say).
     pub fn pid(&self) -> u32 {
         self.child.id()
@@ -234,7 +239,12 @@ fn fresh_dirs() -> (tempfile::TempDir, std::path::PathBuf) {
 
 /// A member's client and peer URLs on free loopback ports, for `join`.
 pub fn fresh_urls() -> (String, String) {
-    (format!("http://127.0.0.1:{}", free_port()), format!("http://127.0.0.1:{}", free_port()))
+    fresh_urls_with("http", "http")
+}
+
+/// `fresh_urls` with these schemes (`https` for TLS).
+pub fn fresh_urls_with(client: &str, peer: &str) -> (String, String) {
+    (format!("{client}://127.0.0.1:{}", free_port()), format!("{peer}://127.0.0.1:{}", free_port()))
 }
 
 /// Starts a member that joins a running cluster (`--initial-cluster-state
@@ -252,8 +262,18 @@ pub fn start_cluster(kind: Kind, size: usize) -> Vec<Member> {
 
 /// `start_cluster` with extra flags for every member.
 pub fn start_cluster_with(kind: Kind, size: usize, extra: &[&str]) -> Vec<Member> {
-    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let urls: Vec<(String, String)> = (0..size).map(|_| fresh_urls()).collect();
+    let members = spawn_cluster(kind, urls, extra);
+    for m in &members {
+        wait_healthy(m);
+    }
+    members
+}
+
+/// Starts members m1, m2, ... of one cluster on these URLs, without waiting
+/// (a TLS cluster's health is checked with certificates).
+pub fn spawn_cluster(kind: Kind, urls: Vec<(String, String)>, extra: &[&str]) -> Vec<Member> {
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let initial_cluster = urls
         .iter()
         .enumerate()
@@ -268,9 +288,6 @@ pub fn start_cluster_with(kind: Kind, size: usize, extra: &[&str]) -> Vec<Member
             spawn_member(kind, &name, fresh_dirs(), urls, &initial_cluster, extra.clone())
         })
         .collect();
-    for m in &members {
-        wait_healthy(m);
-    }
     members
 }
 

@@ -18,4 +18,5 @@ mod harness;
 mod hostile;
 mod lock_election;
 mod maintenance;
+mod tls;
 mod watch_grpc;
