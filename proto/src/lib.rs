@@ -14,30 +14,35 @@ pub mod codec;
 #[allow(clippy::all, missing_docs)]
 pub mod mvccpb {
     tonic::include_proto!("mvccpb");
+    include!(concat!(env!("OUT_DIR"), "/mvccpb.serde.rs"));
 }
 
 /// Users, roles and permissions.
 #[allow(clippy::all, missing_docs)]
 pub mod authpb {
     tonic::include_proto!("authpb");
+    include!(concat!(env!("OUT_DIR"), "/authpb.serde.rs"));
 }
 
 /// The client API: KV, Watch, Lease, Cluster, Maintenance and Auth services.
 #[allow(clippy::all, missing_docs)]
 pub mod etcdserverpb {
     tonic::include_proto!("etcdserverpb");
+    include!(concat!(env!("OUT_DIR"), "/etcdserverpb.serde.rs"));
 }
 
 /// The lock service.
 #[allow(clippy::all, missing_docs)]
 pub mod v3lockpb {
     tonic::include_proto!("v3lockpb");
+    include!(concat!(env!("OUT_DIR"), "/v3lockpb.serde.rs"));
 }
 
 /// The election service.
 #[allow(clippy::all, missing_docs)]
 pub mod v3electionpb {
     tonic::include_proto!("v3electionpb");
+    include!(concat!(env!("OUT_DIR"), "/v3electionpb.serde.rs"));
 }
 
 /// rtcd's member-to-member protocol on the peer URL.

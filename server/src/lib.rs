@@ -13,6 +13,7 @@ pub mod auth;
 pub mod compactor;
 pub mod config;
 pub mod errors;
+pub mod gateway;
 pub mod grpc_body;
 pub mod header;
 pub mod http;

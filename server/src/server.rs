@@ -93,7 +93,9 @@ fn client_router(
             ElectionServer::new(ElectionService::new(node.clone())).max_decoding_message_size(max_recv),
         );
     // etcd answers plain HTTP (/health, /metrics, /version) on the same port.
-    let routes = Routes::from(grpc.into_axum_router().merge(crate::http::routes(node.clone())));
+    // And etcd's JSON gateway (/v3/...).
+    let http = crate::http::routes(node.clone()).merge(crate::gateway::routes(node.clone()));
+    let routes = Routes::from(grpc.into_axum_router().merge(http));
     Server::builder()
         .accept_http1(true)
         .max_concurrent_streams(settings.max_concurrent_streams)

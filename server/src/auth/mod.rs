@@ -45,6 +45,11 @@ impl Credentials {
         Self { token, common_name }
     }
 
+    /// A token alone (the JSON gateway's `Authorization` header).
+    pub fn with_token(token: Option<String>) -> Self {
+        Self { token, common_name: None }
+    }
+
     /// Makes `request` carry these credentials (a recipe's calls).
     pub fn attach<T>(&self, request: &mut Request<T>) {
         request.extensions_mut().insert(self.clone());

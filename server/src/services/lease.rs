@@ -66,26 +66,7 @@ impl Lease for LeaseService {
         request: Request<Streaming<LeaseKeepAliveRequest>>,
     ) -> Result<Response<Self::LeaseKeepAliveStream>, Status> {
         self.node.check_leader(crate::require_leader::requested(&request))?;
-        let node = self.node.clone();
-        let responses = request.into_inner().then(move |req| {
-            let node = node.clone();
-            async move {
-                let req = req?;
-                let ttl = node
-                    .at_leader(|route| {
-                        let node = node.clone();
-                        async move {
-                            match route {
-                                None => node.renew_lease(req.id).await.map_err(Status::from),
-                                Some(mut leader) => Ok(leader.lease_keep_alive(req).await?.into_inner().ttl),
-                            }
-                        }
-                    })
-                    .await?;
-                Ok(LeaseKeepAliveResponse { header: node.header(), id: req.id, ttl })
-            }
-        });
-        Ok(Response::new(Box::pin(responses)))
+        Ok(Response::new(Box::pin(keep_alive_answers(self.node.clone(), request.into_inner()))))
     }
 
     async fn lease_time_to_live(
@@ -117,4 +98,33 @@ impl Lease for LeaseService {
             leases: leases.into_iter().map(|l| LeaseStatus { id: l.id }).collect(),
         }))
     }
+}
+
+/// Each keep-alive renewed by the leader, answered in order: for a gRPC
+/// stream and for the JSON gateway's.
+pub fn keep_alive_answers<S>(
+    node: Arc<Node>,
+    incoming: S,
+) -> impl Stream<Item = Result<LeaseKeepAliveResponse, Status>> + Send
+where
+    S: Stream<Item = Result<LeaseKeepAliveRequest, Status>> + Send + 'static,
+{
+    incoming.then(move |req| {
+        let node = node.clone();
+        async move {
+            let req = req?;
+            let ttl = node
+                .at_leader(|route| {
+                    let node = node.clone();
+                    async move {
+                        match route {
+                            None => node.renew_lease(req.id).await.map_err(Status::from),
+                            Some(mut leader) => Ok(leader.lease_keep_alive(req).await?.into_inner().ttl),
+                        }
+                    }
+                })
+                .await?;
+            Ok(LeaseKeepAliveResponse { header: node.header(), id: req.id, ttl })
+        }
+    })
 }

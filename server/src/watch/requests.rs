@@ -14,7 +14,8 @@ use std::sync::Arc;
 use prost::Message;
 use rtcd_proto::etcdserverpb::WatchRequest;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
-use tonic::{Status, Streaming};
+use tokio_stream::{Stream, StreamExt};
+use tonic::Status;
 
 /// Bytes of requests queued per stream (decoded size, roughly).
 const QUEUED_BYTES: usize = 4 << 20;
@@ -30,7 +31,11 @@ pub struct Requests {
 }
 
 impl Requests {
-    pub fn spawn(incoming: Streaming<WatchRequest>) -> Requests {
+    /// Reads `incoming`: a gRPC stream, or the JSON gateway's requests.
+    pub fn spawn<S>(incoming: S) -> Requests
+    where
+        S: Stream<Item = Result<WatchRequest, Status>> + Send + Unpin + 'static,
+    {
         let (tx, queue) = mpsc::unbounded_channel();
         let reader = tokio::spawn(read(incoming, tx));
         Requests { queue, reader }
@@ -54,17 +59,20 @@ impl Drop for Requests {
     }
 }
 
-async fn read(mut incoming: Streaming<WatchRequest>, queue: mpsc::UnboundedSender<Queued>) {
+async fn read<S>(mut incoming: S, queue: mpsc::UnboundedSender<Queued>)
+where
+    S: Stream<Item = Result<WatchRequest, Status>> + Unpin,
+{
     let room = Arc::new(Semaphore::new(QUEUED_BYTES));
     loop {
-        let queued = match incoming.message().await {
-            Ok(Some(request)) => {
+        let queued = match incoming.next().await {
+            Some(Ok(request)) => {
                 let cost = (request.encoded_len() + PER_REQUEST).min(QUEUED_BYTES) as u32;
                 let Ok(permit) = room.clone().acquire_many_owned(cost).await else { return };
                 Ok((request, permit))
             }
-            Ok(None) => return,
-            Err(status) => Err(status),
+            None => return,
+            Some(Err(status)) => Err(status),
         };
         let failed = queued.is_err();
         if queue.send(queued).is_err() || failed {

@@ -24,7 +24,7 @@ use rtcd_proto::etcdserverpb::{
 };
 use rtcd_store::{AuthError, StoreError};
 use tokio::sync::{broadcast, mpsc};
-use tonic::{Status, Streaming};
+use tonic::Status;
 
 use super::fragment::fragments;
 use super::requests::Requests;
@@ -86,12 +86,10 @@ impl WatchStream {
     /// Serves the stream until the client goes away (or, if it asked for a
     /// leader, until the leader is lost). A client that only half-closes
     /// keeps receiving events, as with etcd.
-    pub async fn run(
-        mut self,
-        incoming: Streaming<WatchRequest>,
-        progress_interval: Duration,
-        require_leader: bool,
-    ) {
+    pub async fn run<S>(mut self, incoming: S, progress_interval: Duration, require_leader: bool)
+    where
+        S: tokio_stream::Stream<Item = Result<WatchRequest, Status>> + Send + Unpin + 'static,
+    {
         let node = self.node.clone();
         let leader_lost = async move {
             if require_leader {

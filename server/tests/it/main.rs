@@ -14,6 +14,7 @@ mod etcdctl_concurrency;
 mod etcdctl_kv;
 mod etcdctl_lease;
 mod etcdctl_watch;
+mod gateway;
 mod harness;
 mod hostile;
 mod lock_election;
