@@ -9,6 +9,7 @@
 //! does not round-trip, the store disagreeing with its reference model).
 
 pub mod apiserver_decode;
+pub mod authority;
 pub mod continue_token;
 pub mod grpc_requests;
 pub mod patch;
@@ -31,4 +32,5 @@ pub const TARGETS: &[Target] = &[
     ("selectors", selectors::run),
     ("continue_token", continue_token::run),
     ("watch_requests", watch_requests::run),
+    ("authority", authority::run),
 ];

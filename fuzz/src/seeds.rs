@@ -33,7 +33,33 @@ pub fn all() -> Vec<Seed> {
     selectors(&mut seeds);
     continue_token(&mut seeds);
     watch_requests(&mut seeds);
+    authority(&mut seeds);
     seeds
+}
+
+/// A client's first bytes: the preface, then a request whose header block
+/// is `fields` as HPACK literals; the leading byte picks the fuzzer's split.
+fn authority(seeds: &mut Vec<Seed>) {
+    let opening = |fields: &[(&str, &str)]| {
+        let mut block = Vec::new();
+        for (name, value) in fields {
+            block.push(0);
+            for text in [name, value] {
+                block.push(text.len() as u8);
+                block.extend_from_slice(text.as_bytes());
+            }
+        }
+        let mut bytes = vec![3];
+        bytes.extend_from_slice(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+        bytes.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+        bytes.extend_from_slice(&[0, 0, block.len() as u8, 1, 4, 0, 0, 0, 1]);
+        bytes.extend_from_slice(&block);
+        bytes
+    };
+    let schemed = opening(&[(":method", "POST"), (":authority", "http://127.0.0.1:2379"), (":path", "/x")]);
+    seeds.push(("authority", "schemed".into(), schemed));
+    let plain = opening(&[(":method", "POST"), (":authority", "127.0.0.1:2379")]);
+    seeds.push(("authority", "plain".into(), plain));
 }
 
 fn b(s: &str) -> Bytes {

@@ -2,11 +2,13 @@
 //! `protos/`. Modules are named like etcd's Go packages so code reads the same
 //! as etcd's: `etcdserverpb::RangeRequest`, `mvccpb::KeyValue`.
 //!
-//! This crate holds generated code, plus two pieces of wire logic: `codec`,
-//! which decodes txns nested as deep as etcd allows, and `coalesce`, which
+//! This crate holds generated code, plus three pieces of wire logic: `codec`,
+//! which decodes txns nested as deep as etcd allows, `coalesce`, which
 //! batches the socket writes of a connection carrying these services (rtcd's
-//! server and rtcd-bench's client both use it).
+//! server and rtcd-bench's client both use it), and `authority`, which mends
+//! the HTTP/2 authority etcdctl 3.4 sends.
 
+pub mod authority;
 pub mod coalesce;
 pub mod codec;
 

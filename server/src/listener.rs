@@ -23,6 +23,8 @@ use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 
 use rtcd_proto::coalesce::Coalesce;
 
+use rtcd_proto::authority::AuthorityFix;
+
 /// HTTP/2's client preface; an HTTP/1 request line and headers are longer.
 const PREFACE_LEN: usize = 24;
 /// A client sends its preface as soon as it connects; a peer that has not
@@ -30,10 +32,13 @@ const PREFACE_LEN: usize = 24;
 const PREFACE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Accepts client connections on `addr`; their responses are written in
-/// batches (`coalesce`).
-pub fn bind(addr: SocketAddr) -> io::Result<impl Stream<Item = io::Result<Coalesce<PrefaceDeadline>>>> {
+/// batches (`coalesce`), their requests read through `authority`'s mend.
+pub fn bind(
+    addr: SocketAddr,
+) -> io::Result<impl Stream<Item = io::Result<Coalesce<AuthorityFix<PrefaceDeadline>>>>> {
     let incoming = TcpIncoming::bind(addr)?.with_nodelay(Some(true));
-    Ok(incoming.map(|accepted| accepted.map(|tcp| Coalesce::new(PrefaceDeadline::new(tcp)))))
+    Ok(incoming
+        .map(|accepted| accepted.map(|tcp| Coalesce::new(AuthorityFix::new(PrefaceDeadline::new(tcp))))))
 }
 
 /// A TCP connection that fails its reads once [`PREFACE_TIMEOUT`] has passed

@@ -64,7 +64,6 @@ pub(crate) fn assert_all_present(cluster: &[Member], prefix: &str, acknowledged:
 pub(crate) fn assert_same_hashkv(members: &[&Member]) {
     let hashes: BTreeSet<String> = members
         .iter()
-        // hashkv dials host:port (see docs/architecture.md).
         .map(|m| ok(etcdctl(m.client_url.trim_start_matches("http://"), &["endpoint", "hashkv"], None)))
         .map(|line| line.rsplit(", ").next().unwrap().to_string())
         .collect();

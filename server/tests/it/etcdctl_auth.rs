@@ -8,23 +8,16 @@ use etcd_client::{Client, ConnectOptions, WatchOptions};
 use crate::etcd_client::error;
 use crate::harness::{Kind, Member, etcdctl, start_with};
 
-/// One etcdctl call: the user (`name:password`) it runs as, its arguments,
-/// its stdin, and whether it dials `host:port` (etcdctl 3.4's maintenance
-/// calls send an `http://` endpoint whole as the HTTP/2 authority, which
-/// rtcd's HTTP/2 server refuses; see the README's known gaps).
+/// One etcdctl call: the user (`name:password`) it runs as, its arguments
+/// and its stdin.
 struct Step {
     user: Option<&'static str>,
     args: Vec<&'static str>,
     stdin: Option<&'static str>,
-    host_port: bool,
 }
 
 fn step(user: Option<&'static str>, args: &[&'static str]) -> Step {
-    Step { user, args: args.to_vec(), stdin: None, host_port: false }
-}
-
-fn maintenance(user: Option<&'static str>, args: &[&'static str]) -> Step {
-    Step { host_port: true, ..step(user, args) }
+    Step { user, args: args.to_vec(), stdin: None }
 }
 
 const ROOT: Option<&str> = Some("root:rootpw");
@@ -113,15 +106,15 @@ fn steps() -> Vec<Step> {
         // Compaction is anyone's in etcd 3.4; maintenance and membership
         // are root's.
         step(ALICE, &["compaction", "2"]),
-        maintenance(ALICE, &["endpoint", "status"]),
-        maintenance(ALICE, &["endpoint", "hashkv"]),
-        maintenance(ALICE, &["defrag"]),
-        maintenance(ALICE, &["alarm", "list"]),
-        maintenance(ALICE, &["move-leader", "1"]),
+        step(ALICE, &["endpoint", "status"]),
+        step(ALICE, &["endpoint", "hashkv"]),
+        step(ALICE, &["defrag"]),
+        step(ALICE, &["alarm", "list"]),
+        step(ALICE, &["move-leader", "1"]),
         step(ALICE, &["member", "list"]),
         step(ALICE, &["member", "add", "x", "--peer-urls=http://127.0.0.1:1"]),
         step(ALICE, &["member", "remove", "1"]),
-        maintenance(ROOT, &["defrag"]),
+        step(ROOT, &["defrag"]),
         // Auth management: who may read and change what.
         step(ALICE, &["user", "list"]),
         step(ALICE, &["role", "list"]),
@@ -164,11 +157,7 @@ fn steps() -> Vec<Step> {
 /// What a step printed: success, stdout, and etcdctl's `Error:` lines (its
 /// client also logs retries with timestamps to stderr).
 fn run(member: &Member, s: &Step) -> (bool, String, String) {
-    let endpoint = if s.host_port {
-        member.client_url.trim_start_matches("http://")
-    } else {
-        member.client_url.as_str()
-    };
+    let endpoint = member.client_url.as_str();
     let mut args: Vec<&str> = Vec::new();
     if let Some(user) = s.user {
         args.extend(["--user", user]);

@@ -129,12 +129,9 @@ fn member_list_and_status_describe_this_member() {
     let expected = format!("started, solo, {}, {}, false", rtcd.peer_url, rtcd.client_url);
     assert!(list.trim_end().ends_with(&expected), "member list: {list}");
 
-    // `endpoint status` dials the endpoint string as given, and etcdctl 3.4
-    // then sends it whole as the HTTP/2 :authority; with an http:// prefix the
-    // h2 server under tonic rejects that (see docs/architecture.md, known
-    // gaps), so this test names the endpoint as host:port.
-    let host_port = rtcd.client_url.trim_start_matches("http://");
-    let status = etcdctl(host_port, &["endpoint", "status", "-w", "json"], None);
+    // etcdctl 3.4 sends the endpoint whole ("http://...") as the HTTP/2
+    // :authority of this call; rtcd mends it (`authority`).
+    let status = etcdctl(&rtcd.client_url, &["endpoint", "status", "-w", "json"], None);
     let status: Value = serde_json::from_slice(&status.stdout).unwrap();
     let s = &status[0]["Status"];
     assert_eq!(s["version"], "3.5.17");
@@ -147,4 +144,36 @@ fn member_list_and_status_describe_this_member() {
         health.status.success() && report.contains(&format!("{} is healthy", rtcd.client_url)),
         "{report}"
     );
+}
+
+/// etcdctl 3.4's `--cluster` commands dial every member's published
+/// `http://` client URL and send it whole as the HTTP/2 authority: each
+/// member answers (`authority` mends the authority), and `defrag` too.
+#[test]
+fn cluster_wide_commands_reach_every_member_through_http_urls() {
+    let cluster = crate::harness::start_cluster(Kind::Rtcd, 3);
+    let url = &cluster[0].client_url;
+    // Each member publishes its client URL once it serves.
+    for _ in 0..100 {
+        let list = String::from_utf8_lossy(&etcdctl(url, &["member", "list"], None).stdout).into_owned();
+        if cluster.iter().all(|m| list.contains(&m.client_url)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    for args in [
+        &["endpoint", "status", "--cluster"][..],
+        &["endpoint", "hashkv", "--cluster"],
+        &["endpoint", "health", "--cluster"],
+        &["defrag", "--cluster"],
+    ] {
+        let out = etcdctl(url, args, None);
+        assert!(out.status.success(), "etcdctl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        // Status, hashes and defrag report on stdout; health on stderr.
+        let report = [out.stdout, out.stderr].concat();
+        let report = String::from_utf8_lossy(&report);
+        for member in &cluster {
+            assert!(report.contains(&member.client_url), "etcdctl {args:?} misses {}: {report}", member.name);
+        }
+    }
 }

@@ -111,7 +111,10 @@ fn steps() -> Vec<(&'static str, String)> {
         ("/v3/auth/user/grant", r#"{"user":"root","role":"root"}"#.to_owned()),
         ("/v3/auth/user/add", r#"{"name":"alice","password":"pw"}"#.to_owned()),
         ("/v3/auth/role/add", r#"{"name":"reader"}"#.to_owned()),
-        ("/v3/auth/role/grant", format!(r#"{{"name":"reader","perm":{{"permType":"READ","key":"{k_foo}"}}}}"#)),
+        (
+            "/v3/auth/role/grant",
+            format!(r#"{{"name":"reader","perm":{{"permType":"READ","key":"{k_foo}"}}}}"#),
+        ),
         ("/v3/auth/user/grant", r#"{"user":"alice","role":"reader"}"#.to_owned()),
         ("/v3/auth/user/get", r#"{"name":"alice"}"#.to_owned()),
         ("/v3/auth/role/get", r#"{"role":"reader"}"#.to_owned()),
