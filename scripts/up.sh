@@ -14,6 +14,10 @@
 # RTCD_APISERVER=combined runs the API server inside m1's process
 # (rtcd-combined), storing through the etcd API without a socket, instead of
 # as a process of its own over all three members.
+# RTCD_SECURE=1 runs the members as a production etcd runs: TLS on client and
+# peer URLs with certificates required on both (a CA and certificates made
+# once with openssl under ./data/etcd-pki), the API server connecting over
+# mutual TLS. scripts/down.sh, then up again to switch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +58,23 @@ api_flags=(
 )
 clients=(2379 22379 32379)
 peers=(2380 22380 32380)
-cluster="m1=http://127.0.0.1:2380,m2=http://127.0.0.1:22380,m3=http://127.0.0.1:32380"
+scheme=http
+tls_flags=()
+etcdctl_tls=()
+api_etcd_tls=()
+if [ "${RTCD_SECURE:-0}" = 1 ]; then
+  scheme=https
+  scripts/etcd-pki.sh data/etcd-pki | sed 's/^/up: /'
+  pki_dir=data/etcd-pki
+  tls_flags=(--cert-file "$pki_dir/member.pem" --key-file "$pki_dir/member.key"
+    --trusted-ca-file "$pki_dir/ca.pem" --client-cert-auth
+    --peer-cert-file "$pki_dir/member.pem" --peer-key-file "$pki_dir/member.key"
+    --peer-trusted-ca-file "$pki_dir/ca.pem" --peer-client-cert-auth)
+  etcdctl_tls=(--cacert "$pki_dir/ca.pem" --cert "$pki_dir/root.pem" --key "$pki_dir/root.key")
+  api_etcd_tls=(--etcd-cafile "$pki_dir/ca.pem" --etcd-certfile "$pki_dir/apiserver-etcd-client.pem"
+    --etcd-keyfile "$pki_dir/apiserver-etcd-client.key")
+fi
+cluster="m1=$scheme://127.0.0.1:2380,m2=$scheme://127.0.0.1:22380,m3=$scheme://127.0.0.1:32380"
 for i in 0 1 2; do
   name="m$((i + 1))"
   if [ -f "data/$name.pid" ] && kill -0 "$(cat "data/$name.pid")" 2>/dev/null; then
@@ -70,14 +90,14 @@ for i in 0 1 2; do
     fi
     continue
   fi
-  client="http://127.0.0.1:${clients[$i]}"
-  peer="http://127.0.0.1:${peers[$i]}"
+  client="$scheme://127.0.0.1:${clients[$i]}"
+  peer="$scheme://127.0.0.1:${peers[$i]}"
   member=("$rtcd")
   if [ "$api_layout" = combined ] && [ "$name" = m1 ]; then member=("$combined"); fi
   member+=(--name "$name" --data-dir "data/$name"
     --listen-client-urls "$client" --advertise-client-urls "$client"
     --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer"
-    --initial-cluster "$cluster" --initial-cluster-token rtcd-local)
+    --initial-cluster "$cluster" --initial-cluster-token rtcd-local "${tls_flags[@]}")
   if [ "${member[0]}" = "$combined" ]; then member+=(-- "${api_flags[@]}"); fi
   nohup "${member[@]}" >"data/$name.log" 2>&1 &
   echo $! >"data/$name.pid"
@@ -85,9 +105,10 @@ for i in 0 1 2; do
 done
 
 endpoints="127.0.0.1:2379,127.0.0.1:22379,127.0.0.1:32379"
+if [ "$scheme" = https ]; then endpoints="https://127.0.0.1:2379,https://127.0.0.1:22379,https://127.0.0.1:32379"; fi
 healthy=""
 for _ in $(seq 1 60); do
-  if ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint health >/dev/null 2>&1; then
+  if ETCDCTL_API=3 etcdctl --endpoints "$endpoints" "${etcdctl_tls[@]}" endpoint health >/dev/null 2>&1; then
     healthy=1
     break
   fi
@@ -106,12 +127,16 @@ if [ "$api_layout" = combined ]; then
 elif [ -f data/apiserver.pid ] && kill -0 "$(cat data/apiserver.pid)" 2>/dev/null; then
   echo "up: rtcd-apiserver already running (pid $(cat data/apiserver.pid))"
 else
-  nohup "$apiserver" --etcd-servers "http://127.0.0.1:2379,http://127.0.0.1:22379,http://127.0.0.1:32379" \
-    "${api_flags[@]}" >data/apiserver.log 2>&1 &
+  nohup "$apiserver" --etcd-servers "$scheme://127.0.0.1:2379,$scheme://127.0.0.1:22379,$scheme://127.0.0.1:32379" \
+    "${api_etcd_tls[@]}" "${api_flags[@]}" >data/apiserver.log 2>&1 &
   echo $! >data/apiserver.pid
   echo "up: started rtcd-apiserver (pid $!), log data/apiserver.log"
 fi
 kubectl_bin="${RTCD_VENV:-$HOME/.cache/rtcd/venv}/bin/kubectl"
+etcdctl_hint="(plain text: no certificates needed)"
+if [ "$scheme" = https ]; then
+  etcdctl_hint="export ETCDCTL_CACERT=$PWD/data/etcd-pki/ca.pem ETCDCTL_CERT=$PWD/data/etcd-pki/root.pem ETCDCTL_KEY=$PWD/data/etcd-pki/root.key"
+fi
 for _ in $(seq 1 60); do
   if "$kubectl_bin" --kubeconfig data/kubeconfig get namespace default -o name >/dev/null 2>&1; then
     cat <<MSG
@@ -119,10 +144,11 @@ for _ in $(seq 1 60); do
 rtcd is up: three members, one cluster, and rtcd-apiserver on top.
 
   export ETCDCTL_API=3 ENDPOINTS=$endpoints
+  $etcdctl_hint
   etcdctl --endpoints \$ENDPOINTS member list -w table
   etcdctl --endpoints \$ENDPOINTS endpoint status -w table
-  etcdctl --endpoints 127.0.0.1:22379 put greeting hello
-  etcdctl --endpoints 127.0.0.1:32379 get greeting
+  etcdctl --endpoints $scheme://127.0.0.1:22379 put greeting hello
+  etcdctl --endpoints $scheme://127.0.0.1:32379 get greeting
 
   export PATH="$(dirname "$kubectl_bin"):\$PATH" KUBECONFIG="$PWD/data/kubeconfig"
   kubectl version

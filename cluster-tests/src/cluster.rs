@@ -38,6 +38,18 @@ pub enum ClusterError {
     Io(String, std::io::Error),
     #[error("the cluster did not become healthy: {0}")]
     Unhealthy(String),
+    #[error("setting up auth or TLS: {0}")]
+    Auth(String),
+}
+
+/// What the run turns on besides the defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Security {
+    /// Auth on; every client authenticates as root.
+    pub auth: bool,
+    /// Peer links over TLS with peer certificates required (the fault
+    /// proxies pass the TLS bytes through).
+    pub peer_tls: bool,
 }
 
 fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> ClusterError {
@@ -78,6 +90,8 @@ pub struct Cluster {
     pub members: Vec<Member>,
     pub net: Arc<Network>,
     initial_cluster: String,
+    /// Flags every member starts with (peer TLS).
+    flags: Vec<String>,
 }
 
 fn free_addr() -> Result<SocketAddr, ClusterError> {
@@ -93,8 +107,19 @@ impl Cluster {
         size: usize,
         dir: &Path,
         net: Arc<Network>,
+        security: Security,
     ) -> Result<Self, ClusterError> {
         std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+        let (peer_scheme, mut flags) = match security.peer_tls {
+            true => ("https", peer_certificates(&dir.join("pki"))?),
+            false => ("http", Vec::new()),
+        };
+        if security.auth {
+            // Clients authenticate again after every failure: bcrypt's
+            // cheapest cost keeps that from being the load (both servers
+            // take the flag).
+            flags.extend(["--bcrypt-cost".to_string(), "4".to_string()]);
+        }
         let mut members = Vec::new();
         for i in 0..size {
             let client = free_addr()?;
@@ -103,7 +128,7 @@ impl Cluster {
             let name = format!("m{}", i + 1);
             members.push(Member {
                 client_url: format!("http://{client}"),
-                peer_url: format!("http://{via}"),
+                peer_url: format!("{peer_scheme}://{via}"),
                 listen_peer,
                 data_dir: dir.join(&name),
                 log: dir.join(format!("{name}.log")),
@@ -130,13 +155,16 @@ impl Cluster {
         }
         let initial_cluster =
             members.iter().map(|m| format!("{}={}", m.name, m.peer_url)).collect::<Vec<_>>().join(",");
-        let mut cluster = Cluster { target, members, net, initial_cluster };
+        let mut cluster = Cluster { target, members, net, initial_cluster, flags };
         for i in 0..size {
             cluster.spawn(i)?;
         }
         // Generous: on a loaded 2-core machine three members' start-up and
         // first election have taken over a minute.
         cluster.wait_healthy(Duration::from_secs(150)).await?;
+        if security.auth {
+            enable_auth(&cluster.members[0].client_url).await?;
+        }
         cluster.learn_ids().await;
         Ok(cluster)
     }
@@ -157,9 +185,13 @@ impl Cluster {
         cmd.args(["--name", &m.name, "--data-dir"])
             .arg(&m.data_dir)
             .args(["--listen-client-urls", &m.client_url, "--advertise-client-urls", &m.client_url])
-            .args(["--listen-peer-urls", &format!("http://{}", m.listen_peer)])
+            .args([
+                "--listen-peer-urls",
+                &format!("{}://{}", m.peer_url.split("://").next().unwrap_or("http"), m.listen_peer),
+            ])
             .args(["--initial-advertise-peer-urls", &m.peer_url])
             .args(["--initial-cluster", &self.initial_cluster, "--initial-cluster-token", "jepsen"])
+            .args(&self.flags)
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(err);
@@ -362,13 +394,108 @@ impl Drop for Cluster {
     }
 }
 
+/// The user every client of the run authenticates as (`--auth`).
+static CREDENTIALS: std::sync::OnceLock<(String, String)> = std::sync::OnceLock::new();
+
+/// The password of the run's root user.
+const ROOT_PASSWORD: &str = "jepsen";
+
+/// Whether clients authenticate (auth was turned on for the run).
+pub fn authenticating() -> bool {
+    CREDENTIALS.get().is_some()
+}
+
 /// A client for one endpoint, with short timeouts: a request that hangs
 /// during a fault is reported as indeterminate rather than waited for.
 pub async fn connect(endpoint: &str) -> Result<Client, etcd_client::Error> {
-    let options = ConnectOptions::new()
+    let mut options = ConnectOptions::new()
         .with_connect_timeout(Duration::from_secs(1))
         .with_timeout(Duration::from_secs(3));
+    if let Some((user, password)) = CREDENTIALS.get() {
+        options = options.with_user(user.clone(), password.clone());
+    }
     Client::connect([endpoint], Some(options)).await
+}
+
+/// Turns auth on (a root user with the root role) and makes every later
+/// client of the run authenticate as root.
+async fn enable_auth(endpoint: &str) -> Result<(), ClusterError> {
+    let failed = |e: etcd_client::Error| ClusterError::Auth(e.to_string());
+    let client = connect(endpoint).await.map_err(failed)?;
+    let mut auth = client.auth_client();
+    auth.user_add("root", ROOT_PASSWORD, None).await.map_err(failed)?;
+    auth.role_add("root").await.map_err(failed)?;
+    auth.user_grant_role("root", "root").await.map_err(failed)?;
+    auth.auth_enable().await.map_err(failed)?;
+    let _ = CREDENTIALS.set(("root".into(), ROOT_PASSWORD.into()));
+    Ok(())
+}
+
+/// A CA and one certificate (for 127.0.0.1, server and client use) that
+/// every member uses on its peer links (`--peer-tls`), made with openssl in
+/// `dir`; returns the members' peer TLS flags.
+fn peer_certificates(dir: &Path) -> Result<Vec<String>, ClusterError> {
+    std::fs::create_dir_all(dir).map_err(io("creating the peer PKI directory"))?;
+    let openssl = |args: &[&str]| -> Result<(), ClusterError> {
+        let out =
+            Command::new("openssl").current_dir(dir).args(args).output().map_err(io("running openssl"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(ClusterError::Auth(format!("openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr))))
+        }
+    };
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "30",
+        "-subj",
+        "/CN=jepsen-ca",
+    ])?;
+    openssl(&[
+        "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "peer.key", "-out", "peer.csr", "-subj",
+        "/CN=peer",
+    ])?;
+    std::fs::write(
+        dir.join("peer.ext"),
+        "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n",
+    )
+    .map_err(io("writing peer.ext"))?;
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "peer.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "peer.pem",
+        "-days",
+        "30",
+        "-extfile",
+        "peer.ext",
+    ])?;
+    let path = |file: &str| dir.join(file).display().to_string();
+    Ok(vec![
+        "--peer-cert-file".into(),
+        path("peer.pem"),
+        "--peer-key-file".into(),
+        path("peer.key"),
+        "--peer-trusted-ca-file".into(),
+        path("ca.pem"),
+        "--peer-client-cert-auth".into(),
+    ])
 }
 
 /// (member ID, leader ID) as one member reports them.

@@ -66,6 +66,12 @@ enum Commands {
         /// events it has not sent yet (etcd issue 15220), which the watch checker reports.
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         progress_requests: bool,
+        /// Turn auth on; every client authenticates as root.
+        #[arg(long)]
+        auth: bool,
+        /// Peer links over TLS, peer certificates required (made with openssl).
+        #[arg(long)]
+        peer_tls: bool,
         #[arg(long)]
         seed: Option<u64>,
         /// Results directory (default: ./jepsen-results/<target>-<seed>).
@@ -105,6 +111,8 @@ fn main() -> ExitCode {
             lease_clients,
             watchers,
             progress_requests,
+            auth,
+            peer_tls,
             seed,
             out,
             quiet_progress,
@@ -139,6 +147,7 @@ fn main() -> ExitCode {
                 lease_clients,
                 watchers,
                 progress_requests,
+                security: rtcd_cluster_tests::cluster::Security { auth, peer_tls },
                 seed,
                 out,
                 progress: !quiet_progress,

@@ -34,6 +34,8 @@ pub struct RunConfig {
     /// Watchers ask for progress notifications (etcd before 3.4.24 may
     /// send one ahead of events still queued: etcd issue 15220).
     pub progress_requests: bool,
+    /// Auth on, peer TLS.
+    pub security: crate::cluster::Security,
     pub seed: u64,
     /// The results directory (created; the cluster's data and logs go in
     /// `cluster/` inside it).
@@ -54,8 +56,14 @@ pub async fn run(config: &RunConfig) -> Result<Summary, RunError> {
     let results = |e| RunError::Results(config.out.display().to_string(), e);
     std::fs::create_dir_all(&config.out).map_err(results)?;
     let net = Arc::new(Network::default());
-    let mut cluster =
-        Cluster::start(config.target.clone(), config.nodes, &config.out.join("cluster"), net).await?;
+    let mut cluster = Cluster::start(
+        config.target.clone(),
+        config.nodes,
+        &config.out.join("cluster"),
+        net,
+        config.security,
+    )
+    .await?;
     let rec = Recorder::new();
     let until = Instant::now() + config.time;
     let endpoints = cluster.client_urls();

@@ -73,6 +73,11 @@ impl Process {
             self.id += self.clients;
             connection.reset();
         }
+        // With auth on, a failure may be a token the member lost when it
+        // restarted: a fresh connection authenticates again.
+        if failed && crate::cluster::authenticating() {
+            connection.reset();
+        }
         if failed {
             tokio::time::sleep(ERROR_PAUSE).await;
         }

@@ -66,6 +66,14 @@ fn rtcd_stays_consistent_through_membership_changes_compaction_and_slow_links() 
     assert_exercised(&run("rtcd", faults, 45, 11, &[]));
 }
 
+/// With auth on (every client authenticates as root, again after every
+/// failure, as members lose their tokens when killed) and the peer links
+/// over TLS through the fault proxies.
+#[test]
+fn rtcd_stays_consistent_with_auth_and_peer_tls() {
+    assert_exercised(&run("rtcd", "partition,kill", 45, 5, &["--auth", "--peer-tls"]));
+}
+
 /// The control: the same suite against Debian's etcd 3.4.23. Its watchers
 /// do not ask for progress notifications: 3.4.23 can answer one ahead of
 /// events it has not sent yet (etcd issue 15220, fixed in 3.4.24), which the
