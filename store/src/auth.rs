@@ -26,6 +26,7 @@ use rtcd_proto::etcdserverpb::{
 };
 
 use crate::engine::{Engine, Table, WriteBatch};
+pub use crate::error::AuthError;
 use crate::error::StoreError;
 
 const ROOT: &str = "root";
@@ -62,45 +63,6 @@ impl Caller {
             Caller::Client { user, .. } => user,
         }
     }
-}
-
-/// Why an auth request or a permission check failed: etcd's auth errors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum AuthError {
-    #[error("auth: root user does not exist")]
-    RootUserNotExist,
-    #[error("auth: root user does not have root role")]
-    RootRoleNotExist,
-    #[error("auth: user already exists")]
-    UserAlreadyExist,
-    #[error("auth: user name is empty")]
-    UserEmpty,
-    #[error("auth: user not found")]
-    UserNotFound,
-    #[error("auth: role already exists")]
-    RoleAlreadyExist,
-    #[error("auth: role not found")]
-    RoleNotFound,
-    #[error("auth: role name is empty")]
-    RoleEmpty,
-    #[error("auth: authentication failed, invalid user ID or password")]
-    AuthFailed,
-    #[error("auth: authentication failed, password was given for no password user")]
-    NoPasswordUser,
-    #[error("auth: permission denied")]
-    PermissionDenied,
-    #[error("auth: role is not granted to the user")]
-    RoleNotGranted,
-    #[error("auth: permission is not granted to the role")]
-    PermissionNotGranted,
-    #[error("auth: authentication is not enabled")]
-    NotEnabled,
-    #[error("auth: revision in header is old")]
-    OldRevision,
-    #[error("auth: invalid auth token")]
-    InvalidToken,
-    #[error("auth: invalid auth management")]
-    InvalidManagement,
 }
 
 /// A replicated change to the auth store.

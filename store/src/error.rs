@@ -45,7 +45,7 @@ pub enum StoreError {
     NoSpace,
     /// The auth store refused: a permission check or an auth change.
     #[error(transparent)]
-    Auth(#[from] crate::auth::AuthError),
+    Auth(#[from] AuthError),
     /// The engine failed (I/O error, corruption reported by RocksDB, ...).
     #[error("storage engine: {0}")]
     Engine(String),
@@ -55,4 +55,43 @@ pub enum StoreError {
     /// An earlier batch failed half-way in memory; the store must be reopened.
     #[error("store failed earlier and must be reopened")]
     Poisoned,
+}
+
+/// Why an auth request or a permission check failed: etcd's auth errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    #[error("auth: root user does not exist")]
+    RootUserNotExist,
+    #[error("auth: root user does not have root role")]
+    RootRoleNotExist,
+    #[error("auth: user already exists")]
+    UserAlreadyExist,
+    #[error("auth: user name is empty")]
+    UserEmpty,
+    #[error("auth: user not found")]
+    UserNotFound,
+    #[error("auth: role already exists")]
+    RoleAlreadyExist,
+    #[error("auth: role not found")]
+    RoleNotFound,
+    #[error("auth: role name is empty")]
+    RoleEmpty,
+    #[error("auth: authentication failed, invalid user ID or password")]
+    AuthFailed,
+    #[error("auth: authentication failed, password was given for no password user")]
+    NoPasswordUser,
+    #[error("auth: permission denied")]
+    PermissionDenied,
+    #[error("auth: role is not granted to the user")]
+    RoleNotGranted,
+    #[error("auth: permission is not granted to the role")]
+    PermissionNotGranted,
+    #[error("auth: authentication is not enabled")]
+    NotEnabled,
+    #[error("auth: revision in header is old")]
+    OldRevision,
+    #[error("auth: invalid auth token")]
+    InvalidToken,
+    #[error("auth: invalid auth management")]
+    InvalidManagement,
 }

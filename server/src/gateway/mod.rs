@@ -53,6 +53,17 @@ fn credentials(headers: &HeaderMap) -> Credentials {
     Credentials::with_token(token)
 }
 
+/// The gRPC request of an HTTP one, or the error answer to a body that is
+/// not the call's JSON.
+fn decode<Req: DeserializeOwned + Default>(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<tonic::Request<Req>, Response> {
+    json::decode::<Req>(body)
+        .map(|message| grpc_request(headers, message))
+        .map_err(|status| json::error(&status))
+}
+
 /// A unary call: decode, call, answer.
 async fn unary<Req, Resp, Fut>(
     headers: HeaderMap,
@@ -64,11 +75,10 @@ where
     Resp: Serialize,
     Fut: Future<Output = Result<tonic::Response<Resp>, Status>>,
 {
-    let request = match json::decode::<Req>(&body) {
-        Ok(message) => grpc_request(&headers, message),
-        Err(status) => return json::error(&status),
-    };
-    json::answer(call(request).await.map(tonic::Response::into_inner))
+    match decode(&headers, &body) {
+        Ok(request) => json::answer(call(request).await.map(tonic::Response::into_inner)),
+        Err(refused) => refused,
+    }
 }
 
 /// A call answered with a stream of messages.
@@ -83,9 +93,9 @@ where
     S: tokio_stream::Stream<Item = Result<Resp, Status>> + Send + 'static,
     Fut: Future<Output = Result<tonic::Response<S>, Status>>,
 {
-    let request = match json::decode::<Req>(&body) {
-        Ok(message) => grpc_request(&headers, message),
-        Err(status) => return json::error(&status),
+    let request = match decode(&headers, &body) {
+        Ok(request) => request,
+        Err(refused) => return refused,
     };
     match call(request).await {
         Ok(answers) => json::stream(answers.into_inner()),
