@@ -53,15 +53,12 @@ fn credentials(headers: &HeaderMap) -> Credentials {
     Credentials::with_token(token)
 }
 
-/// The gRPC request of an HTTP one, or the error answer to a body that is
-/// not the call's JSON.
+/// The gRPC request of an HTTP one, or why the body is not the call's JSON.
 fn decode<Req: DeserializeOwned + Default>(
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<tonic::Request<Req>, Response> {
-    json::decode::<Req>(body)
-        .map(|message| grpc_request(headers, message))
-        .map_err(|status| json::error(&status))
+) -> Result<tonic::Request<Req>, Status> {
+    json::decode::<Req>(body).map(|message| grpc_request(headers, message))
 }
 
 /// A unary call: decode, call, answer.
@@ -77,7 +74,7 @@ where
 {
     match decode(&headers, &body) {
         Ok(request) => json::answer(call(request).await.map(tonic::Response::into_inner)),
-        Err(refused) => refused,
+        Err(refused) => json::error(&refused),
     }
 }
 
@@ -95,7 +92,7 @@ where
 {
     let request = match decode(&headers, &body) {
         Ok(request) => request,
-        Err(refused) => return refused,
+        Err(refused) => return json::error(&refused),
     };
     match call(request).await {
         Ok(answers) => json::stream(answers.into_inner()),
