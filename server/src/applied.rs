@@ -37,9 +37,10 @@ pub fn sink(hub: Hub, lessor: Arc<Lessor>, authenticator: Arc<Authenticator>) ->
 
 /// Tokens change with the auth store: an applied `Authenticate` makes one on
 /// every member; a user deleted or given a new password loses theirs; all go
-/// when auth is disabled (etcd's token provider does the same).
+/// when auth is disabled (etcd's simple token provider does the same; JWT
+/// tokens are kept nowhere, and the new auth revision retires them).
 fn tokens_follow(authenticator: &Authenticator, request: &AuthRequest, response: &WriteResponse) {
-    let tokens = authenticator.tokens();
+    let Some(tokens) = authenticator.tokens().simple() else { return };
     match (request, response) {
         (AuthRequest::Authenticate { name, .. }, WriteResponse::Auth(AuthResponse::Token(token))) => {
             tokens.assign(token.clone(), name.clone())

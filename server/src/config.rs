@@ -11,7 +11,8 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::settings::{
-    AutoCompaction, ClusterState, InitialMember, Listen, LogFormat, Logging, Settings, TlsFiles,
+    AuthTokens, AutoCompaction, ClusterState, InitialMember, JwtSettings, Listen, LogFormat, Logging,
+    Settings, TlsFiles,
 };
 
 #[derive(Debug, Clone, Parser)]
@@ -127,7 +128,8 @@ pub struct Config {
     #[arg(long, env = "ETCD_CIPHER_SUITES")]
     pub cipher_suites: Option<String>,
     /// How auth tokens are made: `simple` (random strings each member maps
-    /// to a user). etcd's `jwt,...` is not supported yet.
+    /// to a user) or `jwt,sign-method=<alg>,priv-key=<file>,pub-key=<file>,ttl=<duration>`
+    /// (signed tokens, etcd's options).
     #[arg(long, env = "ETCD_AUTH_TOKEN", default_value = "simple")]
     pub auth_token: String,
     /// Seconds a simple token lives after its last use.
@@ -157,8 +159,9 @@ pub enum ConfigError {
     /// etcd's text.
     #[error("TLS key/cert ({0}) must be provided for {1} url {2} with HTTPS scheme")]
     HttpsWithoutTls(&'static str, &'static str, String),
-    #[error("invalid --auth-token {0:?} (simple)")]
-    BadAuthToken(String),
+    /// etcd's text ("auth: invalid auth options"), with the reason.
+    #[error("invalid --auth-token {0:?}: auth: invalid auth options ({1})")]
+    BadAuthToken(String, String),
     #[error("invalid --bcrypt-cost {0} (4 to 31)")]
     BadBcryptCost(u32),
     #[error("invalid --auto-compaction-retention {0:?}")]
@@ -196,6 +199,9 @@ const DEFAULT_WATCH_PROGRESS_INTERVAL: Duration = Duration::from_secs(600);
 /// etcd never notifies progress more often than this.
 const MIN_WATCH_PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 /// etcd's lessor checkpoints this often when the interval is 0.
+/// etcd's JWT `ttl` when none is given.
+const DEFAULT_JWT_TTL: Duration = Duration::from_secs(300);
+
 const DEFAULT_LEASE_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
 
 impl Config {
@@ -219,11 +225,7 @@ impl Config {
         if self.cipher_suites.as_ref().is_some_and(|c| !c.is_empty()) {
             return Err(ConfigError::Unsupported("--cipher-suites"));
         }
-        match self.auth_token.split(',').next() {
-            Some("simple") => {}
-            Some("jwt") => return Err(ConfigError::Unsupported("JWT auth tokens (--auth-token jwt,...)")),
-            _ => return Err(ConfigError::BadAuthToken(self.auth_token.clone())),
-        }
+        let auth_tokens = self.auth_tokens()?;
         if !(4..=31).contains(&self.bcrypt_cost) {
             return Err(ConfigError::BadBcryptCost(self.bcrypt_cost));
         }
@@ -270,9 +272,48 @@ impl Config {
             },
             grpc_keepalive_interval: positive("grpc-keepalive-interval", &self.grpc_keepalive_interval)?,
             grpc_keepalive_timeout: positive("grpc-keepalive-timeout", &self.grpc_keepalive_timeout)?,
-            auth_token_ttl: Duration::from_secs(self.auth_token_ttl),
+            auth_tokens,
             bcrypt_cost: self.bcrypt_cost,
         })
+    }
+
+    /// `--auth-token` as etcd reads it: a type, then `name=value` options,
+    /// comma-separated; a pair without `=` or a name given twice is refused,
+    /// unknown names are ignored with a warning.
+    fn auth_tokens(&self) -> Result<AuthTokens, ConfigError> {
+        let bad = |why: String| ConfigError::BadAuthToken(self.auth_token.clone(), why);
+        let mut parts = self.auth_token.split(',');
+        let kind = parts.next().unwrap_or_default();
+        let mut options = HashMap::new();
+        for part in parts {
+            let Some((name, value)) = part.split_once('=').filter(|(_, v)| !v.contains('=')) else {
+                return Err(bad(format!("{part:?} is not name=value")));
+            };
+            if options.insert(name, value).is_some() {
+                return Err(bad(format!("{name} given twice")));
+            }
+        }
+        match kind {
+            "simple" => Ok(AuthTokens::Simple { ttl: Duration::from_secs(self.auth_token_ttl) }),
+            "jwt" => {
+                let mut take = |name| options.remove(name).filter(|v: &&str| !v.is_empty());
+                let ttl = match take("ttl") {
+                    Some(ttl) => rtcd_duration::parse(ttl).map_err(|e| bad(format!("ttl: {e}")))?,
+                    None => DEFAULT_JWT_TTL,
+                };
+                let settings = JwtSettings {
+                    sign_method: take("sign-method").unwrap_or_default().to_owned(),
+                    private_key: take("priv-key").map(PathBuf::from),
+                    public_key: take("pub-key").map(PathBuf::from),
+                    ttl,
+                };
+                if !options.is_empty() {
+                    tracing::warn!(options = ?options.keys().collect::<Vec<_>>(), "unknown JWT options");
+                }
+                Ok(AuthTokens::Jwt(settings))
+            }
+            other => Err(bad(format!("unknown token type {other:?}; simple or jwt"))),
+        }
     }
 
     /// The client side's TLS files: given, or with `--auto-tls` the
@@ -450,6 +491,26 @@ mod tests {
 
     fn settings(args: &[&str]) -> Result<Settings, ConfigError> {
         Config::parse_from(std::iter::once("rtcd").chain(args.iter().copied())).validate()
+    }
+
+    #[test]
+    fn auth_token_options_are_read_as_etcd_reads_them() {
+        let tokens = |value: &str| settings(&["--auth-token", value]).map(|s| s.auth_tokens);
+        assert_eq!(tokens("simple").unwrap(), AuthTokens::Simple { ttl: Duration::from_secs(300) });
+        let jwt = tokens("jwt,sign-method=RS256,priv-key=/k,pub-key=/p,ttl=10m,future=1").unwrap();
+        let expected = JwtSettings {
+            sign_method: "RS256".into(),
+            private_key: Some("/k".into()),
+            public_key: Some("/p".into()),
+            ttl: Duration::from_secs(600),
+        };
+        assert_eq!(jwt, AuthTokens::Jwt(expected));
+        let AuthTokens::Jwt(defaults) = tokens("jwt,sign-method=HS256").unwrap() else { panic!() };
+        assert_eq!((defaults.ttl, defaults.private_key), (DEFAULT_JWT_TTL, None));
+        for bad in ["jwt,sign-method", "jwt,ttl=1m,ttl=2m", "jwt,a=b=c", "jwt,ttl=soon", "jwt,", "opaque"] {
+            let err = tokens(bad).unwrap_err().to_string();
+            assert!(err.contains("auth: invalid auth options"), "{bad}: {err}");
+        }
     }
 
     #[test]

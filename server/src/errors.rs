@@ -61,6 +61,10 @@ pub enum EtcdError {
     /// Leader of an election no one has campaigned in.
     #[error("election: no leader")]
     ElectionNoLeader,
+    /// No token could be made (a member with a JWT public key only);
+    /// etcd's token providers answer with a plain Go error.
+    #[error("{0}")]
+    TokenSigning(String),
     /// Proclaim or Resign without the `leader` field.
     #[error("missing leader key")]
     MissingLeaderKey,
@@ -150,6 +154,7 @@ impl From<EtcdError> for Status {
             EtcdError::ElectionNotLeader => (Code::Unknown, "election: not leader"),
             EtcdError::ElectionNoLeader => (Code::Unknown, "election: no leader"),
             EtcdError::MissingLeaderKey => (Code::Unknown, "\"leader\" field must be provided"),
+            EtcdError::TokenSigning(why) => return Status::new(Code::Unknown, why),
             EtcdError::Unsupported(what) => {
                 return Status::new(Code::Unimplemented, format!("rtcd: {what} is not supported yet"));
             }

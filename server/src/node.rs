@@ -18,14 +18,15 @@ use rtcd_proto::rtcdraftpb::raft_server::RaftServer;
 use rtcd_raft::{RaftConfig, RaftNode};
 use rtcd_store::{Access, Applied, Caller, Store, StoreError, StoreOptions, WriteRequest, WriteResponse};
 
+use crate::auth::jwt::JwtTokens;
 use crate::auth::tokens::SimpleTokens;
-use crate::auth::{Authenticator, Credentials};
+use crate::auth::{Authenticator, Credentials, Tokens};
 use crate::errors::EtcdError;
 use crate::header::{Identity, WithHeader};
 use crate::hub::Hub;
 use crate::identity::IdentityError;
 use crate::lessor::Lessor;
-use crate::settings::Settings;
+use crate::settings::{AuthTokens, Settings};
 
 /// The Raft directory inside `--data-dir`.
 pub const RAFT_DIR: &str = "raft";
@@ -57,6 +58,11 @@ pub struct Node {
 impl Node {
     /// Opens the store and starts Raft with the initial cluster.
     pub async fn open(settings: Settings) -> Result<Arc<Self>, NodeError> {
+        // Keys first: a bad one stops the member before anything is opened.
+        let tokens = match &settings.auth_tokens {
+            AuthTokens::Simple { ttl } => Tokens::Simple(SimpleTokens::new(*ttl)),
+            AuthTokens::Jwt(jwt) => Tokens::Jwt(Box::new(JwtTokens::load(jwt)?)),
+        };
         let dir = settings.data_dir.clone();
         std::fs::create_dir_all(&dir).map_err(|e| NodeError::DataDir(dir.display().to_string(), e))?;
         // The Raft log is fsynced; the store replays from it after a crash.
@@ -82,7 +88,6 @@ impl Node {
             peer_tls: crate::tls::peer_client(settings.peer_tls.as_ref())?,
         };
         let common_name_is_user = settings.client_tls.as_ref().is_some_and(|t| t.client_cert_auth);
-        let tokens = SimpleTokens::new(settings.auth_token_ttl);
         let authenticator = Arc::new(Authenticator::new(tokens, common_name_is_user));
         let sink = crate::applied::sink(hub.clone(), lessor.clone(), authenticator.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
@@ -167,6 +172,9 @@ impl Node {
 
     /// A read check where etcd makes it, on the member serving the read.
     pub fn check_read(&self, caller: &Caller, key: &[u8], range_end: &[u8]) -> Result<(), EtcdError> {
+        if !self.store.auth_enabled() {
+            return Ok(());
+        }
         Ok(self.store.auth()?.check(caller, key, range_end, Access::Read).map_err(StoreError::from)?)
     }
 
@@ -300,6 +308,8 @@ pub enum NodeError {
     Raft(#[from] rtcd_raft::ReplicationError),
     #[error("peer TLS: {0}")]
     Tls(#[from] crate::tls::TlsError),
+    #[error("--auth-token: {0}")]
+    Jwt(#[from] crate::auth::jwt::JwtError),
 }
 
 fn first_lease_id(member_id: u64) -> i64 {

@@ -33,6 +33,29 @@ pub struct TlsFiles {
     pub self_signed: bool,
 }
 
+/// How auth tokens are made (`--auth-token`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthTokens {
+    /// `simple`: random strings each member maps to a user; each lives
+    /// `ttl` (`--auth-token-ttl`) after its last use.
+    Simple { ttl: Duration },
+    /// `jwt,...`: signed tokens any member holding the key checks.
+    Jwt(JwtSettings),
+}
+
+/// The options of `--auth-token jwt,sign-method=...,priv-key=...,pub-key=...,ttl=...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JwtSettings {
+    /// The JWT `alg`: HS256, RS256, ES256, PS256, ... (`sign-method`).
+    pub sign_method: String,
+    /// `priv-key`: a PEM file (RSA, ECDSA) or the HMAC secret's bytes.
+    pub private_key: Option<PathBuf>,
+    /// `pub-key`: a PEM file; alone, the member verifies but cannot sign.
+    pub public_key: Option<PathBuf>,
+    /// `ttl`: how long a token is valid after it is made (etcd's 5 min by default).
+    pub ttl: Duration,
+}
+
 /// An address to serve, with or without TLS (its URL's scheme).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Listen {
@@ -81,8 +104,8 @@ pub struct Settings {
     pub quota_backend_bytes: u64,
     /// `--max-txn-ops`.
     pub max_txn_ops: usize,
-    /// `--auth-token-ttl`: how long a simple token lives after its last use.
-    pub auth_token_ttl: Duration,
+    /// `--auth-token` (with `--auth-token-ttl` for simple tokens).
+    pub auth_tokens: AuthTokens,
     /// `--bcrypt-cost` of password hashes.
     pub bcrypt_cost: u32,
     /// The store's RocksDB block cache.

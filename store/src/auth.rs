@@ -122,7 +122,9 @@ impl AuthState {
             Some(raw) => u64::from_be_bytes(
                 raw.as_slice().try_into().map_err(|_| StoreError::Corrupt("auth revision".into()))?,
             ),
-            None => 0,
+            // etcd's auth store starts at revision 1 (clients see it in
+            // AuthStatus and in JWT claims).
+            None => 1,
         };
         let mut users = BTreeMap::new();
         for (name, raw) in scan(engine, key::USER)? {

@@ -1,6 +1,7 @@
 //! [`Store`]: the MVCC key-value store as the rest of rtcd sees it.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use bytes::Bytes;
@@ -46,6 +47,9 @@ pub struct Store {
     options: StoreOptions,
     /// Deletes what compactions left unreachable.
     deleter: Deleter,
+    /// Whether auth is on, mirrored from the state after every change so
+    /// the read path can skip permission checks without taking the lock.
+    auth_enabled: AtomicBool,
 }
 
 impl std::fmt::Debug for Store {
@@ -67,7 +71,8 @@ impl Store {
         let mut state = load_state(engine.as_ref())?;
         let deleter = Deleter::start(engine.clone());
         deleter.schedule(left_by_a_crash(&mut state));
-        Ok(Self { engine, state: RwLock::new(state), options, deleter })
+        let auth_enabled = AtomicBool::new(state.auth.enabled());
+        Ok(Self { engine, state: RwLock::new(state), options, deleter, auth_enabled })
     }
 
     fn read(&self) -> Result<RwLockReadGuard<'_, State>, StoreError> {
@@ -133,6 +138,7 @@ impl Store {
             return Err(e);
         }
         state.applied = mark;
+        self.auth_enabled.store(state.auth.enabled(), Ordering::Release);
         self.deleter.schedule(unreachable);
         drop(state);
         if reclaim {
@@ -201,6 +207,7 @@ impl Store {
             return Err(e.into());
         }
         *state = load_state(self.engine.as_ref())?;
+        self.auth_enabled.store(state.auth.enabled(), Ordering::Release);
         self.deleter.schedule(left_by_a_crash(&mut state));
         Ok(state.applied.clone())
     }
@@ -235,6 +242,12 @@ impl Store {
     /// The auth store as of the last applied batch.
     pub fn auth(&self) -> Result<Arc<AuthState>, StoreError> {
         Ok(self.read()?.auth.clone())
+    }
+
+    /// Whether auth is on, without the state lock (the hot read path asks
+    /// this first; when it is off, no caller needs checking).
+    pub fn auth_enabled(&self) -> bool {
+        self.auth_enabled.load(Ordering::Acquire)
     }
 
     pub fn alarms(&self) -> Result<Vec<rtcd_proto::etcdserverpb::AlarmMember>, StoreError> {

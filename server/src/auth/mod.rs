@@ -1,10 +1,13 @@
-//! Who a client request is from, as etcd decides it: the simple token in
-//! the `token` metadata (etcdctl and every client library send it there
-//! once they authenticated), else with `--client-cert-auth` the common name
-//! of the client's certificate, else nobody. The permission checks themselves
-//! belong to the store's auth state, which every member applies alike
-//! (`rtcd_store::AuthState`); this module only names the caller.
+//! Who a client request is from, as etcd decides it: the token in the
+//! `token` metadata (etcdctl and every client library send it there once
+//! they authenticated; `authorization` is read too, as etcd does), else
+//! with `--client-cert-auth` the common name of the client's certificate,
+//! else nobody. The permission checks themselves belong to the store's auth
+//! state, which every member applies alike (`rtcd_store::AuthState`); this
+//! module only names the caller.
 
+pub mod jwt;
+mod ring_jwt;
 pub mod tokens;
 
 use rtcd_store::{AuthError, Caller, Store, StoreError};
@@ -12,10 +15,14 @@ use tonic::Request;
 
 use crate::errors::EtcdError;
 use crate::listener::TlsInfo;
+use jwt::{JwtError, JwtTokens};
 use tokens::SimpleTokens;
 
 /// The gRPC metadata key of the auth token (etcd's `rpctypes.TokenFieldNameGRPC`).
 pub const TOKEN_METADATA: &str = "token";
+
+/// The other key etcd reads a token from (`rpctypes.TokenFieldNameSwagger`).
+pub const AUTHORIZATION_METADATA: &str = "authorization";
 
 /// What a request carries to say who sends it.
 #[derive(Debug, Clone, Default)]
@@ -33,8 +40,9 @@ impl Credentials {
             return passed.clone();
         }
         // A token that is not text cannot be one this member made.
-        let token =
-            request.metadata().get(TOKEN_METADATA).map(|t| t.to_str().unwrap_or("\u{fffd}").to_owned());
+        let metadata = request.metadata();
+        let token = (metadata.get(TOKEN_METADATA).or_else(|| metadata.get(AUTHORIZATION_METADATA)))
+            .map(|t| t.to_str().unwrap_or("\u{fffd}").to_owned());
         // etcd ignores the certificate of its JSON gateway's own
         // connections, marked by this header.
         let from_gateway = request.metadata().contains_key("grpcgateway-accept");
@@ -56,39 +64,76 @@ impl Credentials {
     }
 }
 
+/// How this member's tokens are made and read (`--auth-token`).
+#[derive(Debug)]
+pub enum Tokens {
+    Simple(SimpleTokens),
+    Jwt(Box<JwtTokens>),
+}
+
+impl Tokens {
+    /// A token for `user`, whose password was checked at auth revision
+    /// `checked_at`; `suffix` makes a simple token unique on this member.
+    pub fn make(&self, user: &str, checked_at: u64, suffix: u64) -> Result<String, JwtError> {
+        match self {
+            Tokens::Simple(_) => match SimpleTokens::generate(suffix) {
+                // Without the OS's randomness no token could be trusted.
+                token if token.is_empty() => Err(JwtError::Sign("no randomness for a token".into())),
+                token => Ok(token),
+            },
+            Tokens::Jwt(jwt) => jwt.sign(user, checked_at),
+        }
+    }
+
+    /// The simple tokens a member keeps, which follow the auth store's
+    /// changes (JWT tokens carry all they need and are kept nowhere).
+    pub fn simple(&self) -> Option<&SimpleTokens> {
+        match self {
+            Tokens::Simple(simple) => Some(simple),
+            Tokens::Jwt(_) => None,
+        }
+    }
+
+    /// The user of a token and the auth revision to check them at: now
+    /// for a simple token, the one it was made at for a JWT.
+    fn identify(&self, token: &str, store: &Store) -> Result<(String, u64), EtcdError> {
+        let invalid = || EtcdError::from(StoreError::Auth(AuthError::InvalidToken));
+        match self {
+            Tokens::Simple(simple) => Ok((simple.user(token).ok_or_else(invalid)?, store.auth()?.revision())),
+            Tokens::Jwt(jwt) => jwt.verify(token).ok_or_else(invalid),
+        }
+    }
+}
+
 /// Names the caller of each request.
 #[derive(Debug)]
 pub struct Authenticator {
-    tokens: SimpleTokens,
+    tokens: Tokens,
     /// `--client-cert-auth`: a certificate's common name names its user.
     common_name_is_user: bool,
 }
 
 impl Authenticator {
-    pub fn new(tokens: SimpleTokens, common_name_is_user: bool) -> Self {
+    pub fn new(tokens: Tokens, common_name_is_user: bool) -> Self {
         Self { tokens, common_name_is_user }
     }
 
-    pub fn tokens(&self) -> &SimpleTokens {
+    pub fn tokens(&self) -> &Tokens {
         &self.tokens
     }
 
     /// The caller of a request with these credentials: the user of its
-    /// token, or of its certificate, with the auth revision now (what its
-    /// permissions are checked against), or an anonymous client. A token
-    /// this member does not know (forged, expired, or made before auth was
-    /// last disabled) is refused with etcd's `invalid auth token`, which
-    /// makes clients authenticate again.
+    /// token, or of its certificate, with the auth revision its permissions
+    /// are checked at, or an anonymous client. A token this member cannot
+    /// read (forged, expired, or made before auth was last disabled) is
+    /// refused with etcd's `invalid auth token`, which makes clients
+    /// authenticate again.
     pub fn caller(&self, store: &Store, credentials: &Credentials) -> Result<Caller, EtcdError> {
-        let user = match (&credentials.token, &credentials.common_name) {
-            (Some(token), _) => self
-                .tokens
-                .user(token)
-                .ok_or_else(|| EtcdError::from(StoreError::Auth(AuthError::InvalidToken)))?,
-            (None, Some(name)) if self.common_name_is_user => name.clone(),
+        let (user, auth_revision) = match (&credentials.token, &credentials.common_name) {
+            (Some(token), _) => self.tokens.identify(token, store)?,
+            (None, Some(name)) if self.common_name_is_user => (name.clone(), store.auth()?.revision()),
             _ => return Ok(Caller::anonymous()),
         };
-        let auth_revision = store.auth()?.revision();
         Ok(Caller::Client { user, auth_revision })
     }
 }

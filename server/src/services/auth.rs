@@ -26,7 +26,6 @@ use rtcd_store::{
 };
 use tonic::{Request, Response, Status};
 
-use crate::auth::tokens::SimpleTokens;
 use crate::errors::EtcdError;
 use crate::node::Node;
 
@@ -144,10 +143,10 @@ impl Auth for AuthService {
         let req = request.into_inner();
         loop {
             let checked_at = self.check_password(&req.name, req.password.clone()).await?;
-            let token = SimpleTokens::generate(self.node.raft().indexes().0);
-            if token.is_empty() {
-                return Err(Status::internal("rtcd: no randomness for a token"));
-            }
+            let tokens = self.node.authenticator().tokens();
+            let token = tokens
+                .make(&req.name, checked_at, self.node.raft().indexes().0)
+                .map_err(|e| EtcdError::TokenSigning(e.to_string()))?;
             let ask = AuthRequest::Authenticate { name: req.name.clone(), token, checked_at };
             match self.node.propose_for(WriteRequest::Auth(ask), &Caller::anonymous()).await {
                 Ok(applied) => {

@@ -193,7 +193,7 @@ fn auth_commands_print_what_etcd_prints() {
 }
 
 /// Sets up root and alice (who may read `/app/`) and turns auth on.
-async fn with_auth(url: &str) {
+pub(crate) async fn with_auth(url: &str) {
     let c = Client::connect([url], None).await.unwrap();
     let mut auth = c.auth_client();
     auth.user_add("root", "rootpw", None).await.unwrap();

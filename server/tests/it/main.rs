@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod auth_tokens;
 mod cluster;
 mod cluster_leases;
 mod cluster_membership;
