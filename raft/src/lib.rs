@@ -37,7 +37,7 @@ mod wire;
 
 pub use error::ReplicationError;
 pub use membership::MembershipChange;
-pub use network::dial_target;
+pub use network::{Dialer, dial_target};
 pub use node::{ApplySink, RaftConfig, RaftNode};
 pub use state_machine::AppliedEntry;
 pub use types::{Command, Member, TypeConfig};

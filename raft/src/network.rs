@@ -20,7 +20,7 @@ use openraft::raft::{
 use rtcd_proto::rtcdraftpb::{RaftMessage, SnapshotChunk, raft_client::RaftClient};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tonic::transport::{Channel, ClientTlsConfig};
+use tonic::transport::Channel;
 
 use crate::append_stream;
 use crate::rpc_error::{network, timed_out, unreachable};
@@ -33,6 +33,41 @@ const APPEND_TIMEOUT_FLOOR: std::time::Duration = std::time::Duration::from_mill
 /// Snapshot bytes per gRPC message: well under any message limit.
 pub const SNAPSHOT_CHUNK: usize = 1024 * 1024;
 
+/// Opens a lazily connected channel to a URL. The member's settings
+/// decide how (plain text, or TLS with its peer certificate, read again
+/// for each new connection); this crate only says where.
+#[derive(Clone)]
+pub struct Dialer(Arc<DialFn>);
+
+type DialFn = dyn Fn(&str) -> Result<Channel, String> + Send + Sync;
+
+impl Dialer {
+    pub fn new(dial: impl Fn(&str) -> Result<Channel, String> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(dial))
+    }
+
+    /// Plain-text channels (http:// peers).
+    pub fn plain() -> Self {
+        Self::new(|url| Ok(Channel::from_shared(url.to_owned()).map_err(|e| e.to_string())?.connect_lazy()))
+    }
+
+    pub fn dial(&self, url: &str) -> Result<Channel, String> {
+        (self.0)(url)
+    }
+}
+
+impl std::fmt::Debug for Dialer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Dialer")
+    }
+}
+
+impl Default for Dialer {
+    fn default() -> Self {
+        Self::plain()
+    }
+}
+
 /// Creates (and caches) one client per peer.
 #[derive(Debug, Clone, Default)]
 pub struct PeerNetwork {
@@ -43,9 +78,8 @@ pub struct PeerNetwork {
     /// Since when each peer has been answering (etcd's transport "active
     /// since"): what strict reconfiguration checks count as connected.
     active_since: ActiveSince,
-    /// How to reach https:// peers (this member's peer certificate, the
-    /// CAs peers' certificates are checked against).
-    tls: Option<ClientTlsConfig>,
+    /// Opens channels to peers.
+    dialer: Dialer,
 }
 
 /// Peer -> (first answer of the current run, last answer).
@@ -56,12 +90,12 @@ type ActiveSince = Arc<Mutex<HashMap<u64, (Instant, Instant)>>>;
 const ACTIVE_GAP: Duration = Duration::from_secs(1);
 
 impl PeerNetwork {
-    pub fn new(dial_overrides: HashMap<String, String>, tls: Option<ClientTlsConfig>) -> Self {
+    pub fn new(dial_overrides: HashMap<String, String>, dialer: Dialer) -> Self {
         Self {
             channels: Arc::default(),
             dial_overrides: Arc::new(dial_overrides),
             active_since: ActiveSince::default(),
-            tls,
+            dialer,
         }
     }
 
@@ -80,15 +114,7 @@ impl PeerNetwork {
         if let Some(channel) = channels.get(&url) {
             return Ok(channel.clone());
         }
-        let dialled = dial_target(&url, &self.dial_overrides);
-        let endpoint = Channel::from_shared(dialled.clone()).map_err(|e| e.to_string())?;
-        let endpoint = match &self.tls {
-            Some(tls) if dialled.starts_with("https://") => {
-                endpoint.tls_config(tls.clone()).map_err(|e| e.to_string())?
-            }
-            _ => endpoint,
-        };
-        let channel = endpoint.connect_lazy();
+        let channel = self.dialer.dial(&dial_target(&url, &self.dial_overrides))?;
         channels.insert(url, channel.clone());
         Ok(channel)
     }

@@ -50,8 +50,8 @@ pub struct RaftConfig {
     pub request_timeout: Duration,
     /// Peer URL -> URL to dial instead (fault-injection proxies); usually empty.
     pub dial_overrides: HashMap<String, String>,
-    /// TLS for https:// peer URLs.
-    pub peer_tls: Option<tonic::transport::ClientTlsConfig>,
+    /// How peers are dialled (TLS for https:// peer URLs).
+    pub dialer: crate::network::Dialer,
 }
 
 /// Proposals waiting for this member's apply, and the member's apply sink.
@@ -139,7 +139,7 @@ impl RaftNode {
             Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
         let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
             .map_err(|e| stopped(&e))?;
-        let network = PeerNetwork::new(config.dial_overrides.clone(), config.peer_tls.clone());
+        let network = PeerNetwork::new(config.dial_overrides.clone(), config.dialer.clone());
         let raft = RtcdRaft::new(config.id, Arc::new(raft_config), network.clone(), log, sm)
             .await
             .map_err(|e| stopped(&e))?;

@@ -52,7 +52,7 @@ fn config(id: u64, dir: &Path, members: &BTreeMap<u64, Member>) -> RaftConfig {
         logs_to_keep: 5,
         request_timeout: Duration::from_secs(5),
         dial_overrides: Default::default(),
-        peer_tls: None,
+        dialer: Default::default(),
     }
 }
 

@@ -12,7 +12,7 @@ use clap::Parser;
 
 use crate::settings::{
     AuthTokens, AutoCompaction, ClusterState, InitialMember, JwtSettings, Listen, LogFormat, Logging,
-    Settings, TlsFiles,
+    Settings, TlsFiles, TlsPolicy, TlsVersion,
 };
 
 #[derive(Debug, Clone, Parser)]
@@ -118,15 +118,23 @@ pub struct Config {
     /// the data dir, when no --cert-file is given.
     #[arg(long, env = "ETCD_AUTO_TLS", default_value_t = false)]
     pub auto_tls: bool,
-    /// The same for peer URLs (not supported yet).
+    /// The same for peer URLs, when no --peer-cert-file is given: peer
+    /// links are encrypted, and peers' certificates are not verified.
     #[arg(long, env = "ETCD_PEER_AUTO_TLS", default_value_t = false)]
     pub peer_auto_tls: bool,
     /// Peers' certificates must carry this common name.
     #[arg(long, env = "ETCD_PEER_CERT_ALLOWED_CN")]
     pub peer_cert_allowed_cn: Option<String>,
-    /// TLS cipher suites (not supported yet: rustls's safe defaults are used).
+    /// Comma-separated TLS 1.2 cipher suites (Go's names) for client and
+    /// peer connections; empty: rustls's defaults. TLS 1.3's are always on.
     #[arg(long, env = "ETCD_CIPHER_SUITES")]
     pub cipher_suites: Option<String>,
+    /// The lowest TLS version accepted: TLS1.2 (default) or TLS1.3.
+    #[arg(long, env = "ETCD_TLS_MIN_VERSION", default_value = "")]
+    pub tls_min_version: String,
+    /// The highest TLS version accepted: TLS1.2 or TLS1.3 (default).
+    #[arg(long, env = "ETCD_TLS_MAX_VERSION", default_value = "")]
+    pub tls_max_version: String,
     /// How auth tokens are made: `simple` (random strings each member maps
     /// to a user) or `jwt,sign-method=<alg>,priv-key=<file>,pub-key=<file>,ttl=<duration>`
     /// (signed tokens, etcd's options).
@@ -150,8 +158,6 @@ pub struct Config {
 pub enum ConfigError {
     #[error("invalid URL {0:?}: {1}")]
     BadUrl(String, String),
-    #[error("{0} is not supported yet")]
-    Unsupported(&'static str),
     #[error("{0} and {1} go together")]
     TlsPair(&'static str, &'static str),
     #[error("{0} needs {1}")]
@@ -162,6 +168,8 @@ pub enum ConfigError {
     /// etcd's text ("auth: invalid auth options"), with the reason.
     #[error("invalid --auth-token {0:?}: auth: invalid auth options ({1})")]
     BadAuthToken(String, String),
+    #[error("{0}")]
+    Tls(String),
     #[error("invalid --bcrypt-cost {0} (4 to 31)")]
     BadBcryptCost(u32),
     #[error("invalid --auto-compaction-retention {0:?}")]
@@ -219,19 +227,14 @@ impl Config {
     /// problem. Settings rtcd cannot honour yet are refused instead of
     /// silently ignored (serving plain text when TLS was asked for, say).
     pub fn validate(&self) -> Result<Settings, ConfigError> {
-        if self.peer_auto_tls {
-            return Err(ConfigError::Unsupported("--peer-auto-tls"));
-        }
-        if self.cipher_suites.as_ref().is_some_and(|c| !c.is_empty()) {
-            return Err(ConfigError::Unsupported("--cipher-suites"));
-        }
         let auth_tokens = self.auth_tokens()?;
         if !(4..=31).contains(&self.bcrypt_cost) {
             return Err(ConfigError::BadBcryptCost(self.bcrypt_cost));
         }
         let data_dir = self.data_dir.clone().unwrap_or_else(|| PathBuf::from(format!("{}.rtcd", self.name)));
-        let client_tls = self.client_tls(&data_dir)?;
-        let peer_tls = self.peer_tls()?;
+        let policy = self.tls_policy()?;
+        let client_tls = self.client_tls(&data_dir, &policy)?;
+        let peer_tls = self.peer_tls(&data_dir, &policy)?;
         let cluster_state = match self.initial_cluster_state.as_str() {
             "new" => ClusterState::New,
             "existing" => ClusterState::Existing,
@@ -318,7 +321,11 @@ impl Config {
 
     /// The client side's TLS files: given, or with `--auto-tls` the
     /// self-signed pair in `<data-dir>/fixtures/client` (made at startup).
-    fn client_tls(&self, data_dir: &std::path::Path) -> Result<Option<TlsFiles>, ConfigError> {
+    fn client_tls(
+        &self,
+        data_dir: &std::path::Path,
+        policy: &TlsPolicy,
+    ) -> Result<Option<TlsFiles>, ConfigError> {
         let (cert, key, self_signed) = match (&self.cert_file, &self.key_file) {
             (Some(cert), Some(key)) => (cert.clone(), key.clone(), false),
             (None, None) if self.auto_tls => {
@@ -338,12 +345,32 @@ impl Config {
             client_cert_auth: self.client_cert_auth,
             allowed_cn: None,
             self_signed,
+            policy: policy.clone(),
         }))
     }
 
-    fn peer_tls(&self) -> Result<Option<TlsFiles>, ConfigError> {
+    /// The peer side's TLS files: given, or with `--peer-auto-tls` the
+    /// self-signed pair in `<data-dir>/fixtures/peer`, which (as etcd's)
+    /// drops the peer CA and client certificate checks.
+    fn peer_tls(
+        &self,
+        data_dir: &std::path::Path,
+        policy: &TlsPolicy,
+    ) -> Result<Option<TlsFiles>, ConfigError> {
         let (cert, key) = match (&self.peer_cert_file, &self.peer_key_file) {
             (Some(cert), Some(key)) => (cert.clone(), key.clone()),
+            (None, None) if self.peer_auto_tls => {
+                let dir = data_dir.join("fixtures").join("peer");
+                return Ok(Some(TlsFiles {
+                    cert: dir.join("cert.pem"),
+                    key: dir.join("key.pem"),
+                    trusted_ca: None,
+                    client_cert_auth: false,
+                    allowed_cn: None,
+                    self_signed: true,
+                    policy: policy.clone(),
+                }));
+            }
             (None, None) => return Ok(None),
             _ => return Err(ConfigError::TlsPair("--peer-cert-file", "--peer-key-file")),
         };
@@ -357,7 +384,43 @@ impl Config {
             client_cert_auth: self.peer_client_cert_auth,
             allowed_cn: self.peer_cert_allowed_cn.clone(),
             self_signed: false,
+            policy: policy.clone(),
         }))
+    }
+
+    /// `--cipher-suites` and the TLS versions, checked as etcd checks them:
+    /// an unknown suite name, an unknown version, min above max, or suites
+    /// with TLS 1.3 alone are refused.
+    fn tls_policy(&self) -> Result<TlsPolicy, ConfigError> {
+        let version = |flag: &'static str, value: &str, default: TlsVersion| match value {
+            "" => Ok(default),
+            "TLS1.2" => Ok(TlsVersion::V1_2),
+            "TLS1.3" => Ok(TlsVersion::V1_3),
+            "TLS1.0" | "TLS1.1" => {
+                Err(ConfigError::Tls(format!("{flag} {value}: rustls speaks TLS1.2 and TLS1.3 only")))
+            }
+            other => Err(ConfigError::Tls(format!(
+                "unexpected TLS version {other:?} (must be one of: TLS1.0, TLS1.1, TLS1.2, TLS1.3)"
+            ))),
+        };
+        let min_version = version("--tls-min-version", &self.tls_min_version, TlsVersion::V1_2)?;
+        let max_version = version("--tls-max-version", &self.tls_max_version, TlsVersion::V1_3)?;
+        if min_version > max_version {
+            return Err(ConfigError::Tls(format!(
+                "min version ({}) is greater than max version ({})",
+                self.tls_min_version, self.tls_max_version
+            )));
+        }
+        let cipher_suites = split_urls(self.cipher_suites.as_deref().unwrap_or_default());
+        for name in &cipher_suites {
+            crate::tls::cipher_suite(name).map_err(ConfigError::Tls)?;
+        }
+        if !cipher_suites.is_empty() && min_version == TlsVersion::V1_3 {
+            return Err(ConfigError::Tls(
+                "cipher suites cannot be configured when only TLS1.3 is enabled".into(),
+            ));
+        }
+        Ok(TlsPolicy { cipher_suites, min_version, max_version })
     }
 
     /// The addresses to bind and whether each serves TLS: an https:// URL

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use rtcd_proto::etcdserverpb::MemberListRequest;
 use rtcd_proto::rtcdraftpb::peer_client::PeerClient;
-use rtcd_raft::Member;
+use rtcd_raft::{Dialer, Member};
 
 use crate::header::{self, Identity};
 use crate::settings::Settings;
@@ -41,13 +41,14 @@ pub enum IdentityError {
 pub async fn resolve(
     settings: &Settings,
     dir: &Path,
+    dialer: &Dialer,
 ) -> Result<(Identity, BTreeMap<u64, Member>), IdentityError> {
     let initial = initial_members(settings);
     if let Some(saved) = load(dir)? {
         return Ok((saved, initial));
     }
     let (identity, initial) = if settings.joins_existing() {
-        (join(settings).await?, BTreeMap::new())
+        (join(settings, dialer).await?, BTreeMap::new())
     } else {
         let token = &settings.cluster_token;
         let identity = Identity {
@@ -75,7 +76,7 @@ fn initial_members(settings: &Settings) -> BTreeMap<u64, Member> {
 
 /// Asks the other members of `--initial-cluster` for the membership and
 /// finds this member in it by its advertised peer URLs.
-async fn join(settings: &Settings) -> Result<Identity, IdentityError> {
+async fn join(settings: &Settings, dialer: &Dialer) -> Result<Identity, IdentityError> {
     let mine = sorted(settings.advertise_peer_urls.clone());
     let peers: Vec<&String> = settings
         .initial_cluster
@@ -86,13 +87,11 @@ async fn join(settings: &Settings) -> Result<Identity, IdentityError> {
     // Peers are reached the way Raft reaches them (the test hook may route
     // a peer URL through a proxy).
     let overrides = &settings.peer_dial_overrides;
-    let tls = crate::tls::peer_client(settings.peer_tls.as_ref())
-        .map_err(|e| IdentityError::Join(e.to_string()))?;
     let deadline = Instant::now() + JOIN_TIMEOUT;
     loop {
         for &url in &peers {
             let dialled = rtcd_raft::dial_target(url, overrides);
-            match ask_members(&dialled, tls.as_ref()).await {
+            match ask_members(&dialled, dialer).await {
                 Ok(list) => {
                     let cluster_id = list.header.map_or(0, |h| h.cluster_id);
                     let me = list.members.iter().find(|m| sorted(m.peer_ur_ls.clone()) == mine);
@@ -116,14 +115,11 @@ async fn join(settings: &Settings) -> Result<Identity, IdentityError> {
 
 async fn ask_members(
     url: &str,
-    tls: Option<&tonic::transport::ClientTlsConfig>,
+    dialer: &Dialer,
 ) -> Result<rtcd_proto::etcdserverpb::MemberListResponse, Box<dyn std::error::Error + Send + Sync>> {
-    let mut endpoint = tonic::transport::Endpoint::from_shared(url.to_string())?;
-    if let Some(tls) = tls.filter(|_| url.starts_with("https://")) {
-        endpoint = endpoint.tls_config(tls.clone())?;
-    }
-    let channel = endpoint.connect_timeout(JOIN_RETRY).timeout(Duration::from_secs(2)).connect().await?;
-    Ok(PeerClient::new(channel).members(MemberListRequest::default()).await?.into_inner())
+    let mut client = PeerClient::new(dialer.dial(url)?);
+    let asked = tokio::time::timeout(Duration::from_secs(2), client.members(MemberListRequest::default()));
+    Ok(asked.await??.into_inner())
 }
 
 fn sorted(mut urls: Vec<String>) -> Vec<String> {

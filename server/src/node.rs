@@ -72,7 +72,8 @@ impl Node {
             block_cache_bytes: settings.block_cache_bytes,
         };
         let store = Arc::new(Store::open(dir.join(STORE_DIR), options)?);
-        let (identity, members) = crate::identity::resolve(&settings, &dir).await?;
+        let dialer = crate::tls::peer_dialer(settings.peer_tls.as_ref())?;
+        let (identity, members) = crate::identity::resolve(&settings, &dir, &dialer).await?;
         let hub = Hub::default();
         let lessor = Arc::new(Lessor::default());
         let raft_config = RaftConfig {
@@ -85,7 +86,7 @@ impl Node {
             logs_to_keep: settings.snapshot_catchup_entries,
             request_timeout: settings.request_timeout(),
             dial_overrides: settings.peer_dial_overrides.clone(),
-            peer_tls: crate::tls::peer_client(settings.peer_tls.as_ref())?,
+            dialer,
         };
         let common_name_is_user = settings.client_tls.as_ref().is_some_and(|t| t.client_cert_auth);
         let authenticator = Arc::new(Authenticator::new(tokens, common_name_is_user));

@@ -29,8 +29,36 @@ pub struct TlsFiles {
     pub client_cert_auth: bool,
     /// Peers only: the common name a peer's certificate must carry.
     pub allowed_cn: Option<String>,
-    /// `--auto-tls`: `cert` and `key` are made at startup if missing.
+    /// `--auto-tls` / `--peer-auto-tls`: `cert` and `key` are made at
+    /// startup if missing; as a client (peers) the other side's
+    /// certificate is not verified, as etcd's self-signed mode.
     pub self_signed: bool,
+    /// What both sides negotiate.
+    pub policy: TlsPolicy,
+}
+
+/// A TLS protocol version rustls speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TlsVersion {
+    V1_2,
+    V1_3,
+}
+
+/// `--cipher-suites`, `--tls-min-version`, `--tls-max-version`, for the
+/// client and peer sides alike (as etcd).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsPolicy {
+    /// Go's names of the TLS 1.2 suites offered, in order; empty: rustls's
+    /// defaults. TLS 1.3's suites are always offered (Go's rule too).
+    pub cipher_suites: Vec<String>,
+    pub min_version: TlsVersion,
+    pub max_version: TlsVersion,
+}
+
+impl Default for TlsPolicy {
+    fn default() -> Self {
+        Self { cipher_suites: Vec::new(), min_version: TlsVersion::V1_2, max_version: TlsVersion::V1_3 }
+    }
 }
 
 /// How auth tokens are made (`--auth-token`).

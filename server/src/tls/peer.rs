@@ -1,0 +1,216 @@
+//! Dialling peers over TLS: the client side of `--peer-cert-file`,
+//! `--peer-key-file`, `--peer-trusted-ca-file` and `--peer-auto-tls`. Each
+//! new connection takes the configuration as the files are now (a renewed
+//! certificate is presented without a restart) and runs the handshake
+//! itself (tokio-rustls) before gRPC speaks HTTP/2 over it.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use hyper_util::rt::TokioIo;
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, SignatureScheme};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
+
+use super::{Reloading, TlsError, TlsFiles, file_error, provider, read_certs, roots, versions};
+
+/// How this member dials peers: plain text to http:// URLs; to https://
+/// ones with TLS as `files` say (its peer certificate presented, theirs
+/// checked against `--peer-trusted-ca-file`, or not checked at all with
+/// `--peer-auto-tls`), the files read again when they change.
+pub fn peer_dialer(files: Option<&TlsFiles>) -> Result<rtcd_raft::Dialer, TlsError> {
+    let Some(files) = files else { return Ok(rtcd_raft::Dialer::plain()) };
+    let configs = Arc::new(Reloading::with(files.clone(), peer_client_config)?);
+    Ok(rtcd_raft::Dialer::new(move |url| {
+        let endpoint = |url: String| tonic::transport::Endpoint::from_shared(url).map_err(|e| e.to_string());
+        Ok(match url.strip_prefix("https://") {
+            // tonic refuses https:// without its own TLS; the connector
+            // below makes the connection TLS before tonic sees it.
+            Some(rest) => {
+                endpoint(format!("http://{rest}"))?.connect_with_connector_lazy(TlsDial(configs.clone()))
+            }
+            None => endpoint(url.to_owned())?.connect_lazy(),
+        })
+    }))
+}
+
+/// A peer client's configuration: its certificate presented when it has
+/// one it can read, the server's verified against the trusted CA (the
+/// system has none for rtcd to use), or with a self-signed certificate not
+/// verified, as etcd's `--peer-auto-tls` does.
+fn peer_client_config(files: &TlsFiles) -> Result<ClientConfig, TlsError> {
+    let provider = provider(&files.policy);
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&versions(&files.policy))
+        .map_err(|e| TlsError::Config(e.to_string()))?;
+    let builder = match (&files.trusted_ca, files.self_signed) {
+        (_, true) => builder.dangerous().with_custom_certificate_verifier(Arc::new(Unverified(provider))),
+        (Some(ca), false) => {
+            let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots(ca)?), provider)
+                .build()
+                .map_err(|e| TlsError::Config(e.to_string()))?;
+            builder.with_webpki_verifier(verifier)
+        }
+        (None, false) => {
+            return Err(TlsError::Config("dialling https:// peers needs --peer-trusted-ca-file".into()));
+        }
+    };
+    let mut config = match files.self_signed {
+        true => builder.with_no_client_auth(),
+        false => {
+            let certs = read_certs("the peer certificate file", &files.cert)?;
+            let key = PrivateKeyDer::from_pem_file(&files.key)
+                .map_err(|e| file_error("the peer key file", &files.key)(e.to_string()))?;
+            builder.with_client_auth_cert(certs, key).map_err(|e| TlsError::Config(e.to_string()))?
+        }
+    };
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    Ok(config)
+}
+
+/// `--peer-auto-tls`: any certificate is taken (etcd's
+/// `InsecureSkipVerify` for self-signed peers); the handshake's signatures
+/// are still checked, so the link is encrypted to whoever holds the key.
+#[derive(Debug)]
+struct Unverified(Arc<CryptoProvider>);
+
+impl Unverified {
+    fn algorithms(&self) -> &WebPkiSupportedAlgorithms {
+        &self.0.signature_verification_algorithms
+    }
+}
+
+impl ServerCertVerifier for Unverified {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, self.algorithms())
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, self.algorithms())
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms().supported_schemes()
+    }
+}
+
+/// tonic's connector for https:// peers: TCP, then the TLS handshake with
+/// the configuration of the moment, named for the URL's host.
+#[derive(Clone)]
+struct TlsDial(Arc<Reloading<ClientConfig>>);
+
+type Dialled = Pin<Box<dyn Future<Output = Result<TokioIo<TlsStream<TcpStream>>, std::io::Error>> + Send>>;
+
+impl tower_service::Service<http::Uri> for TlsDial {
+    type Response = TokioIo<TlsStream<TcpStream>>;
+    type Error = std::io::Error;
+    type Future = Dialled;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: http::Uri) -> Self::Future {
+        let config = self.0.config();
+        Box::pin(async move {
+            let invalid = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+            let host = uri.host().ok_or_else(|| invalid(format!("no host in {uri}")))?;
+            let port = uri.port_u16().unwrap_or(443);
+            // `[::1]` in a URL is `::1` to a socket and to the certificate.
+            let host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+            let name = ServerName::try_from(host.clone()).map_err(|e| invalid(e.to_string()))?;
+            let tcp = TcpStream::connect((host.as_str(), port)).await?;
+            tcp.set_nodelay(true)?;
+            Ok(TokioIo::new(TlsConnector::from(config).connect(name, tcp).await?))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::TlsPolicy;
+
+    /// A CA-signed peer certificate and key written to `dir`, with the CA.
+    fn peer_files(dir: &std::path::Path, serial: u64) -> TlsFiles {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca = ca.self_signed(&ca_key).unwrap();
+        let issuer =
+            rcgen::Issuer::new(rcgen::CertificateParams::new(Vec::<String>::new()).unwrap(), &ca_key);
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+        params.serial_number = Some(serial.into());
+        let cert = params.signed_by(&key, &issuer).unwrap();
+        let write = |name: &str, text: String| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        TlsFiles {
+            cert: write("peer.pem", cert.pem()),
+            key: write("peer.key", key.serialize_pem()),
+            trusted_ca: Some(write("ca.pem", ca.pem())),
+            client_cert_auth: true,
+            allowed_cn: None,
+            self_signed: false,
+            policy: TlsPolicy::default(),
+        }
+    }
+
+    #[test]
+    fn a_renewed_peer_certificate_is_presented_on_the_next_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = peer_files(dir.path(), 1);
+        let configs = Reloading::with(files.clone(), peer_client_config).unwrap();
+        let first = configs.config();
+        assert!(Arc::ptr_eq(&first, &configs.config()), "unchanged files: the same configuration");
+        assert_eq!(first.alpn_protocols, vec![b"h2".to_vec()]);
+        // File times have a coarse grain on some file systems.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        peer_files(dir.path(), 2);
+        assert!(!Arc::ptr_eq(&first, &configs.config()), "renewed files: a new configuration");
+    }
+
+    #[test]
+    fn self_signed_peers_need_no_files_and_others_need_a_ca() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = peer_files(dir.path(), 1);
+        files.trusted_ca = None;
+        let refused = peer_client_config(&files).unwrap_err().to_string();
+        assert!(refused.contains("--peer-trusted-ca-file"), "{refused}");
+        files.self_signed = true;
+        files.cert = dir.path().join("not-made-yet.pem");
+        assert!(peer_client_config(&files).is_ok());
+    }
+}
