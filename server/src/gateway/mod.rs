@@ -30,6 +30,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::Status;
 
 use crate::auth::Credentials;
+use crate::listener::TlsInfo;
 use crate::node::Node;
 use crate::services::{
     auth::AuthService, cluster::ClusterService, election::ElectionService, kv::KvService,
@@ -199,7 +200,43 @@ pub fn routes(node: Arc<Node>) -> Router {
                 }),
             );
     }
-    router.layer(DefaultBodyLimit::max(limit))
+    let gate = node.clone();
+    router.layer(DefaultBodyLimit::max(limit)).layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let refused = certificate_names_a_user(&gate, &request);
+            async move {
+                match refused {
+                    true => common_name_refused(),
+                    false => next.run(request).await,
+                }
+            }
+        },
+    ))
+}
+
+/// etcd's rule: with `--client-cert-auth` and auth on, a gateway request
+/// over a certificate that carries a common name is refused, since the
+/// gateway could not pass the name on and the client would be served as
+/// someone else than it expects.
+fn certificate_names_a_user(node: &Node, request: &axum::extract::Request) -> bool {
+    let client_cert_auth = node.settings().client_tls.as_ref().is_some_and(|t| t.client_cert_auth);
+    let named = request
+        .extensions()
+        .get::<TlsInfo>()
+        .is_some_and(|i| i.common_name.as_ref().is_some_and(|cn| !cn.is_empty()));
+    client_cert_auth && named && node.store().auth_enabled()
+}
+
+/// etcd's answer (Go's `http.Error`: plain text, a newline, 400).
+fn common_name_refused() -> Response {
+    let text =
+        "CommonName of client sending a request against gateway will be ignored and not used as expected\n";
+    Response::builder()
+        .status(axum::http::StatusCode::BAD_REQUEST)
+        .header(axum::http::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header("x-content-type-options", "nosniff")
+        .body(Body::from(text))
+        .unwrap_or_default()
 }
 
 /// `/v3/watch`: the body's requests (creates, cancels, progress requests)

@@ -162,6 +162,8 @@ fn tls_clients_are_served_and_refused_as_etcd_does() {
             run(url, &root, &["user", "grant-role", "root", "root"]),
             run(url, &root, &["user", "add", "alice:pw"]),
             run(url, &root, &["auth", "enable"]),
+            // The JSON gateway refuses a certificate with a common name.
+            gateway_range(&pki, url, "root"),
             run(url, &alice, &["get", "k"]),
             run(url, &alice, &["put", "k", "w"]),
             run(url, &root, &["put", "k", "w"]),
@@ -172,6 +174,7 @@ fn tls_clients_are_served_and_refused_as_etcd_does() {
             // A token names the user before the certificate does.
             run(url, &alice, &["--user", "root:pw", "put", "k", "x"]),
             run(url, &root, &["auth", "disable"]),
+            gateway_range(&pki, url, "root"),
         ]);
     }
     for (i, (ours, theirs)) in sessions[0].iter().zip(&sessions[1]).enumerate() {
@@ -179,6 +182,25 @@ fn tls_clients_are_served_and_refused_as_etcd_does() {
     }
     assert!(sessions[0][0].0, "a client with a certificate is served");
     assert!(!sessions[0][3].0 && !sessions[0][6].0, "without a certificate or TLS, no");
+    let refused = &sessions[0][12];
+    assert_eq!(refused.2, "400", "{refused:?}");
+    assert!(refused.1.starts_with("CommonName of client"), "{refused:?}");
+    assert_eq!(sessions[0].last().unwrap().2, "200", "served once auth is off");
+}
+
+/// `POST /v3/kv/range` through the JSON gateway with client certificate
+/// `cert`, as (served, the body when refused, the HTTP status).
+fn gateway_range(pki: &Pki, url: &str, cert: &str) -> (bool, String, String) {
+    let out = Command::new("curl")
+        .args(["-sS", "-w", "\n%{http_code}", "--cacert", &pki.path("ca.pem")])
+        .args(["--cert", &pki.path(&format!("{cert}.pem")), "--key", &pki.path(&format!("{cert}.key"))])
+        .args(["-X", "POST", &format!("{url}/v3/kv/range"), "-d", r#"{"key":"aw=="}"#])
+        .output()
+        .expect("curl");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, status) = text.rsplit_once('\n').unwrap_or_default();
+    let refused_body = if status == "200" { String::new() } else { body.to_owned() };
+    (status == "200", refused_body, status.to_owned())
 }
 
 /// A certificate replaced on disk serves new connections at once, as etcd
