@@ -11,7 +11,9 @@
 //! (etcd's verify-only mode). When both are given, the private key's own
 //! public half verifies, as in etcd.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, EncodingKey, Header, Validation};
@@ -52,6 +54,9 @@ pub enum JwtError {
     Sign(String),
 }
 
+/// How many verified tokens a member remembers (see `JwtTokens::verified`).
+const VERIFIED_TOKENS: usize = 4096;
+
 #[derive(Debug)]
 pub struct JwtTokens {
     algorithm: Algorithm,
@@ -60,6 +65,12 @@ pub struct JwtTokens {
     verifying: DecodingKey,
     validation: Validation,
     ttl: Duration,
+    /// Tokens whose signature checked out, with their claims: a client
+    /// sends the same token with every request, and an RSA or ECDSA check
+    /// costs tens of microseconds. Keyed by the whole token, so only the
+    /// exact bytes that verified are taken; `exp` is still checked on every
+    /// use. Emptied when full, which bounds it.
+    verified: Mutex<HashMap<String, Claims>>,
 }
 
 impl JwtTokens {
@@ -83,13 +94,13 @@ impl JwtTokens {
         // etcd checks `exp` to the second, with no grace, and sets no audience.
         validation.leeway = 0;
         validation.validate_aud = false;
-        Ok(Self { algorithm, signing, verifying, validation, ttl: settings.ttl })
+        Ok(Self { algorithm, signing, verifying, validation, ttl: settings.ttl, verified: Mutex::default() })
     }
 
     /// A token for `user` at auth revision `revision`, living the TTL.
     pub fn sign(&self, user: &str, revision: u64) -> Result<String, JwtError> {
         let key = self.signing.as_ref().ok_or(JwtError::VerifyOnly)?;
-        let exp = (SystemTime::now() + self.ttl).duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let exp = unix_seconds(SystemTime::now() + self.ttl);
         let claims = Claims { username: user.to_owned(), revision, exp };
         jsonwebtoken::encode(&Header::new(self.algorithm), &claims, key)
             .map_err(|e| JwtError::Sign(e.to_string()))
@@ -98,9 +109,30 @@ impl JwtTokens {
     /// The user and auth revision of a token signed with this member's key,
     /// with this sign-method, not expired; `None` for anything else.
     pub fn verify(&self, token: &str) -> Option<(String, u64)> {
-        let data = jsonwebtoken::decode::<Claims>(token, &self.verifying, &self.validation).ok()?;
-        Some((data.claims.username, data.claims.revision))
+        let now = unix_seconds(SystemTime::now());
+        // Valid through the second of `exp`, as jsonwebtoken and etcd say.
+        let live = |c: &Claims| (now <= c.exp).then(|| (c.username.clone(), c.revision));
+        if let Some(claims) = self.verified().get(token) {
+            return live(claims);
+        }
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.verifying, &self.validation).ok()?.claims;
+        let answer = live(&claims);
+        let mut verified = self.verified();
+        if verified.len() >= VERIFIED_TOKENS {
+            verified.clear();
+        }
+        verified.insert(token.to_owned(), claims);
+        answer
     }
+
+    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<String, Claims>> {
+        // A map of verified tokens holds no invariant a panic could break.
+        self.verified.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+fn unix_seconds(at: SystemTime) -> u64 {
+    at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// etcd's sign-method names are the JWT `alg` names.
@@ -265,12 +297,13 @@ mod tests {
         let tokens = JwtTokens::load(&hs).unwrap();
         assert_eq!(tokens.verify(&tokens.sign("bob", 3).unwrap()), Some(("bob".into(), 3)));
 
-        // A TTL of zero makes tokens that are already past `exp` a second on.
-        hs.ttl = Duration::ZERO;
+        // Verified once (and remembered), a token still expires.
+        hs.ttl = Duration::from_secs(1);
         let short = JwtTokens::load(&hs).unwrap();
         let token = short.sign("bob", 3).unwrap();
-        std::thread::sleep(Duration::from_millis(1100));
-        assert_eq!(short.verify(&token), None, "expired");
+        assert_eq!(short.verify(&token), Some(("bob".into(), 3)));
+        std::thread::sleep(Duration::from_millis(2100));
+        assert_eq!(short.verify(&token), None, "expired, though verified before");
 
         // A token signed with another algorithm is refused even if the
         // signature were right for it.
