@@ -207,10 +207,9 @@ const DEFAULT_WATCH_PROGRESS_INTERVAL: Duration = Duration::from_secs(600);
 /// etcd never notifies progress more often than this.
 const MIN_WATCH_PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 /// etcd's lessor checkpoints this often when the interval is 0.
+const DEFAULT_LEASE_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
 /// etcd's JWT `ttl` when none is given.
 const DEFAULT_JWT_TTL: Duration = Duration::from_secs(300);
-
-const DEFAULT_LEASE_CHECKPOINT_INTERVAL: Duration = Duration::from_secs(300);
 
 impl Config {
     /// `--log-level` and `--logger`; never fails (an unknown logger logs
@@ -411,7 +410,7 @@ impl Config {
                 self.tls_min_version, self.tls_max_version
             )));
         }
-        let cipher_suites = split_urls(self.cipher_suites.as_deref().unwrap_or_default());
+        let cipher_suites = split_list(self.cipher_suites.as_deref().unwrap_or_default());
         for name in &cipher_suites {
             crate::tls::cipher_suite(name).map_err(ConfigError::Tls)?;
         }
@@ -532,6 +531,11 @@ fn auto_compaction(mode: &str, retention: &str) -> Result<AutoCompaction, Config
 }
 
 fn split_urls(list: &str) -> Vec<String> {
+    split_list(list)
+}
+
+/// A comma-separated list, blanks trimmed, empty items dropped.
+fn split_list(list: &str) -> Vec<String> {
     list.split(',').map(str::trim).filter(|u| !u.is_empty()).map(String::from).collect()
 }
 

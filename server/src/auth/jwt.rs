@@ -1,6 +1,7 @@
 //! etcd's JWT tokens (`--auth-token jwt,sign-method=RS256,priv-key=...`):
 //! a token is signed claims `{username, revision, exp}` that any member
-//! holding the key checks by itself, with nothing replicated or remembered.
+//! holding the key checks by itself: no member needs to have seen it made
+//! (a member remembers the tokens it verified only to save the work).
 //! `revision` is the auth revision the token was made at: once users, roles
 //! or permissions change, the store refuses it as "revision of auth store
 //! is old" and the client authenticates again, as with etcd.
@@ -35,15 +36,18 @@ struct Claims {
 
 #[derive(Debug, thiserror::Error)]
 pub enum JwtError {
-    /// etcd's text for a sign-method it does not know.
-    #[error("auth: invalid auth signature method {0:?}")]
+    /// etcd's text (it reports every option it cannot read so).
+    #[error(
+        "auth: invalid auth options (sign-method {0:?} is none of HS256/384/512, RS256/384/512, PS256/384/512, ES256/384)"
+    )]
     UnknownMethod(String),
     #[error("sign-method {0} is not supported (ring has no P-521 or EdDSA-in-JWT support here)")]
     UnsupportedMethod(String),
     /// etcd's text: neither key was given (or no secret for HMAC).
     #[error("auth: missing key data")]
     MissingKey,
-    #[error("cannot read {0}: {1}")]
+    /// etcd's text, with the reason.
+    #[error("auth: invalid auth options (cannot read {0}: {1})")]
     Read(PathBuf, std::io::Error),
     #[error("{0} is not a usable key for {1:?}: {2}")]
     BadKey(PathBuf, Algorithm, String),
@@ -79,8 +83,10 @@ impl JwtTokens {
     pub fn load(settings: &JwtSettings) -> Result<Self, JwtError> {
         super::ring_jwt::install();
         let algorithm = algorithm(&settings.sign_method)?;
-        let private = settings.private_key.as_deref().map(read).transpose()?;
-        let public = settings.public_key.as_deref().map(read).transpose()?;
+        // An empty file is no key (etcd's rule): an empty HMAC secret would
+        // let anyone sign tokens.
+        let private = settings.private_key.as_deref().map(read).transpose()?.filter(|(_, k)| !k.is_empty());
+        let public = settings.public_key.as_deref().map(read).transpose()?.filter(|(_, k)| !k.is_empty());
         let (signing, verifying) = match algorithm.family() {
             AlgorithmFamily::Hmac => {
                 let (_, secret) = private.ok_or(JwtError::MissingKey)?;
@@ -95,6 +101,12 @@ impl JwtTokens {
         validation.leeway = 0;
         validation.validate_aud = false;
         Ok(Self { algorithm, signing, verifying, validation, ttl: settings.ttl, verified: Mutex::default() })
+    }
+
+    /// Whether this member has the private key (etcd's verify-only mode
+    /// has not).
+    pub fn can_sign(&self) -> Result<(), JwtError> {
+        self.signing.as_ref().map(|_| ()).ok_or(JwtError::VerifyOnly)
     }
 
     /// A token for `user` at auth revision `revision`, living the TTL.
@@ -181,7 +193,8 @@ fn ec_keys(
     let bad = |path: &Path, why: String| JwtError::BadKey(path.to_owned(), algorithm, why);
     let (curve, signing_alg) = match algorithm {
         Algorithm::ES256 => (P256_OID, &sig::ECDSA_P256_SHA256_FIXED_SIGNING),
-        _ => (P384_OID, &sig::ECDSA_P384_SHA384_FIXED_SIGNING),
+        Algorithm::ES384 => (P384_OID, &sig::ECDSA_P384_SHA384_FIXED_SIGNING),
+        other => return Err(JwtError::UnsupportedMethod(format!("{other:?}"))),
     };
     match (private, public) {
         (Some((path, pem)), _) => {
@@ -218,14 +231,18 @@ fn sec1_to_pkcs8(sec1: &[u8], curve: &[u8]) -> Vec<u8> {
     der(0x30, &[&version[..], &algorithm, &der(0x04, sec1)].concat())
 }
 
-/// One DER element: tag, definite length, contents.
+/// One DER element: tag, definite length (short form below 128, else
+/// the length's big-endian bytes after their count), contents.
 fn der(tag: u8, contents: &[u8]) -> Vec<u8> {
     let len = contents.len();
     let mut out = vec![tag];
-    match len {
-        0..=0x7f => out.push(len as u8),
-        0x80..=0xff => out.extend([0x81, len as u8]),
-        _ => out.extend([0x82, (len >> 8) as u8, len as u8]),
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        let bytes = len.to_be_bytes();
+        let significant = &bytes[bytes.iter().take_while(|b| **b == 0).count()..];
+        out.push(0x80 | significant.len() as u8);
+        out.extend_from_slice(significant);
     }
     out.extend_from_slice(contents);
     out
@@ -319,7 +336,9 @@ mod tests {
         let err = |s: JwtSettings| JwtTokens::load(&s).unwrap_err().to_string();
         assert_eq!(err(settings(&dir, "RS256", None, None)), "auth: missing key data");
         assert_eq!(err(settings(&dir, "HS256", None, Some(b"x"))), "auth: missing key data");
-        assert!(err(settings(&dir, "XX256", None, None)).starts_with("auth: invalid auth signature method"));
+        assert!(err(settings(&dir, "XX256", None, None)).starts_with("auth: invalid auth options"));
+        // An empty secret is no secret.
+        assert_eq!(err(settings(&dir, "HS256", Some(b""), None)), "auth: missing key data");
         assert!(err(settings(&dir, "ES512", None, None)).contains("not supported"));
         assert!(err(settings(&dir, "RS256", Some(b"not a key"), None)).contains("not a usable key"));
         let ec = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
@@ -330,7 +349,7 @@ mod tests {
         );
         let mut missing = settings(&dir, "HS256", None, None);
         missing.private_key = Some(dir.join("absent"));
-        assert!(err(missing).starts_with("cannot read"));
+        assert!(err(missing).starts_with("auth: invalid auth options (cannot read"));
     }
 
     #[test]
@@ -339,6 +358,7 @@ mod tests {
         assert_eq!(der(0x04, &[0; 3]), vec![0x04, 3, 0, 0, 0]);
         assert_eq!(der(0x04, &[0; 200])[..3], [0x04, 0x81, 200]);
         assert_eq!(der(0x04, &[0; 300])[..4], [0x04, 0x82, 0x01, 0x2c]);
+        assert_eq!(der(0x04, &[0; 70_000])[..5], [0x04, 0x83, 0x01, 0x11, 0x70]);
     }
 
     fn base64_url(bytes: &[u8]) -> String {

@@ -71,17 +71,39 @@ pub enum Tokens {
     Jwt(Box<JwtTokens>),
 }
 
+/// Why no token could be made.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    #[error("rtcd: no randomness for a token")]
+    NoRandomness,
+    #[error(transparent)]
+    Jwt(#[from] JwtError),
+}
+
 impl Tokens {
-    /// A token for `user`, whose password was checked at auth revision
-    /// `checked_at`; `suffix` makes a simple token unique on this member.
-    pub fn make(&self, user: &str, checked_at: u64, suffix: u64) -> Result<String, JwtError> {
+    /// What an `Authenticate` entry carries to every member: a new simple
+    /// token (each member learns it as the entry applies); nothing for
+    /// JWT, whose tokens are signed by the member answering and so are in
+    /// no log (a member that cannot sign refuses here, before proposing).
+    /// `suffix` makes a simple token unique on this member.
+    pub fn to_replicate(&self, suffix: u64) -> Result<String, TokenError> {
         match self {
             Tokens::Simple(_) => match SimpleTokens::generate(suffix) {
                 // Without the OS's randomness no token could be trusted.
-                token if token.is_empty() => Err(JwtError::Sign("no randomness for a token".into())),
+                token if token.is_empty() => Err(TokenError::NoRandomness),
                 token => Ok(token),
             },
-            Tokens::Jwt(jwt) => jwt.sign(user, checked_at),
+            Tokens::Jwt(jwt) => Ok(jwt.can_sign().map(|()| String::new())?),
+        }
+    }
+
+    /// The token the client gets once its `Authenticate` entry applied:
+    /// the replicated one, or a JWT for the auth revision the password was
+    /// checked at (which the entry's apply confirmed still current).
+    pub fn issue(&self, user: &str, checked_at: u64, replicated: String) -> Result<String, TokenError> {
+        match self {
+            Tokens::Simple(_) => Ok(replicated),
+            Tokens::Jwt(jwt) => Ok(jwt.sign(user, checked_at)?),
         }
     }
 

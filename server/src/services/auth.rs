@@ -26,6 +26,7 @@ use rtcd_store::{
 };
 use tonic::{Request, Response, Status};
 
+use crate::auth::TokenError;
 use crate::errors::EtcdError;
 use crate::node::Node;
 
@@ -133,8 +134,9 @@ impl Auth for AuthService {
     }
 
     /// As etcd: the password is checked here, then a token for the user is
-    /// replicated so every member knows it. If the auth store changed in
-    /// between (the password, say), the check runs again.
+    /// replicated so every member knows it (a JWT is signed once the entry
+    /// applied). If the auth store changed in between (the password, say),
+    /// the check runs again.
     async fn authenticate(
         &self,
         request: Request<AuthenticateRequest>,
@@ -144,15 +146,15 @@ impl Auth for AuthService {
         loop {
             let checked_at = self.check_password(&req.name, req.password.clone()).await?;
             let tokens = self.node.authenticator().tokens();
-            let token = tokens
-                .make(&req.name, checked_at, self.node.raft().indexes().0)
-                .map_err(|e| EtcdError::TokenSigning(e.to_string()))?;
+            let signing_failed = |e: TokenError| EtcdError::TokenSigning(e.to_string());
+            let token = tokens.to_replicate(self.node.raft().indexes().0).map_err(signing_failed)?;
             let ask = AuthRequest::Authenticate { name: req.name.clone(), token, checked_at };
             match self.node.propose_for(WriteRequest::Auth(ask), &Caller::anonymous()).await {
                 Ok(applied) => {
-                    let WriteResponse::Auth(AuthResponse::Token(token)) = applied.response else {
+                    let WriteResponse::Auth(AuthResponse::Token(replicated)) = applied.response else {
                         return Err(Status::internal("rtcd: mismatched write response"));
                     };
+                    let token = tokens.issue(&req.name, checked_at, replicated).map_err(signing_failed)?;
                     return Ok(Response::new(AuthenticateResponse { header: self.node.header(), token }));
                 }
                 Err(EtcdError::Store(StoreError::Auth(AuthError::OldRevision))) => continue,

@@ -42,25 +42,32 @@ pub fn peer_dialer(files: Option<&TlsFiles>) -> Result<rtcd_raft::Dialer, TlsErr
     }))
 }
 
-/// A peer client's configuration: its certificate presented when it has
-/// one it can read, the server's verified against the trusted CA (the
-/// system has none for rtcd to use), or with a self-signed certificate not
-/// verified, as etcd's `--peer-auto-tls` does.
+/// A peer client's configuration: its certificate presented, the peer's
+/// verified against `--peer-trusted-ca-file` (else the system's CAs, as
+/// etcd) and its common name checked with `--peer-cert-allowed-cn`; with
+/// `--peer-auto-tls` no certificate, and the peer's not verified, as etcd.
 fn peer_client_config(files: &TlsFiles) -> Result<ClientConfig, TlsError> {
     let provider = provider(&files.policy);
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&versions(&files.policy))
         .map_err(|e| TlsError::Config(e.to_string()))?;
-    let builder = match (&files.trusted_ca, files.self_signed) {
-        (_, true) => builder.dangerous().with_custom_certificate_verifier(Arc::new(Unverified(provider))),
-        (Some(ca), false) => {
-            let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots(ca)?), provider)
+    let builder = match files.self_signed {
+        true => builder.dangerous().with_custom_certificate_verifier(Arc::new(Unverified(provider))),
+        false => {
+            let roots = match &files.trusted_ca {
+                Some(ca) => roots(ca)?,
+                None => system_roots()?,
+            };
+            let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
                 .build()
                 .map_err(|e| TlsError::Config(e.to_string()))?;
-            builder.with_webpki_verifier(verifier)
-        }
-        (None, false) => {
-            return Err(TlsError::Config("dialling https:// peers needs --peer-trusted-ca-file".into()));
+            match &files.allowed_cn {
+                // etcd checks the name of the peers it dials too.
+                Some(cn) => builder
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(AllowedCn { verifier, cn: cn.clone() })),
+                None => builder.with_webpki_verifier(verifier),
+            }
         }
     };
     let mut config = match files.self_signed {
@@ -74,6 +81,64 @@ fn peer_client_config(files: &TlsFiles) -> Result<ClientConfig, TlsError> {
     };
     config.alpn_protocols = vec![b"h2".to_vec()];
     Ok(config)
+}
+
+/// The system's CA bundle (`SSL_CERT_FILE`, else Debian's), for peers
+/// dialled without `--peer-trusted-ca-file`.
+fn system_roots() -> Result<rustls::RootCertStore, TlsError> {
+    let bundle = std::env::var_os("SSL_CERT_FILE")
+        .map_or_else(|| std::path::PathBuf::from("/etc/ssl/certs/ca-certificates.crt"), Into::into);
+    roots(&bundle)
+        .map_err(|e| TlsError::Config(format!("no --peer-trusted-ca-file, and the system's CAs: {e}")))
+}
+
+/// `--peer-cert-allowed-cn` on the dialling side: the usual verification,
+/// then the certificate's common name must be the one allowed (etcd's
+/// "CommonName authentication failed" otherwise).
+#[derive(Debug)]
+struct AllowedCn {
+    verifier: Arc<WebPkiServerVerifier>,
+    cn: String,
+}
+
+impl ServerCertVerifier for AllowedCn {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let verified =
+            self.verifier.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)?;
+        match super::common_name(end_entity) {
+            Some(cn) if cn == self.cn => Ok(verified),
+            _ => Err(rustls::Error::General("CommonName authentication failed".into())),
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.verifier.supported_verify_schemes()
+    }
 }
 
 /// `--peer-auto-tls`: any certificate is taken (etcd's
@@ -203,12 +268,40 @@ mod tests {
     }
 
     #[test]
-    fn self_signed_peers_need_no_files_and_others_need_a_ca() {
+    fn a_dialled_peer_must_carry_the_allowed_common_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = peer_files(dir.path(), 1);
+        let certs = read_certs("cert", &files.cert).unwrap();
+        let name = super::super::common_name(&certs[0]).unwrap();
+        let roots = Arc::new(roots(files.trusted_ca.as_ref().unwrap()).unwrap());
+        let check = |cn: &str| {
+            let verifier =
+                WebPkiServerVerifier::builder_with_provider(roots.clone(), provider(&files.policy))
+                    .build()
+                    .unwrap();
+            let host = ServerName::try_from("127.0.0.1").unwrap();
+            AllowedCn { verifier, cn: cn.into() }.verify_server_cert(
+                &certs[0],
+                &[],
+                &host,
+                &[],
+                UnixTime::now(),
+            )
+        };
+        assert!(check(&name).is_ok());
+        let refused = check("someone-else").unwrap_err().to_string();
+        assert!(refused.contains("CommonName authentication failed"), "{refused}");
+    }
+
+    #[test]
+    fn self_signed_peers_need_no_files_and_others_fall_back_to_the_systems_cas() {
         let dir = tempfile::tempdir().unwrap();
         let mut files = peer_files(dir.path(), 1);
         files.trusted_ca = None;
-        let refused = peer_client_config(&files).unwrap_err().to_string();
-        assert!(refused.contains("--peer-trusted-ca-file"), "{refused}");
+        let system = std::path::Path::new("/etc/ssl/certs/ca-certificates.crt");
+        if std::env::var_os("SSL_CERT_FILE").is_none() && system.exists() {
+            assert!(peer_client_config(&files).is_ok(), "Debian's CA bundle serves");
+        }
         files.self_signed = true;
         files.cert = dir.path().join("not-made-yet.pem");
         assert!(peer_client_config(&files).is_ok());
