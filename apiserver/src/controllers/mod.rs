@@ -6,9 +6,12 @@
 //! * `bootstrap`: the namespaces and the `kubernetes` Service every cluster
 //!   has;
 //! * `service_account`: a `default` ServiceAccount in every namespace;
-//! * `resource_quota`: quotas' status, recounted from what they count.
+//! * `resource_quota`: quotas' status, recounted from what they count;
+//! * `garbage_collector`: dependents follow their owners' deletion
+//!   (`ownerReferences`, `propagationPolicy`).
 
 pub mod bootstrap;
+pub mod garbage_collector;
 pub mod namespace;
 pub mod resource_quota;
 pub mod service_account;

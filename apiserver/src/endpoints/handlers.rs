@@ -176,9 +176,12 @@ impl Request<'_> {
     }
 
     async fn delete(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        let options = query::delete_body(&delete_options(headers, body, self.body_type("DeleteOptions"))?)?;
+        let options = query::delete_body(
+            &delete_options(headers, body, self.body_type("DeleteOptions"))?,
+            self.params,
+        )?;
         let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
-        let opts = DeleteOptions { preconditions: options.preconditions };
+        let opts = DeleteOptions { preconditions: options.preconditions, propagation: options.propagation };
         match self.store.delete(&ctx, self.namespace, self.name, &opts).await? {
             Deleted::Gone(object) => {
                 Ok(respond::json_response(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
@@ -190,9 +193,12 @@ impl Request<'_> {
 
     /// Deletes every object the selectors match; the list of them.
     async fn delete_collection(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
-        let options = query::delete_body(&delete_options(headers, body, self.body_type("DeleteOptions"))?)?;
+        let options = query::delete_body(
+            &delete_options(headers, body, self.body_type("DeleteOptions"))?,
+            self.params,
+        )?;
         let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
-        let opts = DeleteOptions { preconditions: options.preconditions };
+        let opts = DeleteOptions { preconditions: options.preconditions, propagation: options.propagation };
         let list_opts = self.params.list_options(self.store, self.namespace)?;
         let mut list = self.store.list(&list_opts).await?;
         let mut deleted = Vec::with_capacity(list.items.len());

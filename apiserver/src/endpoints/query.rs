@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::cacher::{Filter, ListOptions, ReadAt, WatchSpec, WatchStart};
-use crate::errors::ApiError;
-use crate::registry::Store;
+use crate::errors::{ApiError, Cause, go_quote};
+use crate::registry::{Propagation, Store};
 use crate::runtime::FieldValidation;
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::storage::Preconditions;
@@ -197,14 +197,27 @@ pub struct DeleteBody {
     /// `dryRun: ["All"]` in the body (client-go puts it there, not in the
     /// query).
     pub dry_run: bool,
+    /// `propagationPolicy` or `orphanDependents`, from the body or else
+    /// the query.
+    pub propagation: Option<Propagation>,
 }
 
-pub fn delete_body(body: &[u8]) -> Result<DeleteBody, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(DeleteBody::default());
+pub fn delete_body(body: &[u8], params: &Params) -> Result<DeleteBody, ApiError> {
+    let mut opts: serde_json::Value = match body.iter().all(u8::is_ascii_whitespace) {
+        true => serde_json::json!({}),
+        false => serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions: {e}")))?,
+    };
+    // kube decodes the query's options first and the body over them.
+    for (name, parse) in [("propagationPolicy", false), ("orphanDependents", true)] {
+        if let (Some(value), Some(fields)) = (params.get(name), opts.as_object_mut()) {
+            let value = match parse {
+                true => serde_json::Value::Bool(value == "true"),
+                false => serde_json::Value::String(value.to_string()),
+            };
+            fields.entry(name).or_insert(value);
+        }
     }
-    let opts: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions: {e}")))?;
     let pre = &opts["preconditions"];
     let resource_version = match pre["resourceVersion"].as_str() {
         Some(text) if !text.is_empty() => Some(
@@ -233,5 +246,81 @@ pub fn delete_body(body: &[u8]) -> Result<DeleteBody, ApiError> {
             resource_version,
         },
         dry_run,
+        propagation: propagation(&opts)?,
     })
+}
+
+/// kube's `ValidateDeleteOptions` of the policy: one of the three, not
+/// together with `orphanDependents` (true: Orphan; false: Background).
+fn propagation(opts: &serde_json::Value) -> Result<Option<Propagation>, ApiError> {
+    let invalid = |cause: Cause| ApiError::Invalid {
+        kind: "DeleteOptions.meta.k8s.io".into(),
+        name: String::new(),
+        causes: vec![cause],
+    };
+    let field = "propagationPolicy".to_string();
+    let orphan = opts.get("orphanDependents").and_then(serde_json::Value::as_bool);
+    let policy = match opts.get("propagationPolicy") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(policy)) => Some(policy.as_str()),
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!("invalid DeleteOptions: propagationPolicy: {other}")));
+        }
+    };
+    if let (Some(_), Some(policy)) = (orphan, policy) {
+        return Err(invalid(Cause {
+            reason: "FieldValueInvalid",
+            field,
+            message: format!(
+                "Invalid value: {}: orphanDependents and deletionPropagation cannot be both set",
+                go_quote(policy)
+            ),
+        }));
+    }
+    Ok(match (policy, orphan) {
+        (Some("Background"), _) | (None, Some(false)) => Some(Propagation::Background),
+        (Some("Foreground"), _) => Some(Propagation::Foreground),
+        (Some("Orphan"), _) | (None, Some(true)) => Some(Propagation::Orphan),
+        (None, None) => None,
+        (Some(other), _) => {
+            return Err(invalid(Cause {
+                reason: "FieldValueNotSupported",
+                field,
+                message: format!(
+                    "Unsupported value: {}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"",
+                    go_quote(other)
+                ),
+            }));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(body: &str, query: &[(&str, &str)]) -> Result<Option<Propagation>, String> {
+        let params = Params(query.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+        delete_body(body.as_bytes(), &params).map(|b| b.propagation).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn propagation_comes_from_the_body_or_the_query_as_kube_reads_it() {
+        assert_eq!(policy("", &[]), Ok(None));
+        assert_eq!(policy(r#"{"propagationPolicy":"Foreground"}"#, &[]), Ok(Some(Propagation::Foreground)));
+        assert_eq!(policy("", &[("propagationPolicy", "Orphan")]), Ok(Some(Propagation::Orphan)));
+        // The body wins over the query.
+        let both = policy(r#"{"propagationPolicy":"Background"}"#, &[("propagationPolicy", "Orphan")]);
+        assert_eq!(both, Ok(Some(Propagation::Background)));
+        assert_eq!(policy(r#"{"orphanDependents":true}"#, &[]), Ok(Some(Propagation::Orphan)));
+        assert_eq!(policy(r#"{"orphanDependents":false}"#, &[]), Ok(Some(Propagation::Background)));
+        assert_eq!(
+            policy(r#"{"orphanDependents":true,"propagationPolicy":"Foreground"}"#, &[]),
+            Err(r#"DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Foreground": orphanDependents and deletionPropagation cannot be both set"#.into())
+        );
+        assert_eq!(
+            policy(r#"{"propagationPolicy":"Sideways"}"#, &[]),
+            Err(r#"DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil""#.into())
+        );
+    }
 }

@@ -297,8 +297,8 @@ fn annotation_causes(meta: &Value) -> Vec<Cause> {
 }
 
 /// The finalizers the garbage collector acts on; they exclude each other.
-const ORPHAN: &str = "orphan";
-const FOREGROUND: &str = "foregroundDeletion";
+pub const ORPHAN: &str = "orphan";
+pub const FOREGROUND: &str = "foregroundDeletion";
 
 /// Every finalizer a qualified name (reported on `metadata.finalizers`),
 /// and not both of the garbage collector's.

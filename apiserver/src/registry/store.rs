@@ -35,6 +35,23 @@ use crate::storage::{Preconditions, Storage, StorageError, Swap};
 #[derive(Debug, Clone, Default)]
 pub struct DeleteOptions {
     pub preconditions: Preconditions,
+    /// `propagationPolicy` (or the older `orphanDependents`); `None`: what
+    /// the object's finalizers say, else Background.
+    pub propagation: Option<Propagation>,
+}
+
+/// What becomes of an object's dependents (objects whose ownerReferences
+/// name it) when it is deleted; the garbage collector carries it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// The object goes at once; then its dependents.
+    Background,
+    /// The object waits (finalizer `foregroundDeletion`) until its
+    /// dependents that block owner deletion are gone.
+    Foreground,
+    /// Its dependents stay, their references to it removed (finalizer
+    /// `orphan`), then it goes.
+    Orphan,
 }
 
 /// How a delete ended: gone, or marked and waiting for finalizers.
@@ -416,7 +433,10 @@ impl Store {
         attributes.old_object = Some(current.clone());
         self.admission.admit(&mut attributes).await?;
         self.admission.validate(&attributes).await?;
-        let graceful = !meta::finalizers(&current).is_empty() || self.strategy.delete_is_graceful();
+        let collector_finalizers = gc_finalizers(&current, opts.propagation);
+        let graceful = !meta::finalizers(&current).is_empty()
+            || collector_finalizers.is_some()
+            || self.strategy.delete_is_graceful();
         if !graceful {
             if ctx.dry_run {
                 return Ok(Deleted::Gone(current));
@@ -427,6 +447,8 @@ impl Store {
             self.after_delete(&deleted).await;
             return Ok(Deleted::Gone(deleted));
         }
+        // An object already being deleted keeps its finalizers: none may be
+        // added once deletion began.
         if meta::is_being_deleted(&current) {
             return Ok(Deleted::Pending(current));
         }
@@ -434,10 +456,14 @@ impl Store {
             .update_with(ctx, namespace, name, None, |old| {
                 check_preconditions(&self.resource, name, old, &opts.preconditions)?;
                 let mut new = old.clone();
+                let finalizers = gc_finalizers(old, opts.propagation);
                 let meta = metadata_mut(&mut new);
                 meta.remove("resourceVersion");
                 meta.insert("deletionTimestamp".into(), json!(meta::now()));
                 meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+                if let Some(finalizers) = finalizers {
+                    meta.insert("finalizers".into(), json!(finalizers));
+                }
                 self.strategy.prepare_for_delete(&mut new);
                 Ok(new)
             })
@@ -645,6 +671,27 @@ fn check_body_name(
         ));
     }
     Ok(())
+}
+
+/// The finalizers `object` gets when deleted with `propagation` (kube's
+/// `deletionFinalizersForGarbageCollection`), if they differ from its own:
+/// `orphan` for Orphan, `foregroundDeletion` for Foreground, neither for
+/// Background; without a policy the object's own choice stands.
+fn gc_finalizers(object: &Value, propagation: Option<Propagation>) -> Option<Vec<String>> {
+    use super::metadata::{FOREGROUND, ORPHAN};
+    let current = meta::finalizers(object);
+    let wants = |finalizer: &str, policy: Propagation| match propagation {
+        Some(p) => p == policy,
+        None => current.contains(&finalizer),
+    };
+    let (orphan, foreground) =
+        (wants(ORPHAN, Propagation::Orphan), wants(FOREGROUND, Propagation::Foreground));
+    let mut new: Vec<String> =
+        current.iter().filter(|f| **f != ORPHAN && **f != FOREGROUND).map(|f| f.to_string()).collect();
+    new.extend(orphan.then(|| ORPHAN.to_string()));
+    new.extend(foreground.then(|| FOREGROUND.to_string()));
+    let same = new.len() == current.len() && new.iter().all(|f| current.contains(&f.as_str()));
+    (!same).then_some(new)
 }
 
 /// An object being deleted goes once nothing holds it: no finalizers left

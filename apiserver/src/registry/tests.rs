@@ -515,8 +515,10 @@ async fn deletes_honour_uid_and_resource_version_preconditions() {
     let cm = c.create("", "configmaps", Some("default"), configmap("a")).await.unwrap();
     let uid = cm["metadata"]["uid"].as_str().unwrap().to_string();
     let store = c.store("", "configmaps");
-    let wrong_uid =
-        DeleteOptions { preconditions: Preconditions { uid: Some("other".into()), resource_version: None } };
+    let wrong_uid = DeleteOptions {
+        preconditions: Preconditions { uid: Some("other".into()), resource_version: None },
+        propagation: None,
+    };
     let err = store.delete(&ctx(), Some("default"), "a", &wrong_uid).await.unwrap_err();
     assert_eq!(err.code(), 409);
     assert_eq!(
@@ -525,8 +527,10 @@ async fn deletes_honour_uid_and_resource_version_preconditions() {
             "Operation cannot be fulfilled on configmaps \"a\": Precondition failed: UID in precondition: other, UID in object meta: {uid}"
         )
     );
-    let stale =
-        DeleteOptions { preconditions: Preconditions { uid: None, resource_version: Some(rv(&cm) - 1) } };
+    let stale = DeleteOptions {
+        preconditions: Preconditions { uid: None, resource_version: Some(rv(&cm) - 1) },
+        propagation: None,
+    };
     let err = store.delete(&ctx(), Some("default"), "a", &stale).await.unwrap_err();
     assert_eq!(err.code(), 409);
     assert_eq!(
@@ -537,8 +541,10 @@ async fn deletes_honour_uid_and_resource_version_preconditions() {
             rv(&cm)
         )
     );
-    let right =
-        DeleteOptions { preconditions: Preconditions { uid: Some(uid), resource_version: Some(rv(&cm)) } };
+    let right = DeleteOptions {
+        preconditions: Preconditions { uid: Some(uid), resource_version: Some(rv(&cm)) },
+        propagation: None,
+    };
     let Deleted::Gone(gone) = store.delete(&ctx(), Some("default"), "a", &right).await.unwrap() else {
         panic!("a configmap without finalizers goes at once")
     };

@@ -411,6 +411,99 @@ async fn typed_commands(api: &ApiServer) {
     api.ok(&["delete", "namespace", "typed", "--timeout=60s"]);
 }
 
+/// A Deployment `name` in namespace `gc` and a ReplicaSet it owns
+/// (blocking its deletion, as the deployment controller makes them), which
+/// owns a ConfigMap; the ReplicaSet's name.
+fn owned_tree(api: &ApiServer, name: &str) -> String {
+    api.ok(&["create", "deployment", name, "--image=nginx:1.27", "-n", "gc"]);
+    let uid = |kind: &str, object: &str| {
+        json(&api.ok(&["get", kind, object, "-n", "gc", "-o", "json"]))["metadata"]["uid"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let rs = format!("{name}-rs");
+    let owner_ref = |kind: &str, api_version: &str, owner: &str, uid: String| {
+        format!(
+            r#"[{{"apiVersion":"{api_version}","kind":"{kind}","name":"{owner}","uid":"{uid}","controller":true,"blockOwnerDeletion":true}}]"#
+        )
+    };
+    let replica_set = format!(
+        r#"{{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{{"name":"{rs}","ownerReferences":{}}},"spec":{{"replicas":0,"selector":{{"matchLabels":{{"app":"{name}"}}}},"template":{{"metadata":{{"labels":{{"app":"{name}"}}}},"spec":{{"containers":[{{"name":"app","image":"nginx:1.27"}}]}}}}}}}}"#,
+        owner_ref("Deployment", "apps/v1", name, uid("deployment", name))
+    );
+    api.ok_stdin(&["apply", "-n", "gc", "-f", "-"], &replica_set);
+    let config = format!(
+        r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"{rs}-cfg","ownerReferences":{}}}}}"#,
+        owner_ref("ReplicaSet", "apps/v1", &rs, uid("rs", &rs))
+    );
+    api.ok_stdin(&["apply", "-n", "gc", "-f", "-"], &config);
+    rs
+}
+
+/// The names of `kind` in namespace `gc`, waiting up to 30 s for them to
+/// become `expected`.
+fn names_become(api: &ApiServer, kind: &str, expected: &[&str]) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let out = api.ok(&["get", kind, "-n", "gc", "-o", "jsonpath={.items[*].metadata.name}"]);
+        let names: Vec<String> = out.split_whitespace().map(str::to_string).collect();
+        if names == expected || Instant::now() > deadline {
+            return names;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Waits up to 30 s for `kind/name` in namespace `gc` to be gone.
+fn gone_within(api: &ApiServer, kind: &str, name: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while api.kubectl(&["get", kind, name, "-n", "gc"]).status.success() {
+        assert!(Instant::now() < deadline, "{kind}/{name} still there\n{}", api.log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// `kubectl delete` with each `--cascade`: the garbage collector follows
+/// ownerReferences as kube-controller-manager's does.
+async fn cascading_deletes(api: &ApiServer) {
+    api.ok(&["create", "namespace", "gc"]);
+    // Background (kubectl's default): the Deployment goes, then what it owns.
+    owned_tree(api, "web");
+    api.ok(&["delete", "deployment", "web", "-n", "gc"]);
+    assert_eq!(names_become(api, "rs", &[]), Vec::<String>::new(), "{}", api.log());
+    gone_within(api, "cm", "web-rs-cfg");
+
+    // Foreground: kubectl waits for the Deployment, which waits for the
+    // ReplicaSet, which waits for its ConfigMap.
+    let rs = owned_tree(api, "fg");
+    let out = api.ok(&["delete", "deployment", "fg", "-n", "gc", "--cascade=foreground", "--timeout=60s"]);
+    assert!(out.contains(r#"deployment.apps "fg" deleted"#), "{out}");
+    assert!(!api.kubectl(&["get", "rs", &rs, "-n", "gc"]).status.success(), "dependents go first");
+    assert!(!api.kubectl(&["get", "cm", &format!("{rs}-cfg"), "-n", "gc"]).status.success());
+
+    // Orphan: the Deployment goes, the ReplicaSet stays without its owner.
+    let rs = owned_tree(api, "or");
+    api.ok(&["delete", "deployment", "or", "-n", "gc", "--cascade=orphan"]);
+    assert!(!api.kubectl(&["get", "deployment", "or", "-n", "gc"]).status.success());
+    let kept = json(&api.ok(&["get", "rs", &rs, "-n", "gc", "-o", "json"]));
+    assert!(kept["metadata"].get("ownerReferences").is_none(), "{kept}");
+    // Its own dependent still has it.
+    assert!(api.kubectl(&["get", "cm", &format!("{rs}-cfg"), "-n", "gc"]).status.success());
+
+    // A policy kube does not know is refused as kube refuses it.
+    let path = format!("/api/v1/namespaces/gc/configmaps/{rs}-cfg?propagationPolicy=Sideways");
+    let refused = api.kubectl(&["delete", "--raw", &path]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(r#"Unsupported value: \"Sideways\""#)
+            || stderr.contains(r#"Unsupported value: "Sideways""#),
+        "{stderr}"
+    );
+    api.ok(&["delete", "namespace", "gc", "--timeout=60s"]);
+}
+
 async fn kubectl_suite(backend: Backend) {
     kubectl_suite_on(&ApiServer::start(backend).await).await;
 }
@@ -425,6 +518,7 @@ async fn kubectl_suite_on(api: &ApiServer) {
     errors_are_kube_statuses(api).await;
     explain(api).await;
     pod_disruption_budgets(api).await;
+    cascading_deletes(api).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
