@@ -41,6 +41,9 @@ enum Change {
     Reset(ResourceKey, Vec<Value>),
     Upsert(ResourceKey, Value),
     Gone(Value),
+    /// The resource is no longer served: its objects are forgotten, and it
+    /// is followed again if it comes back.
+    Unserved(ResourceKey),
 }
 
 /// One object in the graph.
@@ -112,6 +115,11 @@ impl Graph {
             }
             Change::Upsert(resource, object) => self.upsert(resource, &object),
             Change::Gone(object) => self.remove(meta::uid_of(&object)),
+            Change::Unserved(resource) => {
+                let work = self.apply(Change::Reset(resource.clone(), Vec::new()));
+                self.synced.remove(&resource);
+                work
+            }
         }
     }
 
@@ -221,9 +229,13 @@ pub async fn run(resources: Resources) {
     loop {
         tokio::select! {
             Some(change) = incoming.recv() => {
-                queue.extend(graph.apply(change));
+                let mut unserved = take_in(change, &mut graph, &mut followed, &mut queue);
                 while let Ok(change) = incoming.try_recv() {
-                    queue.extend(graph.apply(change));
+                    unserved |= take_in(change, &mut graph, &mut followed, &mut queue);
+                }
+                // A resource let go of may be served again already.
+                if unserved {
+                    follow_new(&resources, &mut followed, &changes);
                 }
             }
             Ok(()) = generation.changed() => follow_new(&resources, &mut followed, &changes),
@@ -242,21 +254,43 @@ pub async fn run(resources: Resources) {
     }
 }
 
+/// Takes a change into the graph and its work into the queue; true when
+/// it let go of a resource.
+fn take_in(
+    change: Change,
+    graph: &mut Graph,
+    followed: &mut HashSet<ResourceKey>,
+    queue: &mut BTreeSet<Work>,
+) -> bool {
+    let unserved = match &change {
+        Change::Unserved(resource) => followed.remove(resource),
+        _ => false,
+    };
+    queue.extend(graph.apply(change));
+    unserved
+}
+
 /// Starts following each served resource not followed yet.
 fn follow_new(resources: &Resources, followed: &mut HashSet<ResourceKey>, changes: &mpsc::Sender<Change>) {
     for served in resources.all() {
         let resource = served.store.resource();
         let key = (resource.group.clone(), resource.plural.clone());
         if followed.insert(key.clone()) {
-            tokio::spawn(forward(resources.clone(), served.store.clone(), key, changes.clone()));
+            tokio::spawn(forward(resources.clone(), key, changes.clone()));
         }
     }
 }
 
 /// Passes one resource's changes on, starting again from its whole state
 /// whenever its watch ends, until the resource is no longer served.
-async fn forward(resources: Resources, store: Store, key: ResourceKey, changes: mpsc::Sender<Change>) {
+async fn forward(resources: Resources, key: ResourceKey, changes: mpsc::Sender<Change>) {
     loop {
+        // Looked up each time: a resource removed and added again is
+        // another store.
+        let Ok(store) = resources.store(&key.0, &key.1) else {
+            let _ = changes.send(Change::Unserved(key)).await;
+            return;
+        };
         match store.follow().await {
             Ok(mut watch) => {
                 let objects = watch.initial.drain(..).filter_map(|d| match d {
@@ -282,11 +316,6 @@ async fn forward(resources: Resources, store: Store, key: ResourceKey, changes: 
             Err(e) => {
                 tracing::warn!(resource = ?key, error = %e, "garbage collector's watch failed; retrying")
             }
-        }
-        if resources.store(&key.0, &key.1).is_err() {
-            // An empty state makes the graph forget its objects.
-            let _ = changes.send(Change::Reset(key, Vec::new())).await;
-            return;
         }
         tokio::time::sleep(RETRY).await;
     }

@@ -727,7 +727,7 @@ async fn a_service_held_by_a_finalizer_keeps_its_ip_until_it_goes() {
 
 /// A kind with every default: what a custom resource gets.
 #[derive(Debug)]
-struct Plain;
+pub(crate) struct Plain;
 
 impl Strategy for Plain {}
 

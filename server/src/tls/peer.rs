@@ -51,23 +51,28 @@ fn peer_client_config(files: &TlsFiles) -> Result<ClientConfig, TlsError> {
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&versions(&files.policy))
         .map_err(|e| TlsError::Config(e.to_string()))?;
-    let builder = match files.self_signed {
-        true => builder.dangerous().with_custom_certificate_verifier(Arc::new(Unverified(provider))),
+    let webpki = match files.self_signed {
+        true => None,
         false => {
             let roots = match &files.trusted_ca {
                 Some(ca) => roots(ca)?,
                 None => system_roots()?,
             };
-            let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
                 .build()
                 .map_err(|e| TlsError::Config(e.to_string()))?;
-            match &files.allowed_cn {
-                // etcd checks the name of the peers it dials too.
-                Some(cn) => builder
-                    .dangerous()
-                    .with_custom_certificate_verifier(Arc::new(AllowedCn { verifier, cn: cn.clone() })),
-                None => builder.with_webpki_verifier(verifier),
-            }
+            Some(verifier)
+        }
+    };
+    let builder = match (webpki, &files.allowed_cn) {
+        (Some(webpki), None) => builder.with_webpki_verifier(webpki),
+        // etcd checks the name of the peers it dials too.
+        (webpki, allowed_cn) => {
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(PeerVerifier {
+                webpki,
+                allowed_cn: allowed_cn.clone(),
+                provider,
+            }))
         }
     };
     let mut config = match files.self_signed {
@@ -92,16 +97,27 @@ fn system_roots() -> Result<rustls::RootCertStore, TlsError> {
         .map_err(|e| TlsError::Config(format!("no --peer-trusted-ca-file, and the system's CAs: {e}")))
 }
 
-/// `--peer-cert-allowed-cn` on the dialling side: the usual verification,
-/// then the certificate's common name must be the one allowed (etcd's
-/// "CommonName authentication failed" otherwise).
+/// How a dialled peer's certificate is checked when webpki's plain check
+/// is not all: with `--peer-auto-tls` not at all (etcd's
+/// `InsecureSkipVerify` for self-signed peers), with `--peer-cert-allowed-cn`
+/// also for its common name (etcd's "CommonName authentication failed").
+/// The handshake's signatures are checked either way, so the link is
+/// encrypted to whoever holds the certificate's key.
 #[derive(Debug)]
-struct AllowedCn {
-    verifier: Arc<WebPkiServerVerifier>,
-    cn: String,
+struct PeerVerifier {
+    /// `None`: any certificate is taken.
+    webpki: Option<Arc<WebPkiServerVerifier>>,
+    allowed_cn: Option<String>,
+    provider: Arc<CryptoProvider>,
 }
 
-impl ServerCertVerifier for AllowedCn {
+impl PeerVerifier {
+    fn algorithms(&self) -> &WebPkiSupportedAlgorithms {
+        &self.provider.signature_verification_algorithms
+    }
+}
+
+impl ServerCertVerifier for PeerVerifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -110,59 +126,15 @@ impl ServerCertVerifier for AllowedCn {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let verified =
-            self.verifier.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)?;
-        match super::common_name(end_entity) {
-            Some(cn) if cn == self.cn => Ok(verified),
-            _ => Err(rustls::Error::General("CommonName authentication failed".into())),
+        if let Some(webpki) = &self.webpki {
+            webpki.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)?;
         }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.verifier.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.verifier.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.verifier.supported_verify_schemes()
-    }
-}
-
-/// `--peer-auto-tls`: any certificate is taken (etcd's
-/// `InsecureSkipVerify` for self-signed peers); the handshake's signatures
-/// are still checked, so the link is encrypted to whoever holds the key.
-#[derive(Debug)]
-struct Unverified(Arc<CryptoProvider>);
-
-impl Unverified {
-    fn algorithms(&self) -> &WebPkiSupportedAlgorithms {
-        &self.0.signature_verification_algorithms
-    }
-}
-
-impl ServerCertVerifier for Unverified {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
+        match &self.allowed_cn {
+            Some(allowed) if super::common_name(end_entity).as_ref() != Some(allowed) => {
+                Err(rustls::Error::General("CommonName authentication failed".into()))
+            }
+            _ => Ok(ServerCertVerified::assertion()),
+        }
     }
 
     fn verify_tls12_signature(
@@ -280,13 +252,12 @@ mod tests {
                     .build()
                     .unwrap();
             let host = ServerName::try_from("127.0.0.1").unwrap();
-            AllowedCn { verifier, cn: cn.into() }.verify_server_cert(
-                &certs[0],
-                &[],
-                &host,
-                &[],
-                UnixTime::now(),
-            )
+            let checks = PeerVerifier {
+                webpki: Some(verifier),
+                allowed_cn: Some(cn.into()),
+                provider: provider(&files.policy),
+            };
+            checks.verify_server_cert(&certs[0], &[], &host, &[], UnixTime::now())
         };
         assert!(check(&name).is_ok());
         let refused = check("someone-else").unwrap_err().to_string();

@@ -146,3 +146,36 @@ async fn after_a_restart_dangling_references_are_collected() {
     assert!(exists(&c, "", "configmaps", "unknown-owner").await);
     assert!(exists(&c, "apps", "deployments", "reborn").await);
 }
+
+/// Resources registered while the collector runs are followed, also when
+/// removed and registered again.
+#[tokio::test]
+async fn resources_added_at_runtime_are_followed() {
+    use crate::registry::Resource;
+    use crate::registry::kinds::Kind;
+    use crate::registry::tests::Plain;
+    use crate::runtime::FieldValidation;
+
+    let c = Cluster::new().await;
+    tokio::spawn(run(c.resources.clone()));
+    let widgets = || {
+        Kind::new(
+            Resource::new("example.com", "Widget", "widgets").stored_under("example.com/widgets"),
+            Plain,
+        )
+    };
+    c.resources.add(widgets()).unwrap();
+    c.resources.remove("example.com", "v1", "widgets").unwrap();
+    let served = c.resources.add(widgets()).unwrap();
+    let store = served.store.clone();
+    eventually("its cache to load", || async { store.reads().cacher().is_ready() }).await;
+
+    let web = c.create("apps", "deployments", Some("default"), deployment("web")).await.unwrap();
+    let mut widget = owned("w", &[(&web, false)]);
+    widget["apiVersion"] = json!("example.com/v1");
+    widget["kind"] = json!("Widget");
+    let (object, _) = store.decode(widget, FieldValidation::Strict).unwrap();
+    store.create(&ctx(), Some("default"), object).await.unwrap();
+    delete_with(&c, "apps", "deployments", "web", Propagation::Background).await;
+    eventually("the widget to go", || async { !exists(&c, "example.com", "widgets", "w").await }).await;
+}
