@@ -160,11 +160,16 @@ impl ApiError {
                 }
                 Some(details)
             }
-            ApiError::Invalid { kind, name, causes } => Some(json!({
-                "name": name,
-                "kind": kind,
-                "causes": causes_json(causes),
-            })),
+            ApiError::Invalid { kind, name, causes } => {
+                // `Deployment.apps`: kind and group apart, as kube's details.
+                let (kind, group) = kind.split_once('.').unwrap_or((kind, ""));
+                let mut details = json!({"name": name, "kind": kind});
+                if !group.is_empty() {
+                    details["group"] = json!(group);
+                }
+                details["causes"] = causes_json(causes);
+                Some(details)
+            }
             ApiError::ForbiddenFor { qualified, name, causes, .. } => {
                 // kube fills group, kind (the plural) and name, each only
                 // when set: a path's 403 carries empty details.

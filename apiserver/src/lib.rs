@@ -24,6 +24,7 @@ pub mod authn;
 pub mod authz;
 pub mod cacher;
 pub mod controllers;
+pub mod customresource;
 pub mod endpoints;
 pub mod errors;
 pub mod filters;

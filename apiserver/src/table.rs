@@ -51,16 +51,7 @@ pub struct Printer {
 impl Printer {
     /// The column definitions, as a Table carries them.
     pub fn columns(&self) -> Vec<ColumnDefinition> {
-        self.columns
-            .iter()
-            .map(|c| ColumnDefinition {
-                name: c.name.to_string(),
-                type_: c.ty.to_string(),
-                format: c.format.to_string(),
-                description: c.desc.to_string(),
-                priority: c.priority,
-            })
-            .collect()
+        self.columns.iter().map(Col::definition).collect()
     }
 
     /// The cells of one object's row, one per column (wide columns
@@ -347,6 +338,19 @@ pub struct Col {
     format: &'static str,
     priority: i32,
     desc: &'static str,
+}
+
+impl Col {
+    /// The column as a Table describes it.
+    pub fn definition(&self) -> ColumnDefinition {
+        ColumnDefinition {
+            name: self.name.to_string(),
+            type_: self.ty.to_string(),
+            format: self.format.to_string(),
+            description: self.desc.to_string(),
+            priority: self.priority,
+        }
+    }
 }
 
 /// A column shown by plain `kubectl get`.

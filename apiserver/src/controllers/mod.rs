@@ -7,10 +7,13 @@
 //!   has;
 //! * `service_account`: a `default` ServiceAccount in every namespace;
 //! * `resource_quota`: quotas' status, recounted from what they count;
+//! * `customresourcedefinitions`: CRDs' names accepted, their versions
+//!   served, their objects deleted with them;
 //! * `garbage_collector`: dependents follow their owners' deletion
 //!   (`ownerReferences`, `propagationPolicy`).
 
 pub mod bootstrap;
+pub mod customresourcedefinitions;
 pub mod garbage_collector;
 pub mod namespace;
 pub mod resource_quota;

@@ -234,8 +234,7 @@ impl Request<'_> {
             PatchType::Strategic => PatchType::Merge,
             other => other,
         };
-        let qualified = self.resource.qualified_name();
-        self.set_replicas(|current| crate::patch::apply(kind, None, &qualified, current, body)).await
+        self.set_replicas(|current| crate::patch::apply(kind, None, current, body)).await
     }
 
     /// Sets `spec.replicas` from the Scale that `make` builds from the

@@ -111,8 +111,7 @@ pub fn table_body(
     let rows: Vec<Value> = objects
         .iter()
         .map(|object| {
-            let printer = store.strategy().printer();
-            let mut row = json!({"cells": printer.cells(object, now)});
+            let mut row = json!({"cells": store.strategy().table_cells(object, now)});
             match include {
                 IncludeObject::None => {}
                 IncludeObject::Metadata => {
@@ -130,7 +129,7 @@ pub fn table_body(
     let mut body =
         json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta, "rows": rows});
     if headers {
-        body["columnDefinitions"] = json!(store.strategy().printer().columns());
+        body["columnDefinitions"] = json!(store.strategy().table_columns());
     }
     body
 }

@@ -49,11 +49,10 @@ impl PatchType {
 
 /// `original` with `patch` applied. A strategic merge patch needs the
 /// kind's patch metadata (`schema`); without it (kinds that have none,
-/// custom resources) it is refused as kube refuses it, naming `qualified`.
+/// custom resources) it is refused as kube refuses it.
 pub fn apply(
     kind: PatchType,
     schema: Option<&'static TypeNode>,
-    qualified: &str,
     original: &Value,
     patch: &[u8],
 ) -> Result<Value, ApiError> {
@@ -66,12 +65,17 @@ pub fn apply(
             Ok(doc)
         }
         PatchType::Strategic => {
-            let patch = parse_object(patch)?;
+            // Kinds without Go types (custom resources) take no strategic
+            // merge patch; kube's custom resource handler lists what they
+            // take.
             let schema = schema.ok_or_else(|| {
-                ApiError::UnsupportedMediaType(format!(
-                    "strategic merge patch is not supported for {qualified}"
-                ))
+                ApiError::UnsupportedMediaType(
+                    "the body of the request was in an unknown format - accepted media types include: \
+                     application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+                        .into(),
+                )
             })?;
+            let patch = parse_object(patch)?;
             strategic::apply(original, &patch, schema).map_err(|e| ApiError::BadRequest(e.to_string()))
         }
     }
@@ -168,7 +172,7 @@ mod tests {
     #[test]
     fn json_and_merge_patches_apply() {
         let cm = None;
-        let apply = |kind, original: &Value, patch: &[u8]| apply(kind, cm, "configmaps", original, patch);
+        let apply = |kind, original: &Value, patch: &[u8]| apply(kind, cm, original, patch);
         let original = json!({"data": {"a": "1", "b": "2"}});
         let merged = apply(PatchType::Merge, &original, br#"{"data": {"a": null, "c": "3"}}"#).unwrap();
         assert_eq!(merged, json!({"data": {"b": "2", "c": "3"}}));
@@ -186,11 +190,11 @@ mod tests {
         let mut ops = vec![json!({"op": "add", "path": "/x", "value": {"v": "a".repeat(1024)}})];
         ops.extend((0..19).map(|i| json!({"op": "copy", "from": "/x", "path": format!("/x/c{i}")})));
         let patch = serde_json::to_vec(&ops).unwrap();
-        let err = apply(PatchType::Json, None, "configmaps", &original, &patch).unwrap_err();
+        let err = apply(PatchType::Json, None, &original, &patch).unwrap_err();
         assert_eq!(err, ApiError::Unprocessable(JSON_PATCH_REJECTED.into()));
         // A few copies stay well under the limit.
         let few = serde_json::to_vec(&ops[..4]).unwrap();
-        let patched = apply(PatchType::Json, None, "configmaps", &original, &few).unwrap();
+        let patched = apply(PatchType::Json, None, &original, &few).unwrap();
         assert_eq!(patched["x"]["c2"]["c1"]["c0"]["v"].as_str().map(str::len), Some(1024));
     }
 
@@ -198,14 +202,8 @@ mod tests {
     fn too_many_json_patch_operations_are_too_large() {
         let ops: Vec<Value> =
             (0..10_001).map(|_| json!({"op": "test", "path": "/data", "value": {}})).collect();
-        let err = apply(
-            PatchType::Json,
-            None,
-            "configmaps",
-            &json!({"data": {}}),
-            &serde_json::to_vec(&ops).unwrap(),
-        )
-        .unwrap_err();
+        let err = apply(PatchType::Json, None, &json!({"data": {}}), &serde_json::to_vec(&ops).unwrap())
+            .unwrap_err();
         assert_eq!(err.code(), 413);
         assert_eq!(
             err.to_string(),

@@ -49,6 +49,14 @@ impl Codec {
         Codec { roundtrip: Arc::new(Ok), openapi: None }
     }
 
+    /// Objects decoded by `roundtrip` (a custom resource's pruning), with
+    /// no OpenAPI description yet.
+    pub fn with_roundtrip(
+        roundtrip: impl Fn(Value) -> Result<Value, String> + Send + Sync + 'static,
+    ) -> Codec {
+        Codec { roundtrip: Arc::new(roundtrip), openapi: None }
+    }
+
     /// With this OpenAPI description.
     pub fn described_by(mut self, openapi: OpenApiResource) -> Codec {
         self.openapi = Some(openapi);

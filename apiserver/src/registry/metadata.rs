@@ -118,7 +118,7 @@ pub fn prepare_update(
     }
     meta.remove("managedFields");
     meta.remove("resourceVersion");
-    if strategy.tracks_generation() && old.get("spec") != new.get("spec") {
+    if strategy.tracks_generation() && strategy.spec_changed(old, new) {
         let generation = old_meta["generation"].as_i64().unwrap_or(0) + 1;
         new["metadata"]["generation"] = json!(generation);
     }
@@ -133,35 +133,40 @@ pub fn invalid(
     message: &str,
 ) -> ApiError {
     ApiError::Invalid {
-        kind: resource.kind.clone(),
+        kind: resource.qualified_kind(),
         name: name.to_string(),
         causes: vec![Cause { reason, field: field.to_string(), message: message.to_string() }],
     }
 }
 
 /// The checks kube runs on every new object's metadata (its
-/// `ValidateObjectMeta` with the kind's name rule, and the finalizer rule of
-/// kube's own kinds), as causes of one 422.
-pub fn validate_create(rule: NameRule, object: &Value) -> Vec<Cause> {
+/// `ValidateObjectMeta` with the kind's name rule, and, with
+/// `builtin_finalizers`, the finalizer rule of kube's own kinds), as causes
+/// of one 422.
+pub fn validate_create(rule: NameRule, builtin_finalizers: bool, object: &Value) -> Vec<Cause> {
     let meta = &object["metadata"];
     let mut causes = name_causes(rule, meta::name_of(object));
     causes.extend(label_causes(meta));
     causes.extend(annotation_causes(meta));
     causes.extend(finalizer_causes(meta));
-    causes.extend(kube_finalizer_causes(meta));
+    if builtin_finalizers {
+        causes.extend(kube_finalizer_causes(meta));
+    }
     causes
 }
 
 /// The checks kube runs on a replacing object's metadata: labels,
 /// annotations and finalizers as on create, and no finalizer added once the
 /// object is being deleted.
-pub fn validate_update(old: &Value, new: &Value) -> Vec<Cause> {
+pub fn validate_update(old: &Value, new: &Value, builtin_finalizers: bool) -> Vec<Cause> {
     let meta = &new["metadata"];
     let mut causes = label_causes(meta);
     causes.extend(annotation_causes(meta));
     causes.extend(finalizer_causes(meta));
     causes.extend(new_finalizer_causes(&old["metadata"], meta));
-    causes.extend(kube_finalizer_causes(meta));
+    if builtin_finalizers {
+        causes.extend(kube_finalizer_causes(meta));
+    }
     causes
 }
 
@@ -181,7 +186,11 @@ pub fn refuse(
     if causes.is_empty() {
         return Ok(());
     }
-    Err(ApiError::Invalid { kind: resource.kind.clone(), name: meta::name_of(object).to_string(), causes })
+    Err(ApiError::Invalid {
+        kind: resource.qualified_kind(),
+        name: meta::name_of(object).to_string(),
+        causes,
+    })
 }
 
 /// `field.Invalid(path, value, detail)` of a string value.
@@ -241,6 +250,30 @@ pub fn name_causes(rule: NameRule, name: &str) -> Vec<Cause> {
         causes.push(invalid_string("metadata.name", name, why));
     }
     causes
+}
+
+/// kube's `IsDNS1035Label`: why `text` is not one (none if it is).
+pub fn dns_1035_errors(text: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if text.len() > 63 {
+        errors.push("must be no more than 63 characters".to_string());
+    }
+    if !is_dns_1035_label(text) {
+        errors.push(DNS_1035_MSG.to_string());
+    }
+    errors
+}
+
+/// kube's `IsDNS1123Subdomain`: why `text` is not one (none if it is).
+pub fn dns_subdomain_errors(text: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if text.len() > 253 {
+        errors.push("must be no more than 253 characters".to_string());
+    }
+    if !is_dns_subdomain(text) {
+        errors.push(DNS_SUBDOMAIN_MSG.to_string());
+    }
+    errors
 }
 
 /// kube's `IsValidPathSegmentName`.
@@ -406,7 +439,7 @@ mod tests {
     fn bad_names_are_invalid() {
         let configmaps = kinds::configmap::kind();
         let obj = json!({"metadata": {"name": "Bad_Name"}});
-        let causes = validate_create(NameRule::Subdomain, &obj);
+        let causes = validate_create(NameRule::Subdomain, true, &obj);
         let err = refuse(&configmaps.resource, &obj, causes, Ok(())).unwrap_err();
         assert_eq!(err.code(), 422);
         assert!(
@@ -447,7 +480,7 @@ mod tests {
         let long = "v".repeat(64);
         let obj = json!({"metadata": {"name": "x", "labels": {"k": long, "ok": "", "bad/": "-v"}}});
         assert_eq!(
-            messages(&validate_create(NameRule::Subdomain, &obj)),
+            messages(&validate_create(NameRule::Subdomain, true, &obj)),
             [
                 "metadata.labels: Invalid value: \"bad/\": name part must be non-empty".to_string(),
                 "metadata.labels: Invalid value: \"bad/\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string(),
@@ -457,7 +490,7 @@ mod tests {
         );
         let big = "x".repeat(ANNOTATIONS_MAX_BYTES);
         let obj = json!({"metadata": {"name": "x", "annotations": {"Example.COM/Key": "v", "a": big}}});
-        let causes = validate_create(NameRule::Subdomain, &obj);
+        let causes = validate_create(NameRule::Subdomain, true, &obj);
         assert_eq!(messages(&causes), ["metadata.annotations: Too long: may not be more than 262144 bytes"]);
         assert_eq!(causes[0].reason, "FieldValueTooLong");
     }
@@ -465,7 +498,7 @@ mod tests {
     #[test]
     fn finalizers_are_qualified_names_or_standard() {
         let obj = json!({"metadata": {"name": "x", "finalizers": ["", "kubernetes", "mine", "example.com/ok", "/"]}});
-        let got = messages(&validate_create(NameRule::Subdomain, &obj));
+        let got = messages(&validate_create(NameRule::Subdomain, true, &obj));
         let name_regex = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
         assert_eq!(
             got,
@@ -481,7 +514,7 @@ mod tests {
         );
         let both = json!({"metadata": {"name": "x", "finalizers": ["orphan", "foregroundDeletion"]}});
         assert_eq!(
-            messages(&validate_create(NameRule::Subdomain, &both)),
+            messages(&validate_create(NameRule::Subdomain, true, &both)),
             [
                 "metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be both set"
             ]
@@ -493,11 +526,11 @@ mod tests {
         let old = json!({"metadata": {"deletionTimestamp": "t", "finalizers": ["a.io/x"]}});
         let new = json!({"metadata": {"finalizers": ["a.io/x", "b.io/y"]}});
         assert_eq!(
-            messages(&validate_update(&old, &new)),
+            messages(&validate_update(&old, &new, true)),
             [
                 "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{\"b.io/y\"}"
             ]
         );
-        assert!(validate_update(&old, &json!({"metadata": {}})).is_empty());
+        assert!(validate_update(&old, &json!({"metadata": {}}), true).is_empty());
     }
 }

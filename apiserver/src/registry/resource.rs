@@ -90,6 +90,11 @@ impl Resource {
         if self.group.is_empty() { self.plural.clone() } else { format!("{}.{}", self.plural, self.group) }
     }
 
+    /// `ConfigMap` or `Deployment.apps`, as kube names a kind in errors.
+    pub fn qualified_kind(&self) -> String {
+        if self.group.is_empty() { self.kind.clone() } else { format!("{}.{}", self.kind, self.group) }
+    }
+
     pub fn list_kind(&self) -> String {
         format!("{}List", self.kind)
     }

@@ -87,11 +87,14 @@ impl Resources {
             });
         }
         // Two resources under overlapping keys would list each other's
-        // objects (`services` over the core `services/specs`).
+        // objects (`services` over the core `services/specs`); versions of
+        // one resource share its objects.
         let prefix = format!("{}/", resource.storage_prefix);
         if let Some(other) = served.by_name.values().find(|other| {
-            let theirs = format!("{}/", other.store.resource().storage_prefix);
-            theirs.starts_with(&prefix) || prefix.starts_with(&theirs)
+            let other = other.store.resource();
+            let theirs = format!("{}/", other.storage_prefix);
+            let same_resource = other.is(&resource.group, &resource.plural) && theirs == prefix;
+            !same_resource && (theirs.starts_with(&prefix) || prefix.starts_with(&theirs))
         }) {
             return Err(ApiError::Conflict {
                 qualified: "resources".into(),

@@ -204,7 +204,11 @@ impl Store {
         self.admission.admit(&mut attributes).await?;
         let mut object = attributes.object.take().unwrap_or_default();
         let name = metadata::prepare_create(&self.resource, self.strategy.as_ref(), &mut object, namespace)?;
-        let causes = metadata::validate_create(self.strategy.name_rule(), &object);
+        let causes = metadata::validate_create(
+            self.strategy.name_rule(),
+            self.strategy.builtin_finalizer_rule(),
+            &object,
+        );
         metadata::refuse(&self.resource, &object, causes, self.strategy.validate(&object))?;
         let key = self.key(namespace, &name);
         let undo = match &self.hooks {
@@ -286,13 +290,7 @@ impl Store {
         let mut warnings = Vec::new();
         let updated = self
             .update_with(ctx, namespace, name, subresource, |old| {
-                let patched = patch::apply(
-                    kind,
-                    self.strategy.patch_schema(),
-                    &self.resource.qualified_name(),
-                    old,
-                    body,
-                )?;
+                let patched = patch::apply(kind, self.strategy.patch_schema(), old, body)?;
                 let (mut new, warned) = self.decode(patched, validation)?;
                 check_body_name(&self.resource, name, namespace, &new)?;
                 let rv = meta::resource_version_of(&new);
@@ -374,7 +372,7 @@ impl Store {
     /// The kind's and the metadata's checks of an update.
     fn validate_update(&self, new: Option<&Value>, old: Option<&Value>) -> Result<(), ApiError> {
         let (new, old) = (new.unwrap_or(&Value::Null), old.unwrap_or(&Value::Null));
-        let causes = metadata::validate_update(old, new);
+        let causes = metadata::validate_update(old, new, self.strategy.builtin_finalizer_rule());
         metadata::refuse(&self.resource, new, causes, self.strategy.validate_update(new, old))
     }
 

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::errors::ApiError;
 use crate::patch::strategic_schema::TypeNode;
 use crate::selector::FieldLabels;
-use crate::table::Printer;
+use crate::table::{ColumnDefinition, Printer};
 
 /// Which names objects of a kind may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +47,18 @@ pub trait Strategy: Send + Sync + Debug {
     /// Whether the object has a `spec` whose changes bump `generation`.
     fn tracks_generation(&self) -> bool {
         true
+    }
+
+    /// Whether a finalizer without a `/` must be one of kube's standard
+    /// ones: the rule of kube's own kinds, which extension kinds (CRDs and
+    /// custom resources) do not follow.
+    fn builtin_finalizer_rule(&self) -> bool {
+        true
+    }
+
+    /// Whether an update changed what `generation` counts: the spec.
+    fn spec_changed(&self, old: &Value, new: &Value) -> bool {
+        old.get("spec") != new.get("spec")
     }
 
     /// Whether clients write `status` with the object itself (nodes), rather
@@ -100,6 +112,17 @@ pub trait Strategy: Send + Sync + Debug {
     /// The columns of `kubectl get`.
     fn printer(&self) -> &'static Printer {
         &crate::table::DEFAULT
+    }
+
+    /// A Table's column definitions: the printer's, unless the kind's
+    /// columns are only known at runtime (custom resources).
+    fn table_columns(&self) -> Vec<ColumnDefinition> {
+        self.printer().columns()
+    }
+
+    /// One object's cells, one per column of [`Strategy::table_columns`].
+    fn table_cells(&self, object: &Value, now_unix_seconds: i64) -> Vec<Value> {
+        self.printer().cells(object, now_unix_seconds)
     }
 }
 

@@ -106,6 +106,7 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     tokio::spawn(crate::controllers::service_account::run(resources.clone()));
     tokio::spawn(crate::controllers::resource_quota::run(resources.clone()));
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
+    tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
     if !options.etcd.etcd_compaction_interval.is_zero() {
         tokio::spawn(compact_every(channel, options.etcd.etcd_compaction_interval));
     }

@@ -20,10 +20,12 @@ use crate::storage::Storage;
 pub mod admissionregistration;
 pub mod configmap;
 pub mod cronjob;
+pub mod customresourcedefinition;
 pub mod daemonset;
 pub mod deployment;
 pub mod endpoints;
 pub mod event;
+pub mod field;
 pub mod job;
 pub mod lease;
 pub mod limitrange;
@@ -113,6 +115,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         admissionregistration::webhooks::validating(),
         admissionregistration::policies::policy(),
         admissionregistration::policies::binding(),
+        customresourcedefinition::kind(),
     ];
     kinds.extend(rbac::kinds());
     kinds

@@ -10,34 +10,7 @@ use serde_json::{Value, json};
 use crate::errors::Cause;
 use crate::selector::go_quote;
 
-pub fn cause(reason: &'static str, field: &str, message: String) -> Cause {
-    Cause { reason, field: field.to_string(), message }
-}
-
-pub fn required(field: &str, detail: &str) -> Cause {
-    let message = match detail {
-        "" => "Required value".to_string(),
-        detail => format!("Required value: {detail}"),
-    };
-    cause("FieldValueRequired", field, message)
-}
-
-pub fn invalid(field: &str, value: &Value, detail: &str) -> Cause {
-    let shown = match value {
-        Value::String(s) => go_quote(s),
-        other => other.to_string(),
-    };
-    cause("FieldValueInvalid", field, format!("Invalid value: {shown}: {detail}"))
-}
-
-pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Cause {
-    let supported: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
-    cause(
-        "FieldValueNotSupported",
-        field,
-        format!("Unsupported value: {}: supported values: {}", go_quote(value), supported.join(", ")),
-    )
-}
+pub use super::field::{cause, invalid, not_supported, required};
 
 /// One of `allowed`, when set.
 pub fn one_of(object: &Value, key: &str, at: &str, allowed: &[&str]) -> Option<Cause> {

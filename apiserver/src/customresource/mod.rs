@@ -1,0 +1,91 @@
+//! Custom resources: what a CustomResourceDefinition's versions become once
+//! its names are accepted — one served resource per served version, whose
+//! objects are pruned, defaulted and validated by that version's
+//! `openAPIV3Schema` and printed by its `additionalPrinterColumns`
+//! (kube's apiextensions-apiserver custom resource handler).
+//!
+//! * `schema`: a view over one schema node.
+//! * `prune`, `defaults`, `validation`: what the schema does to an object.
+//! * `jsonpath`, `printer`: `kubectl get` columns.
+//! * `strategy`: the [`crate::registry::Strategy`] of a custom resource.
+
+mod defaults;
+pub mod jsonpath;
+mod printer;
+mod prune;
+pub mod schema;
+mod strategy;
+pub mod validation;
+
+use std::sync::Arc;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde_json::Value;
+
+use crate::registry::kinds::Kind;
+use crate::registry::{Codec, Resource};
+use printer::Columns;
+use schema::Node;
+use strategy::CustomResourceStrategy;
+
+/// The finalizer a CRD being deleted carries until its objects are gone.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+
+/// A CRD's served versions as kinds to serve (the CRD is valid: its
+/// validation ran when it was stored).
+pub fn kinds(crd: &Value) -> Vec<Kind> {
+    let spec = &crd["spec"];
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let names = &spec["names"];
+    let list = |v: &Value| -> Vec<String> {
+        v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+    };
+    let group = text(&spec["group"]);
+    let plural = text(&names["plural"]);
+    let kind = text(&names["kind"]);
+    let versions = spec["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let storage =
+        versions.iter().find(|v| v["storage"] == true).map(|v| text(&v["name"])).unwrap_or_default();
+    let storage_api_version = format!("{group}/{storage}");
+    versions
+        .iter()
+        .filter(|v| v["served"].as_bool().unwrap_or(false))
+        .map(|version| {
+            let resource = Resource {
+                group: group.clone(),
+                version: text(&version["name"]),
+                kind: kind.clone(),
+                plural: plural.clone(),
+                namespaced: spec["scope"] == "Namespaced",
+                short_names: list(&names["shortNames"]),
+                categories: list(&names["categories"]),
+                storage_prefix: format!("{group}/{plural}"),
+                has_status: version["subresources"]["status"].is_object(),
+                has_scale: false,
+                ttl_seconds: None,
+            };
+            let schema = version["schema"]["openAPIV3Schema"].clone();
+            let columns = Columns::of_version(version);
+            let strategy = CustomResourceStrategy::new(
+                resource.qualified_kind(),
+                storage_api_version.clone(),
+                schema.clone(),
+                columns,
+            );
+            Kind { resource, codec: pruning_codec(schema), strategy: Arc::new(strategy), hooks: None }
+        })
+        .collect()
+}
+
+/// Decoding a custom resource: the schema prunes it, ObjectMeta its
+/// metadata; the decoder warns about (or refuses) what went.
+fn pruning_codec(schema: Value) -> Codec {
+    Codec::with_roundtrip(move |mut object| {
+        prune::prune_object(&mut object, Node(&schema));
+        if let Some(metadata) = object.get_mut("metadata") {
+            let typed: ObjectMeta = serde_json::from_value(metadata.take()).map_err(|e| e.to_string())?;
+            *metadata = serde_json::to_value(typed).map_err(|e| e.to_string())?;
+        }
+        Ok(object)
+    })
+}

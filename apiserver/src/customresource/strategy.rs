@@ -1,0 +1,98 @@
+//! What a custom resource does differently from the defaults of
+//! [`Strategy`]: its schema defaults, validates and (through its codec)
+//! prunes it; its generation counts every change outside metadata; its
+//! columns are the CRD's; strategic merge patch is refused (no Go type to
+//! read patch tags from), as kube refuses it.
+
+use serde_json::Value;
+
+use super::defaults::apply_defaults;
+use super::printer::Columns;
+use super::validation::Validator;
+use crate::errors::{ApiError, Cause};
+use crate::registry::Strategy;
+use crate::runtime::meta;
+use crate::table::ColumnDefinition;
+
+#[derive(Debug)]
+pub struct CustomResourceStrategy {
+    /// `Widget.example.com`, as errors name the kind.
+    qualified_kind: String,
+    /// `example.com/v1`: objects are stored in the storage version
+    /// whichever version they were written through (versions differ in
+    /// name only: conversion `None`).
+    storage_api_version: String,
+    validator: Validator,
+    columns: Columns,
+}
+
+impl CustomResourceStrategy {
+    pub fn new(
+        qualified_kind: String,
+        storage_api_version: String,
+        schema: Value,
+        columns: Columns,
+    ) -> CustomResourceStrategy {
+        CustomResourceStrategy {
+            qualified_kind,
+            storage_api_version,
+            validator: Validator::new(schema),
+            columns,
+        }
+    }
+
+    fn refuse(&self, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::Invalid {
+            kind: self.qualified_kind.clone(),
+            name: meta::name_of(object).to_string(),
+            causes,
+        })
+    }
+}
+
+impl Strategy for CustomResourceStrategy {
+    fn builtin_finalizer_rule(&self) -> bool {
+        false
+    }
+
+    /// Anything but metadata (status too, unless the status subresource
+    /// keeps it apart, in which case it is the old one here).
+    fn spec_changed(&self, old: &Value, new: &Value) -> bool {
+        outside_metadata(old) != outside_metadata(new)
+    }
+
+    fn set_defaults(&self, object: &mut Value) {
+        apply_defaults(object, self.validator.schema());
+    }
+
+    fn prepare_for_create(&self, object: &mut Value) {
+        object["apiVersion"] = Value::from(self.storage_api_version.as_str());
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, _old: &Value) {
+        new["apiVersion"] = Value::from(self.storage_api_version.as_str());
+    }
+
+    fn validate(&self, object: &Value) -> Result<(), ApiError> {
+        self.refuse(object, self.validator.validate(object))
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {
+        self.refuse(new, self.validator.validate_update(new, old))
+    }
+
+    fn table_columns(&self) -> Vec<ColumnDefinition> {
+        self.columns.definitions()
+    }
+
+    fn table_cells(&self, object: &Value, now_unix_seconds: i64) -> Vec<Value> {
+        self.columns.cells(object, now_unix_seconds)
+    }
+}
+
+fn outside_metadata(object: &Value) -> Vec<(&String, &Value)> {
+    object.as_object().into_iter().flatten().filter(|(k, _)| *k != "metadata").collect()
+}
