@@ -7,10 +7,12 @@
 //! * `schema`: a view over one schema node.
 //! * `prune`, `defaults`, `validation`: what the schema does to an object.
 //! * `jsonpath`, `printer`: `kubectl get` columns.
+//! * `openapi`: the version in the OpenAPI documents (`kubectl explain`).
 //! * `strategy`: the [`crate::registry::Strategy`] of a custom resource.
 
 mod defaults;
 pub mod jsonpath;
+mod openapi;
 mod printer;
 mod prune;
 pub mod schema;
@@ -72,7 +74,8 @@ pub fn kinds(crd: &Value) -> Vec<Kind> {
                 schema.clone(),
                 columns,
             );
-            Kind { resource, codec: pruning_codec(schema), strategy: Arc::new(strategy), hooks: None }
+            let codec = pruning_codec(schema.clone()).described_by(openapi::describe(&resource, &schema));
+            Kind { resource, codec, strategy: Arc::new(strategy), hooks: None }
         })
         .collect()
 }

@@ -32,7 +32,9 @@ mod schemas;
 
 use std::any::TypeId;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
 use k8s_openapi::schemars::generate::SchemaSettings;
 use k8s_openapi::schemars::{JsonSchema, Schema, SchemaGenerator};
 use k8s_openapi::{ListableResource, NamespaceResourceScope, Resource};
@@ -44,25 +46,52 @@ pub use schemas::ListOf;
 /// and returns a `{"$ref": "#/components/schemas/<name>"}` schema pointing at it.
 pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
 
+/// Where a resource's schema comes from.
+#[derive(Clone, Debug)]
+pub enum SchemaSource {
+    /// A Rust type's `JsonSchema` (see [`SchemaFn`]).
+    Type(SchemaFn),
+    /// A schema given as JSON (a custom resource's), put in `components.schemas` under `name`. It
+    /// may refer to ObjectMeta and ListMeta, which are put there beside it.
+    Json { name: String, schema: Arc<Value> },
+}
+
+impl SchemaSource {
+    /// Adds the schema (and what it refers to) to the generator's definitions; a `$ref` to it.
+    fn reference(&self, generator: &mut SchemaGenerator) -> Value {
+        match self {
+            SchemaSource::Type(schema) => schema(generator).to_value(),
+            SchemaSource::Json { name, schema } => {
+                generator.subschema_for::<ObjectMeta>();
+                generator.subschema_for::<ListMeta>();
+                generator.definitions_mut().insert(name.clone(), (**schema).clone());
+                json!({ "$ref": format!("#/components/schemas/{name}") })
+            }
+        }
+    }
+}
+
 /// One served resource, as the OpenAPI documents (and the resource registry) need it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct OpenApiResource {
     /// API group; `""` for the core (legacy) group served under `/api`.
-    pub group: &'static str,
-    pub version: &'static str,
-    pub kind: &'static str,
+    pub group: String,
+    pub version: String,
+    pub kind: String,
     /// The kind of its lists (`DeploymentList`).
-    pub list_kind: &'static str,
+    pub list_kind: String,
     /// The resource name in URLs (`deployments`).
-    pub plural: &'static str,
+    pub plural: String,
     pub namespaced: bool,
     /// Subresources served; `status` (same kind) and `scale` (`autoscaling/v1` `Scale`) get
     /// paths in the documents, others are not described.
     pub subresources: &'static [&'static str],
-    /// The kind's schema (see [`SchemaFn`]).
-    pub schema: SchemaFn,
+    /// The kind's schema.
+    pub schema: SchemaSource,
     /// The `<Kind>List` schema.
-    pub list_schema: SchemaFn,
+    pub list_schema: SchemaSource,
+    /// Whether PATCH takes strategic merge patches (kinds with Go types; not custom resources).
+    pub strategic_patch: bool,
 }
 
 impl OpenApiResource {
@@ -73,21 +102,22 @@ impl OpenApiResource {
         T: Resource + ListableResource + JsonSchema + 'static,
     {
         Self {
-            group: T::GROUP,
-            version: T::VERSION,
-            kind: T::KIND,
-            list_kind: T::LIST_KIND,
-            plural: T::URL_PATH_SEGMENT,
+            group: T::GROUP.to_string(),
+            version: T::VERSION.to_string(),
+            kind: T::KIND.to_string(),
+            list_kind: T::LIST_KIND.to_string(),
+            plural: T::URL_PATH_SEGMENT.to_string(),
             namespaced: TypeId::of::<T::Scope>() == TypeId::of::<NamespaceResourceScope>(),
             subresources,
-            schema: SchemaGenerator::subschema_for::<T>,
-            list_schema: SchemaGenerator::subschema_for::<ListOf<T>>,
+            schema: SchemaSource::Type(SchemaGenerator::subschema_for::<T>),
+            list_schema: SchemaSource::Type(SchemaGenerator::subschema_for::<ListOf<T>>),
+            strategic_patch: true,
         }
     }
 
     /// `api/v1` or `apis/<group>/<version>`: the key in `/openapi/v3` and the URL path below it.
     pub fn group_version_path(&self) -> String {
-        group_version_path(self.group, self.version)
+        group_version_path(&self.group, &self.version)
     }
 }
 
@@ -118,7 +148,7 @@ impl OpenApiDocs {
         }
         // DeleteOptions and WatchEvent are registered in every group-version the server has.
         let mut all_group_versions: Vec<(&str, &str)> =
-            resources.iter().map(|r| (r.group, r.version)).collect();
+            resources.iter().map(|r| (r.group.as_str(), r.version.as_str())).collect();
         all_group_versions.sort_unstable();
         all_group_versions.dedup();
 

@@ -23,18 +23,18 @@ const PATCH_MEDIA_TYPES: &[&str] = &[
 ];
 
 /// A schema the documents mark with `x-kubernetes-group-version-kind`.
-pub(super) type SchemaGvk = (String, Gvk<'static>);
+pub(super) type SchemaGvk<'a> = (String, Gvk<'a>);
 
 /// Builds the paths of one group-version (all of `resources` share it), adding the schemas they
 /// reference to `generator`. Also returns which schemas are top-level kinds, and their GVKs.
-pub(super) fn build(
-    resources: &[&OpenApiResource],
+pub(super) fn build<'a>(
+    resources: &[&'a OpenApiResource],
     generator: &mut SchemaGenerator,
-) -> (Map<String, Value>, Vec<SchemaGvk>) {
+) -> (Map<String, Value>, Vec<SchemaGvk<'a>>) {
     let mut paths = Map::new();
     let mut kinds = Vec::new();
     let Some(first) = resources.first() else { return (paths, kinds) };
-    let gv = GroupVersion::new(first.group, first.version);
+    let gv = GroupVersion::new(&first.group, &first.version);
 
     let status = schema_ref(generator.subschema_for::<meta::Status>());
     let delete_options = schema_ref(generator.subschema_for::<meta::DeleteOptions>());
@@ -57,19 +57,19 @@ pub(super) fn build(
         }),
     );
 
-    for resource in resources {
-        let kind_ref = schema_ref((resource.schema)(generator));
-        let list_ref = schema_ref((resource.list_schema)(generator));
-        let gvk = Gvk { group: resource.group, version: resource.version, kind: resource.kind };
+    for resource in resources.iter().copied() {
+        let kind_ref = resource.schema.reference(generator);
+        let list_ref = resource.list_schema.reference(generator);
+        let gvk = Gvk { group: &resource.group, version: &resource.version, kind: &resource.kind };
         push_kind(&mut kinds, &kind_ref, gvk);
-        push_kind(&mut kinds, &list_ref, Gvk { kind: resource.list_kind, ..gvk });
+        push_kind(&mut kinds, &list_ref, Gvk { kind: &resource.list_kind, ..gvk });
         let ctx = ResourceContext { gv: &gv, resource, gvk, kind_ref: &kind_ref, list_ref: &list_ref };
         ctx.add_paths(&mut paths, &shared, generator, &mut kinds);
     }
     (paths, kinds)
 }
 
-fn push_kind(kinds: &mut Vec<SchemaGvk>, schema: &Value, gvk: Gvk<'static>) {
+fn push_kind<'a>(kinds: &mut Vec<SchemaGvk<'a>>, schema: &Value, gvk: Gvk<'a>) {
     if let Some(name) = ref_name(schema) {
         kinds.push((name.to_owned(), gvk));
     }
@@ -93,9 +93,9 @@ struct Shared<'a> {
 }
 
 /// Names derived from a group-version, as kube derives them.
-struct GroupVersion {
-    group: &'static str,
-    version: &'static str,
+struct GroupVersion<'a> {
+    group: &'a str,
+    version: &'a str,
     /// `/api/v1` or `/apis/<group>/<version>`.
     prefix: String,
     /// `CoreV1`, `AppsV1`, `CoordinationV1`: the group-version part of operation ids.
@@ -104,8 +104,8 @@ struct GroupVersion {
     tag: String,
 }
 
-impl GroupVersion {
-    fn new(group: &'static str, version: &'static str) -> Self {
+impl<'a> GroupVersion<'a> {
+    fn new(group: &'a str, version: &'a str) -> Self {
         let prefix = format!("/{}", super::group_version_path(group, version));
         let words: Vec<&str> = if group.is_empty() {
             vec!["core"]
@@ -143,24 +143,24 @@ fn capitalize(word: &str) -> String {
     }
 }
 
-struct ResourceContext<'a> {
-    gv: &'a GroupVersion,
+struct ResourceContext<'c, 'a> {
+    gv: &'c GroupVersion<'a>,
     resource: &'a OpenApiResource,
-    gvk: Gvk<'static>,
-    kind_ref: &'a Value,
-    list_ref: &'a Value,
+    gvk: Gvk<'a>,
+    kind_ref: &'c Value,
+    list_ref: &'c Value,
 }
 
-impl ResourceContext<'_> {
+impl<'a> ResourceContext<'_, 'a> {
     fn add_paths(
         &self,
         paths: &mut Map<String, Value>,
         shared: &Shared<'_>,
         generator: &mut SchemaGenerator,
-        kinds: &mut Vec<SchemaGvk>,
+        kinds: &mut Vec<SchemaGvk<'a>>,
     ) {
         let r = self.resource;
-        let kind = r.kind;
+        let kind = &r.kind;
         let gv = self.gv;
         let scope = if r.namespaced { "Namespaced" } else { "" };
         let collection = if r.namespaced {
@@ -246,8 +246,8 @@ impl ResourceContext<'_> {
         paths.insert(item.clone(), Value::Object(item_path));
 
         // Subresources: read, replace, patch.
-        for subresource in r.subresources {
-            let (gvk, schema) = match *subresource {
+        for subresource in r.subresources.iter().copied() {
+            let (gvk, schema) = match subresource {
                 "status" => (self.gvk, self.kind_ref.clone()),
                 "scale" => {
                     let scale = schema_ref(generator.subschema_for::<autoscaling::v1::Scale>());
@@ -274,7 +274,7 @@ impl ResourceContext<'_> {
         &self,
         id_suffix: &str,
         what: &str,
-        gvk: Gvk<'static>,
+        gvk: Gvk<'a>,
         schema: &Value,
         shared: &Shared<'_>,
     ) -> Map<String, Value> {
@@ -305,7 +305,8 @@ impl ResourceContext<'_> {
             ),
         );
         let mut patch_body = Map::new();
-        for media in PATCH_MEDIA_TYPES {
+        let strategic = "application/strategic-merge-patch+json";
+        for media in PATCH_MEDIA_TYPES.iter().filter(|m| self.resource.strategic_patch || **m != strategic) {
             patch_body.insert((*media).to_owned(), json!({ "schema": shared.patch }));
         }
         ops.insert(
@@ -347,7 +348,7 @@ impl ResourceContext<'_> {
         action: &str,
         description: String,
         operation_id: String,
-        gvk: Gvk<'static>,
+        gvk: Gvk<'a>,
         parameters: Vec<Value>,
         request_body: Option<Value>,
         responses: Value,

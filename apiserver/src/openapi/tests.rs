@@ -73,9 +73,13 @@ type Row =
 
 #[test]
 fn resource_table() {
-    let table: Vec<_> = resources()
+    let all = resources();
+    let table: Vec<_> = all
         .iter()
-        .map(|r| (r.group, r.version, r.kind, r.list_kind, r.plural, r.namespaced, r.subresources))
+        .map(|r| {
+            let names = (r.group.as_str(), r.version.as_str(), r.kind.as_str(), r.list_kind.as_str());
+            (names.0, names.1, names.2, names.3, r.plural.as_str(), r.namespaced, r.subresources)
+        })
         .collect();
     let expected: Vec<Row> = vec![
         ("", "v1", "Namespace", "NamespaceList", "namespaces", false, &["status"]),

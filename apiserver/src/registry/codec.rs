@@ -24,7 +24,7 @@ pub struct Codec {
 
 impl std::fmt::Debug for Codec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Codec").field("openapi", &self.openapi.map(|o| o.kind)).finish()
+        f.debug_struct("Codec").field("openapi", &self.openapi.as_ref().map(|o| o.kind.as_str())).finish()
     }
 }
 
@@ -71,7 +71,7 @@ impl Codec {
 
     /// The kind's OpenAPI description; None leaves it out of `/openapi/v3`.
     pub fn openapi(&self) -> Option<OpenApiResource> {
-        self.openapi
+        self.openapi.clone()
     }
 }
 

@@ -14,7 +14,7 @@ use rtcd_apiserver::authn::Authenticator;
 use rtcd_apiserver::authz::{AlwaysAllow, Union};
 use rtcd_apiserver::filters::{self, FilterState, Limits};
 use rtcd_apiserver::metrics::Metrics;
-use rtcd_apiserver::openapi::{ListOf, OpenApiResource};
+use rtcd_apiserver::openapi::{ListOf, OpenApiResource, SchemaSource};
 use rtcd_apiserver::options::Options;
 use rtcd_apiserver::registry::kinds::Kind;
 use rtcd_apiserver::registry::{Resource, Resources, Strategy};
@@ -45,15 +45,16 @@ impl Strategy for PlainStrategy {}
 fn widgets() -> Kind {
     let resource = Resource::new("example.com", "Widget", "widgets").stored_under("example.com/widgets");
     Kind::new(resource, PlainStrategy).described_by(OpenApiResource {
-        group: "example.com",
-        version: "v1",
-        kind: "Widget",
-        list_kind: "WidgetList",
-        plural: "widgets",
+        group: "example.com".into(),
+        version: "v1".into(),
+        kind: "Widget".into(),
+        list_kind: "WidgetList".into(),
+        plural: "widgets".into(),
         namespaced: true,
         subresources: &[],
-        schema: SchemaGenerator::subschema_for::<ConfigMap>,
-        list_schema: SchemaGenerator::subschema_for::<ListOf<ConfigMap>>,
+        schema: SchemaSource::Type(SchemaGenerator::subschema_for::<ConfigMap>),
+        list_schema: SchemaSource::Type(SchemaGenerator::subschema_for::<ListOf<ConfigMap>>),
+        strategic_patch: false,
     })
 }
 

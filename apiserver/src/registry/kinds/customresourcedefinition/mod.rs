@@ -198,3 +198,6 @@ fn integral_numbers(schema: &mut Value) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

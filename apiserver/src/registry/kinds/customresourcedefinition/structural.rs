@@ -44,12 +44,37 @@ pub fn schema_causes(schema: &Value, at: &str, status_enabled: bool) -> Vec<Caus
     if schema["nullable"] == json!(true) {
         causes.push(forbidden(&format!("{at}.nullable"), "nullable cannot be true at the root"));
     }
+    // A schema kube cannot even convert to its structural form (an
+    // unsupported keyword, an array of items, preserve-unknown-fields
+    // false) gets only the OpenAPI checks below, which name the culprit.
     let mut structural = Vec::new();
-    invariants(schema, Level::Root, at, &mut structural);
+    if convertible(schema) {
+        invariants(schema, Level::Root, at, &mut structural);
+    }
     structural.sort_by_key(|c| format!("{}: {}", c.field, c.message));
     causes.extend(structural);
     openapi(schema, at, &mut causes);
     causes
+}
+
+/// Whether kube's `NewStructural` accepts the schema, at every node.
+fn convertible(schema: &Value) -> bool {
+    let fields = object(schema);
+    let set = |key: &str| fields.get(key).is_some_and(|v| !v.is_null() && v != &json!({}) && v != &json!(""));
+    let unsupported = ["id", "$schema", "$ref", "patternProperties", "dependencies", "definitions"];
+    if unsupported.iter().any(|key| set(key))
+        || fields.get("additionalItems").is_some_and(|v| !v.is_null())
+        || schema["items"].is_array()
+        || schema["x-kubernetes-preserve-unknown-fields"] == json!(false)
+    {
+        return false;
+    }
+    let properties = schema["properties"].as_object().into_iter().flat_map(Map::values);
+    let junctors =
+        ["allOf", "anyOf", "oneOf"].into_iter().flat_map(|k| schema[k].as_array().into_iter().flatten());
+    let nested =
+        ["items", "additionalProperties", "not"].into_iter().map(|k| &schema[k]).filter(|n| n.is_object());
+    properties.chain(junctors).chain(nested).all(convertible)
 }
 
 fn object(schema: &Value) -> &Map<String, Value> {
@@ -235,38 +260,11 @@ fn nested_value_validation(schema: &Value, at: &str, skip_any_of: bool, out: &mu
     }
 }
 
-/// kube's OpenAPI schema checks, at every node.
+/// kube's OpenAPI schema checks, at every node, in kube's order.
 fn openapi(schema: &Value, at: &str, out: &mut Vec<Cause>) {
     let fields = object(schema);
     let ty = schema["type"].as_str().unwrap_or_default();
-    if flag(schema, "uniqueItems") {
-        out.push(forbidden(
-            &format!("{at}.uniqueItems"),
-            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
-        ));
-    }
-    if fields.contains_key("additionalProperties") && fields.contains_key("properties") {
-        out.push(forbidden(
-            &format!("{at}.additionalProperties"),
-            "additionalProperties and properties are mutual exclusive",
-        ));
-    }
-    if schema["x-kubernetes-preserve-unknown-fields"] == json!(false) {
-        out.push(invalid(
-            &format!("{at}.x-kubernetes-preserve-unknown-fields"),
-            &json!(false),
-            "must be true or undefined",
-        ));
-    }
-    if let Some(list_type) = schema["x-kubernetes-list-type"].as_str() {
-        list_type_causes(schema, list_type, at, out);
-    }
-    if ty == "null" {
-        out.push(forbidden(
-            &format!("{at}.type"),
-            "type cannot be set to null, use nullable as an alternative",
-        ));
-    } else if !ty.is_empty() && !TYPES.contains(&ty) {
+    if !ty.is_empty() && !TYPES.contains(&ty) {
         out.push(not_supported(&format!("{at}.type"), ty, &TYPES));
     }
     for (key, why) in UNSUPPORTED {
@@ -277,21 +275,63 @@ fn openapi(schema: &Value, at: &str, out: &mut Vec<Cause>) {
     if fields.contains_key("$ref") {
         out.push(forbidden(&format!("{at}.$ref"), "$ref is not supported"));
     }
+    if ty == "null" {
+        out.push(forbidden(
+            &format!("{at}.type"),
+            "type cannot be set to null, use nullable as an alternative",
+        ));
+    }
     if schema["items"].is_array() {
         out.push(forbidden(&format!("{at}.items"), "items must be a schema object and not an array"));
+    }
+    if flag(schema, "uniqueItems") {
+        out.push(forbidden(
+            &format!("{at}.uniqueItems"),
+            "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+        ));
+    }
+    // `additionalProperties: true` next to properties only says what
+    // properties already allow.
+    let additional = fields.get("additionalProperties").filter(|a| !a.is_null());
+    let has_properties = schema["properties"].as_object().is_some_and(|p| !p.is_empty());
+    if additional.is_some_and(|a| a != &json!(true)) && has_properties {
+        out.push(forbidden(
+            &format!("{at}.additionalProperties"),
+            "additionalProperties and properties are mutual exclusive",
+        ));
+    }
+    if schema["additionalProperties"].is_object() {
+        openapi(&schema["additionalProperties"], &format!("{at}.additionalProperties"), out);
     }
     for (name, property) in schema["properties"].as_object().into_iter().flatten() {
         openapi(property, &format!("{at}.properties[{name}]"), out);
     }
-    for key in ["items", "additionalProperties", "not"] {
-        if schema[key].is_object() {
-            openapi(&schema[key], &format!("{at}.{key}"), out);
-        }
+    if schema["not"].is_object() {
+        openapi(&schema["not"], &format!("{at}.not"), out);
     }
-    for key in ["allOf", "anyOf", "oneOf"] {
+    for key in ["allOf", "oneOf", "anyOf"] {
         for (i, nested) in schema[key].as_array().into_iter().flatten().enumerate() {
             openapi(nested, &format!("{at}.{key}[{i}]"), out);
         }
+    }
+    match &schema["items"] {
+        Value::Object(_) => openapi(&schema["items"], &format!("{at}.items"), out),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                openapi(item, &format!("{at}.items[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+    if schema["x-kubernetes-preserve-unknown-fields"] == json!(false) {
+        out.push(invalid(
+            &format!("{at}.x-kubernetes-preserve-unknown-fields"),
+            &json!(false),
+            "must be true or undefined",
+        ));
+    }
+    if let Some(list_type) = schema["x-kubernetes-list-type"].as_str() {
+        list_type_causes(schema, list_type, at, out);
     }
 }
 
@@ -323,7 +363,7 @@ fn list_type_causes(schema: &Value, list_type: &str, at: &str, out: &mut Vec<Cau
         } else if item["type"] != json!("object") {
             out.push(invalid(
                 &format!("{at}.items.type"),
-                &item["type"],
+                &json!(item["type"].as_str().unwrap_or_default()),
                 "must be object if parent array's x-kubernetes-list-type is map",
             ));
         } else {
@@ -337,7 +377,7 @@ fn list_type_causes(schema: &Value, list_type: &str, at: &str, out: &mut Vec<Cau
                     ));
                 } else if property["default"].is_null() && !strings(&item["required"]).contains(&key) {
                     out.push(required(
-                        &format!("{at}.items.properties[{key}]"),
+                        &format!("{at}.items.properties[{key}].default"),
                         "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
                     ));
                 }

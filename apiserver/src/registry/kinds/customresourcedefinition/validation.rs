@@ -38,7 +38,8 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
     }
     causes.extend(version_causes(spec));
     causes.extend(names_causes(&spec["names"], "spec.names", true));
-    causes.extend(per_version_causes(spec));
+    causes.extend(shared_causes(spec));
+    causes.extend(approval_causes(crd));
     if spec["preserveUnknownFields"] == json!(true) {
         causes.push(invalid(
             "spec.preserveUnknownFields",
@@ -46,7 +47,6 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
             "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
         ));
     }
-    causes.extend(approval_causes(crd));
     causes
 }
 
@@ -116,6 +116,11 @@ fn approval_causes(crd: &Value) -> Vec<Cause> {
 fn version_causes(spec: &Value) -> Vec<Cause> {
     let versions = spec["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
     let mut causes = Vec::new();
+    for (i, version) in versions.iter().enumerate() {
+        if version["schema"]["openAPIV3Schema"].is_null() {
+            causes.push(required(&format!("spec.versions[{i}].schema.openAPIV3Schema"), ""));
+        }
+    }
     let mut seen = Vec::new();
     for (i, version) in versions.iter().enumerate() {
         let name = version["name"].as_str().unwrap_or_default();
@@ -123,9 +128,7 @@ fn version_causes(spec: &Value) -> Vec<Cause> {
         if !errors.is_empty() {
             causes.push(invalid(&format!("spec.versions[{i}].name"), &json!(name), &errors.join(",")));
         }
-        if version["schema"]["openAPIV3Schema"].is_null() {
-            causes.push(required(&format!("spec.versions[{i}].schema.openAPIV3Schema"), ""));
-        }
+        causes.extend(own_causes(versions, i));
         seen.push(name);
     }
     let unique = seen.iter().enumerate().all(|(i, name)| !seen[..i].contains(name));
@@ -214,48 +217,68 @@ fn strings(value: &Value) -> Vec<&str> {
     value.as_array().into_iter().flatten().filter_map(Value::as_str).collect()
 }
 
-/// Schemas, subresources and columns, each under the path kube reports it.
-fn per_version_causes(spec: &Value) -> Vec<Cause> {
-    let versions = spec["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let shared = |key: &str| versions.windows(2).all(|pair| pair[0][key] == pair[1][key]);
+/// Whether every version has the same `key`: kube then moves it to the top
+/// of the spec and reports it there, once.
+fn shared(versions: &[Value], key: &str) -> bool {
+    versions.windows(2).all(|pair| pair[0][key] == pair[1][key])
+}
+
+/// What version `i` has of its own (not shared with every other version),
+/// under `spec.versions[i]`.
+fn own_causes(versions: &[Value], i: usize) -> Vec<Cause> {
+    let version = &versions[i];
+    let at = format!("spec.versions[{i}]");
     let mut causes = Vec::new();
-    for (i, version) in versions.iter().enumerate() {
-        let each = format!("spec.versions[{i}]");
-        let subresources = &version["subresources"];
-        let status_enabled = subresources["status"].is_object();
-        // What is shared is reported once, from the first version.
-        if !shared("schema") || i == 0 {
-            let at = if shared("schema") { "spec.validation".to_string() } else { format!("{each}.schema") };
-            if let Some(schema) = version["schema"]["openAPIV3Schema"].as_object() {
-                causes.extend(structural::schema_causes(
-                    &Value::Object(schema.clone()),
-                    &format!("{at}.openAPIV3Schema"),
-                    status_enabled,
-                ));
-            }
-        }
-        if !shared("subresources") || i == 0 {
-            let at = if shared("subresources") {
-                "spec.subresources".to_string()
-            } else {
-                format!("{each}.subresources")
-            };
-            causes.extend(scale_causes(&subresources["scale"], &at));
-        }
-        if !shared("additionalPrinterColumns") || i == 0 {
-            let at = if shared("additionalPrinterColumns") {
-                "spec.additionalPrinterColumns".to_string()
-            } else {
-                format!("{each}.additionalPrinterColumns")
-            };
-            for (j, column) in
-                version["additionalPrinterColumns"].as_array().into_iter().flatten().enumerate()
-            {
-                causes.extend(column_causes(column, &format!("{at}[{j}]")));
-            }
-        }
+    if !shared(versions, "schema") {
+        let status_enabled = if shared(versions, "subresources") {
+            versions.iter().any(|v| v["subresources"]["status"].is_object())
+        } else {
+            version["subresources"]["status"].is_object()
+        };
+        causes.extend(schema_causes(version, &format!("{at}.schema"), status_enabled));
+    }
+    if !shared(versions, "subresources") {
+        causes.extend(scale_causes(&version["subresources"]["scale"], &format!("{at}.subresources")));
+    }
+    if !shared(versions, "additionalPrinterColumns") {
+        causes.extend(columns_causes(version, &format!("{at}.additionalPrinterColumns")));
     }
     causes
+}
+
+/// What every version shares, reported once under the top of the spec;
+/// the status subresource of any version restricts a shared schema's root.
+fn shared_causes(spec: &Value) -> Vec<Cause> {
+    let versions = spec["versions"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let Some(first) = versions.first() else { return Vec::new() };
+    let mut causes = Vec::new();
+    if shared(versions, "schema") {
+        let status_enabled = versions.iter().any(|v| v["subresources"]["status"].is_object());
+        causes.extend(schema_causes(first, "spec.validation", status_enabled));
+    }
+    if shared(versions, "subresources") {
+        causes.extend(scale_causes(&first["subresources"]["scale"], "spec.subresources"));
+    }
+    if shared(versions, "additionalPrinterColumns") {
+        causes.extend(columns_causes(first, "spec.additionalPrinterColumns"));
+    }
+    causes
+}
+
+fn schema_causes(version: &Value, at: &str, status_enabled: bool) -> Vec<Cause> {
+    match version["schema"]["openAPIV3Schema"].as_object() {
+        Some(schema) => structural::schema_causes(
+            &Value::Object(schema.clone()),
+            &format!("{at}.openAPIV3Schema"),
+            status_enabled,
+        ),
+        None => Vec::new(),
+    }
+}
+
+fn columns_causes(version: &Value, at: &str) -> Vec<Cause> {
+    let columns = version["additionalPrinterColumns"].as_array().into_iter().flatten();
+    columns.enumerate().flat_map(|(j, column)| column_causes(column, &format!("{at}[{j}]"))).collect()
 }
 
 fn column_causes(column: &Value, at: &str) -> Vec<Cause> {
