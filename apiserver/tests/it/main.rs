@@ -7,6 +7,7 @@
 mod admission;
 mod clients;
 mod common;
+mod crds;
 mod etcd_tls;
 mod fanout;
 mod https;

@@ -237,7 +237,7 @@ fn nested_value_validation(schema: &Value, at: &str, skip_any_of: bool, out: &mu
     for (name, property) in schema["properties"].as_object().into_iter().flatten() {
         nested_value_validation(property, &format!("{at}.properties[{name}]"), false, out);
     }
-    let rules: [(&str, &str); 9] = [
+    let rules: [(&str, &str); 13] = [
         ("type", "must be empty to be structural"),
         ("additionalProperties", "must be undefined to be structural"),
         ("default", "must be undefined to be structural"),
@@ -247,16 +247,28 @@ fn nested_value_validation(schema: &Value, at: &str, skip_any_of: bool, out: &mu
         ("x-kubernetes-preserve-unknown-fields", "must be false to be structural"),
         ("x-kubernetes-embedded-resource", "must be false to be structural"),
         ("x-kubernetes-int-or-string", "must be false to be structural"),
+        ("x-kubernetes-list-map-keys", "must be empty to be structural"),
+        ("x-kubernetes-list-type", "must be undefined to be structural"),
+        ("x-kubernetes-map-type", "must be undefined to be structural"),
+        ("x-kubernetes-validations", "must be empty to be structural"),
     ];
     for (key, why) in rules {
         let set = match fields.get(key) {
             None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-            Some(Value::String(s)) => !s.is_empty(),
+            Some(Value::String(s)) => !s.is_empty() || key.ends_with("-type"),
+            Some(Value::Array(list)) => !list.is_empty(),
             Some(_) => true,
         };
         if set {
             out.push(forbidden(&format!("{at}.{key}"), why));
         }
+    }
+    // Reasoning about metadata could restrict it in ways not intended.
+    if schema["properties"].get("metadata").is_some() {
+        out.push(forbidden(
+            &format!("{at}.properties[metadata]"),
+            "must not be specified in a nested context",
+        ));
     }
 }
 

@@ -1,0 +1,316 @@
+//! CustomResourceDefinitions as a user meets them, with real kubectl, on
+//! rtcd and on etcd: a CRD installed by `kubectl apply` becomes
+//! Established and served; its objects are defaulted, pruned (with kube's
+//! warning), refused with kube's 422 texts, printed with the CRD's columns,
+//! listed by `kubectl get all`, explained, watched, updated through the
+//! status subresource; a CRD whose names clash is not served; a CRD that
+//! is not structural is refused; a restarted server serves what was
+//! established; deleting a CRD deletes its objects first.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{ApiServer, Backend, next_event, open_watch};
+
+const CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget, shortNames: [wd], categories: [all]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Color, type: string, jsonPath: .spec.color}
+    - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [color]
+            properties:
+              replicas: {type: integer, minimum: 1, maximum: 10, default: 1, description: How many widgets.}
+              color: {type: string, enum: [red, green]}
+          status:
+            type: object
+            properties:
+              conditions:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    type: {type: string}
+                    status: {type: string}
+"#;
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// kubectl with `stdin`: (success, stdout, stderr).
+fn kubectl_in(api: &ApiServer, args: &[&str], stdin: &str) -> (bool, String, String) {
+    let out = api.kubectl_with(args, Some(stdin), &[]);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.success(), text(&out.stdout), text(&out.stderr))
+}
+
+fn crd(api: &ApiServer, name: &str) -> Value {
+    json(&api.ok(&["get", "crd", name, "-o", "json"]))
+}
+
+fn condition<'a>(crd: &'a Value, type_: &str) -> &'a Value {
+    crd["status"]["conditions"]
+        .as_array()
+        .and_then(|all| all.iter().find(|c| c["type"] == type_))
+        .unwrap_or_else(|| panic!("no {type_} condition: {crd}"))
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+async fn install(api: &ApiServer) {
+    let (ok, out, err) = kubectl_in(api, &["apply", "-f", "-"], CRD);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created");
+    api.ok(&["wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s"]);
+    let installed = crd(api, "widgets.example.com");
+    let names = condition(&installed, "NamesAccepted");
+    assert_eq!(
+        (&names["status"], &names["reason"], &names["message"]),
+        (&"True".into(), &"NoConflicts".into(), &"no conflicts found".into())
+    );
+    let established = condition(&installed, "Established");
+    assert_eq!(
+        (&established["reason"], &established["message"]),
+        (&"InitialNamesAccepted".into(), &"the initial names have been accepted".into())
+    );
+    assert_eq!(installed["status"]["storedVersions"], serde_json::json!(["v1"]));
+    assert_eq!(installed["status"]["acceptedNames"]["listKind"], "WidgetList");
+    assert_eq!(installed["spec"]["names"]["singular"], "widget", "defaulted from the kind");
+    let resources = api.ok(&["api-resources", "--api-group=example.com", "--no-headers"]);
+    let line = resources.lines().find(|l| l.starts_with("widgets ")).unwrap_or_else(|| panic!("{resources}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(words, ["widgets", "wd", "example.com/v1", "true", "Widget"]);
+}
+
+async fn objects(api: &ApiServer) {
+    // An unknown field is pruned, with kube's warning.
+    let w1 =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red, extra: gone}\n";
+    let (ok, out, err) = kubectl_in(api, &["apply", "--validate=warn", "-f", "-"], w1);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "widget.example.com/w1 created");
+    assert!(err.contains(r#"Warning: unknown field "spec.extra""#), "{err}");
+    let stored = json(&api.ok(&["get", "wd", "w1", "-o", "json"]));
+    assert_eq!(stored["spec"], serde_json::json!({"color": "red", "replicas": 1}), "pruned and defaulted");
+    assert_eq!(stored["metadata"]["generation"], 1);
+    // With kubectl's default (strict) validation, the unknown field is refused.
+    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &w1.replace("w1", "w-strict"));
+    assert!(!ok);
+    assert!(err.contains(r#"strict decoding error: unknown field "spec.extra""#), "{err}");
+
+    // Invalid objects: kube's 422, nothing stored.
+    let bad =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {color: blue, replicas: 20}\n";
+    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], bad);
+    assert!(!ok);
+    assert!(err.contains(r#"The Widget "w2" is invalid: "#), "{err}");
+    assert!(
+        err.contains(r#"* spec.color: Unsupported value: "blue": supported values: "red", "green""#),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "* spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10"
+        ),
+        "{err}"
+    );
+    let missing = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w3}\nspec: {replicas: 2}\n";
+    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], missing);
+    assert!(!ok);
+    assert!(err.contains(r#"The Widget "w3" is invalid: spec.color: Required value"#), "{err}");
+    assert!(!api.kubectl(&["get", "wd", "w2"]).status.success());
+
+    // The CRD's columns, and the `all` category.
+    let table = api.ok(&["get", "widgets"]);
+    let rows: Vec<Vec<&str>> = table.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows[0], ["NAME", "REPLICAS", "COLOR", "READY"]);
+    // A column with nothing to show is left blank, as kubectl prints a null cell.
+    assert_eq!(rows[1], ["w1", "1", "red"]);
+    let all = api.ok(&["get", "all", "-o", "name"]);
+    assert!(all.lines().any(|l| l == "widget.example.com/w1"), "{all}");
+
+    // Status only through its subresource; generation counts the spec.
+    api.ok(&[
+        "patch",
+        "wd",
+        "w1",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"replicas":3},"status":{"conditions":[{"type":"Ready","status":"False"}]}}"#,
+    ]);
+    let patched = json(&api.ok(&["get", "wd", "w1", "-o", "json"]));
+    assert_eq!(
+        (patched["spec"]["replicas"].as_i64(), patched["metadata"]["generation"].as_i64()),
+        (Some(3), Some(2))
+    );
+    assert!(patched.get("status").is_none(), "status is the subresource's: {patched}");
+    api.ok(&[
+        "patch",
+        "wd",
+        "w1",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"conditions":[{"type":"Ready","status":"True"}]},"spec":{"replicas":9}}"#,
+    ]);
+    let table = api.ok(&["get", "wd", "w1", "--no-headers"]);
+    assert_eq!(table.split_whitespace().collect::<Vec<_>>()[..4], ["w1", "3", "red", "True"]);
+    let after = json(&api.ok(&["get", "wd", "w1", "-o", "json"]));
+    assert_eq!(after["metadata"]["generation"], 2, "a status change is not a new generation");
+    let out = api.kubectl(&[
+        "patch",
+        "wd",
+        "w1",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"conditions":"no"}}"#,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(r#"status.conditions: Invalid value: "string": status.conditions in body must be of type array: "string""#), "{err}");
+
+    // No strategic merge patch for custom resources (kubectl's default).
+    let out = api.kubectl(&["patch", "wd", "w1", "-p", r#"{"spec":{"replicas":4}}"#]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"), "{err}");
+
+    let explained = api.ok(&["explain", "widgets.spec.replicas"]);
+    assert!(
+        explained.contains("FIELD: replicas <integer>") && explained.contains("How many widgets."),
+        "{explained}"
+    );
+}
+
+async fn watched(api: &ApiServer) {
+    let addr = api.url.trim_start_matches("http://");
+    let mut watch = open_watch(addr, "/apis/example.com/v1/namespaces/default/widgets?watch=1").await;
+    let first = next_event(&mut watch).await;
+    assert_eq!(
+        (first["type"].as_str(), first["object"]["metadata"]["name"].as_str()),
+        (Some("ADDED"), Some("w1"))
+    );
+    api.ok(&["patch", "wd", "w1", "--type=merge", "-p", r#"{"spec":{"color":"green"}}"#]);
+    let changed = next_event(&mut watch).await;
+    assert_eq!(
+        (changed["type"].as_str(), changed["object"]["spec"]["color"].as_str()),
+        (Some("MODIFIED"), Some("green"))
+    );
+}
+
+async fn refusals(api: &ApiServer) {
+    // Names in use by another CRD of the group: stored, not served.
+    let clash = CRD.replace("widgets", "gadgets").replace("kind: Widget", "kind: Gadget");
+    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &clash);
+    assert!(ok, "{err}");
+    wait_until("the clash is reported", || {
+        let gadgets = crd(api, "gadgets.example.com");
+        gadgets["status"]["conditions"].as_array().is_some_and(|c| c.len() == 2)
+    });
+    let gadgets = crd(api, "gadgets.example.com");
+    let names = condition(&gadgets, "NamesAccepted");
+    assert_eq!(
+        (&names["status"], &names["reason"], &names["message"]),
+        (&"False".into(), &"ShortNamesConflict".into(), &r#""wd" is already in use"#.into())
+    );
+    assert_eq!(condition(&gadgets, "Established")["reason"], "NotAccepted");
+    assert!(!api.kubectl(&["get", "gadgets"]).status.success());
+    api.ok(&["delete", "crd", "gadgets.example.com"]);
+
+    // Not structural, and names that do not fit: kube's 422, nothing stored.
+    let bad = CRD
+        .replace("name: widgets.example.com", "name: things.example.com")
+        .replace("scope: Namespaced", "scope: Global")
+        .replace("            type: object\n            required: [color]", "            required: [color]");
+    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], &bad);
+    assert!(!ok);
+    for wanted in [
+        r#"metadata.name: Invalid value: "things.example.com": must be spec.names.plural+"."+spec.group"#,
+        r#"spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced""#,
+        "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
+    ] {
+        assert!(err.contains(wanted), "{wanted}\n{err}");
+    }
+    assert!(!api.kubectl(&["get", "crd", "things.example.com"]).status.success());
+}
+
+/// Deleting the CRD: its objects go first (one held by a finalizer keeps
+/// the CRD Terminating), then the CRD and its resource.
+async fn deletion(api: &ApiServer) {
+    api.ok(&[
+        "patch",
+        "wd",
+        "w1",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":["example.com/hold"]}}"#,
+    ]);
+    api.ok(&["delete", "crd", "widgets.example.com", "--wait=false"]);
+    wait_until("the deletion is under way", || {
+        let widgets = crd(api, "widgets.example.com");
+        widgets["status"]["conditions"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c["reason"] == "InstanceDeletionInProgress"))
+    });
+    let widgets = crd(api, "widgets.example.com");
+    assert_eq!(
+        widgets["metadata"]["finalizers"],
+        serde_json::json!(["customresourcecleanup.apiextensions.k8s.io"])
+    );
+    let w1 = json(&api.ok(&["get", "wd", "w1", "-o", "json"]));
+    assert!(w1["metadata"]["deletionTimestamp"].is_string(), "{w1}");
+    api.ok(&["patch", "wd", "w1", "--type=merge", "-p", r#"{"metadata":{"finalizers":null}}"#]);
+    wait_until("the CRD is gone", || !api.kubectl(&["get", "crd", "widgets.example.com"]).status.success());
+    let out = api.kubectl(&["get", "widgets"]);
+    assert!(!out.status.success());
+    // Made again, it starts empty.
+    install(api).await;
+    assert_eq!(api.ok(&["get", "wd", "-o", "name"]).trim(), "");
+}
+
+async fn crd_suite(backend: Backend) {
+    let mut api = ApiServer::start(backend).await;
+    install(&api).await;
+    objects(&api).await;
+    watched(&api).await;
+    refusals(&api).await;
+    // A restarted server serves what was established, from storage.
+    api.restart().await;
+    wait_until("widgets are served again", || api.kubectl(&["get", "wd", "w1"]).status.success());
+    deletion(&api).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crds_on_rtcd() {
+    crd_suite(Backend::Rtcd).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crds_on_etcd() {
+    crd_suite(Backend::Etcd).await;
+}
