@@ -5,7 +5,8 @@
 //! (kube's apiextensions-apiserver custom resource handler).
 //!
 //! * `schema`: a view over one schema node.
-//! * `prune`, `defaults`, `validation`: what the schema does to an object.
+//! * `prune`, `defaults`, `validation`, `rules`: what the schema does to an
+//!   object (`rules`: its `x-kubernetes-validations`, in CEL).
 //! * `jsonpath`, `printer`: `kubectl get` columns.
 //! * `openapi`: the version in the OpenAPI documents (`kubectl explain`).
 //! * `strategy`: the [`crate::registry::Strategy`] of a custom resource.
@@ -15,6 +16,7 @@ pub mod jsonpath;
 mod openapi;
 mod printer;
 mod prune;
+mod rules;
 pub mod schema;
 mod strategy;
 pub mod validation;

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use regex::Regex;
 use serde_json::Value;
 
+use super::rules::Rules;
 use super::schema::Node;
 use crate::errors::{Cause, go_quote};
 
@@ -33,18 +34,29 @@ struct Failure {
     cause: Cause,
 }
 
-/// A version's schema with its `pattern`s compiled once.
+/// A version's schema with its `pattern`s and CEL rules compiled once.
 #[derive(Debug)]
 pub struct Validator {
     schema: Value,
     patterns: HashMap<String, Regex>,
+    rules: Rules,
 }
+
+/// Causes that keep CEL rules from running (kube's "blocking" errors).
+const BLOCKING: [&str; 5] = [
+    "FieldValueNotSupported",
+    "FieldValueRequired",
+    "FieldValueTooLong",
+    "FieldValueTooMany",
+    "FieldValueTypeInvalid",
+];
 
 impl Validator {
     pub fn new(schema: Value) -> Validator {
         let mut patterns = HashMap::new();
         collect_patterns(&schema, &mut patterns);
-        Validator { schema, patterns }
+        let rules = Rules::compile(&schema);
+        Validator { schema, patterns, rules }
     }
 
     pub fn schema(&self) -> Node<'_> {
@@ -55,7 +67,8 @@ impl Validator {
     pub fn validate(&self, object: &Value) -> Vec<Cause> {
         let mut failures = Vec::new();
         self.check(object, self.schema(), &mut Vec::new(), &mut failures);
-        failures.into_iter().map(|f| f.cause).collect()
+        let causes = failures.into_iter().map(|f| f.cause).collect();
+        self.with_rules(causes, object, None)
     }
 
     /// The causes of a replacing object, less those in values `old` holds
@@ -63,14 +76,33 @@ impl Validator {
     pub fn validate_update(&self, new: &Value, old: &Value) -> Vec<Cause> {
         let mut failures = Vec::new();
         self.check(new, self.schema(), &mut Vec::new(), &mut failures);
-        failures
+        let causes = failures
             .into_iter()
             .filter(|f| {
                 let at = if f.about_parent { &f.at[..f.at.len().saturating_sub(1)] } else { &f.at[..] };
                 resolve(new, at) != resolve(old, at)
             })
             .map(|f| f.cause)
-            .collect()
+            .collect();
+        self.with_rules(causes, new, Some(old))
+    }
+
+    /// The CEL rules' causes after the schema's, unless the schema's keep
+    /// them from running.
+    fn with_rules(&self, mut causes: Vec<Cause>, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        if self.rules.is_empty() {
+            return causes;
+        }
+        if causes.iter().any(|c| BLOCKING.contains(&c.reason)) {
+            causes.push(Cause {
+                reason: "FieldValueInvalid",
+                field: "<nil>".into(),
+                message: "Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation".into(),
+            });
+            return causes;
+        }
+        self.rules.check(object, old, self.schema(), "", &mut causes);
+        causes
     }
 
     fn check(&self, value: &Value, schema: Node<'_>, at: &mut Vec<Step>, out: &mut Vec<Failure>) {

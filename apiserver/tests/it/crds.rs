@@ -38,6 +38,8 @@ spec:
           spec:
             type: object
             required: [color]
+            x-kubernetes-validations:
+            - {rule: "self.color != 'green' || self.replicas <= 5", message: green widgets come in fives at most}
             properties:
               replicas: {type: integer, minimum: 1, maximum: 10, default: 1, description: How many widgets.}
               color: {type: string, enum: [red, green]}
@@ -143,8 +145,20 @@ async fn objects(api: &ApiServer) {
     let missing = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w3}\nspec: {replicas: 2}\n";
     let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], missing);
     assert!(!ok);
-    assert!(err.contains(r#"The Widget "w3" is invalid: spec.color: Required value"#), "{err}");
+    // A missing field keeps the CEL rules from running, and kube says so.
+    assert!(err.contains("The Widget \"w3\" is invalid: \n* spec.color: Required value\n* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"), "{err}");
     assert!(!api.kubectl(&["get", "wd", "w2"]).status.success());
+    // The CRD's CEL rule.
+    let green =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w4}\nspec: {color: green, replicas: 7}\n";
+    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], green);
+    assert!(!ok);
+    assert!(
+        err.contains(
+            r#"The Widget "w4" is invalid: spec: Invalid value: green widgets come in fives at most"#
+        ),
+        "{err}"
+    );
 
     // The CRD's columns, and the `all` category.
     let table = api.ok(&["get", "widgets"]);
@@ -246,13 +260,15 @@ async fn refusals(api: &ApiServer) {
     let bad = CRD
         .replace("name: widgets.example.com", "name: things.example.com")
         .replace("scope: Namespaced", "scope: Global")
-        .replace("            type: object\n            required: [color]", "            required: [color]");
+        .replace("            type: object\n            required: [color]", "            required: [color]")
+        .replace("self.color != 'green'", "self.color !=");
     let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], &bad);
     assert!(!ok);
     for wanted in [
         r#"metadata.name: Invalid value: "things.example.com": must be spec.names.plural+"."+spec.group"#,
         r#"spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced""#,
         "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields",
+        r#"spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: {"Rule":"self.color != || self.replicas <= 5","Message":"green widgets come in fives at most","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: "#,
     ] {
         assert!(err.contains(wanted), "{wanted}\n{err}");
     }

@@ -136,3 +136,79 @@ fn an_update_is_not_refused_for_what_it_left_as_it_was() {
         "spec changed, so the missing field is reported"
     );
 }
+
+fn ruled() -> Validator {
+    Validator::new(json!({"type": "object", "properties": {"spec": {
+        "type": "object",
+        "x-kubernetes-validations": [
+            {"rule": "self.min <= self.max"},
+            {"rule": "self.max < 100", "messageExpression": "'max is ' + string(self.max)"},
+            {"rule": "self.max != 13", "message": "unlucky", "reason": "FieldValueForbidden", "fieldPath": ".max"},
+        ],
+        "properties": {
+            "min": {"type": "integer"},
+            "max": {"type": "integer"},
+            "replicas": {"type": "integer", "x-kubernetes-validations": [{"rule": "self >= 0"}]},
+            "name": {"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf", "message": "name is immutable"}]},
+        },
+    }}}))
+}
+
+fn rule_causes(causes: Vec<Cause>) -> Vec<String> {
+    causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect()
+}
+
+#[test]
+fn cel_rules_answer_with_their_message_or_rule() {
+    let validator = ruled();
+    assert!(
+        validator.validate(&json!({"spec": {"min": 1, "max": 2, "replicas": 0, "name": "a"}})).is_empty()
+    );
+    assert_eq!(
+        rule_causes(validator.validate(&json!({"spec": {"min": 5, "max": 2, "replicas": -1}}))),
+        [
+            "spec.replicas: Invalid value: -1: failed rule: self >= 0",
+            "spec: Invalid value: failed rule: self.min <= self.max"
+        ]
+    );
+    assert_eq!(
+        rule_causes(validator.validate(&json!({"spec": {"min": 1, "max": 200}}))),
+        ["spec: Invalid value: max is 200"]
+    );
+    let forbidden = validator.validate(&json!({"spec": {"min": 1, "max": 13}}));
+    assert_eq!(rule_causes(forbidden.clone()), ["spec.max: Forbidden: unlucky"]);
+    assert_eq!(forbidden[0].reason, "FieldValueForbidden");
+}
+
+#[test]
+fn transition_rules_judge_changes_only() {
+    let validator = ruled();
+    let old = json!({"spec": {"min": 1, "max": 2, "name": "a"}});
+    assert!(validator.validate_update(&json!({"spec": {"min": 0, "max": 2, "name": "a"}}), &old).is_empty());
+    assert_eq!(
+        rule_causes(validator.validate_update(&json!({"spec": {"min": 1, "max": 2, "name": "b"}}), &old)),
+        [r#"spec.name: Invalid value: "b": name is immutable"#]
+    );
+    // A value stored before a rule existed is not judged while it stays...
+    let stored = json!({"spec": {"min": 9, "max": 2, "name": "a"}});
+    let relabelled = json!({"metadata": {"labels": {"a": "b"}}, "spec": {"min": 9, "max": 2, "name": "a"}});
+    assert!(validator.validate_update(&relabelled, &stored).is_empty());
+    // ...and is once it changes.
+    let changed = json!({"spec": {"min": 9, "max": 2, "name": "a", "replicas": 1}});
+    assert_eq!(
+        rule_causes(validator.validate_update(&changed, &stored)),
+        ["spec: Invalid value: failed rule: self.min <= self.max"]
+    );
+}
+
+#[test]
+fn schema_errors_keep_rules_from_running() {
+    let causes = rule_causes(ruled().validate(&json!({"spec": {"min": "x", "max": 2}})));
+    assert_eq!(
+        causes,
+        [
+            r#"spec.min: Invalid value: "string": spec.min in body must be of type integer: "string""#,
+            "<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        ]
+    );
+}

@@ -345,6 +345,49 @@ fn openapi(schema: &Value, at: &str, out: &mut Vec<Cause>) {
     if let Some(list_type) = schema["x-kubernetes-list-type"].as_str() {
         list_type_causes(schema, list_type, at, out);
     }
+    for (i, rule) in schema["x-kubernetes-validations"].as_array().into_iter().flatten().enumerate() {
+        rule_causes(rule, &format!("{at}.x-kubernetes-validations[{i}]"), out);
+    }
+}
+
+/// A CEL rule must be there and compile (so must its messageExpression).
+fn rule_causes(rule: &Value, at: &str, out: &mut Vec<Cause>) {
+    let text = rule["rule"].as_str().unwrap_or_default();
+    if text.trim().is_empty() {
+        out.push(required(&format!("{at}.rule"), "rule is not specified"));
+        return;
+    }
+    let shown = internal_rule(rule);
+    let invalid_rule = |field: &str, detail: String| {
+        crate::registry::kinds::field::cause(
+            "FieldValueInvalid",
+            &format!("{at}.{field}"),
+            format!("Invalid value: {shown}: {detail}"),
+        )
+    };
+    if let Err(e) = crate::admission::cel::compile(text) {
+        out.push(invalid_rule("rule", format!("compilation failed: {e}")));
+    }
+    if let Some(expression) = rule["messageExpression"].as_str().filter(|e| !e.trim().is_empty())
+        && let Err(e) = crate::admission::cel::compile(expression)
+    {
+        out.push(invalid_rule("messageExpression", format!("messageExpression compilation failed: {e}")));
+    }
+}
+
+/// A rule as kube prints it in an error: its internal type, whose fields
+/// have no JSON names.
+fn internal_rule(rule: &Value) -> String {
+    let text = |key: &str| json!(rule[key].as_str().unwrap_or_default());
+    format!(
+        r#"{{"Rule":{},"Message":{},"MessageExpression":{},"Reason":{},"FieldPath":{},"OptionalOldSelf":{}}}"#,
+        text("rule"),
+        text("message"),
+        text("messageExpression"),
+        rule["reason"],
+        text("fieldPath"),
+        rule["optionalOldSelf"],
+    )
 }
 
 fn list_type_causes(schema: &Value, list_type: &str, at: &str, out: &mut Vec<Cause>) {

@@ -1,0 +1,178 @@
+//! `x-kubernetes-validations`: CEL rules a CRD's schema attaches to a node,
+//! evaluated with `self` bound to the value there (and `oldSelf` to the
+//! value it replaces, for transition rules on update), reported as kube
+//! reports them: the rule's `messageExpression`, else its `message`, else
+//! `failed rule: <rule>`, on the node's path (plus the rule's `fieldPath`),
+//! as `Invalid` unless the rule gives another `reason`. Rules run only on an
+//! object that passed the schema's other checks, as in kube.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::schema::Node;
+use crate::admission::cel::{self, Program, Variables};
+use crate::errors::{Cause, go_quote};
+
+/// Every rule of a schema, compiled once (keyed by its text).
+#[derive(Debug, Default)]
+pub struct Rules {
+    programs: HashMap<String, Program>,
+}
+
+impl Rules {
+    pub fn compile(schema: &Value) -> Rules {
+        let mut rules = Rules::default();
+        rules.collect(schema);
+        rules
+    }
+
+    fn collect(&mut self, schema: &Value) {
+        let node = Node(schema);
+        for rule in rules_of(node) {
+            for text in [rule["rule"].as_str(), rule["messageExpression"].as_str()].into_iter().flatten() {
+                if let Ok(program) = cel::compile(text) {
+                    self.programs.insert(text.to_string(), program);
+                }
+            }
+        }
+        for (_, property) in node.properties().into_iter().flatten() {
+            self.collect(property);
+        }
+        for nested in [node.items(), node.additional_properties()].into_iter().flatten() {
+            self.collect(nested.0);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.programs.is_empty()
+    }
+
+    /// Evaluates the rules at every node of `value` (with `old`, the value
+    /// it replaces, where one corresponds).
+    pub fn check(
+        &self,
+        value: &Value,
+        old: Option<&Value>,
+        schema: Node<'_>,
+        path: &str,
+        out: &mut Vec<Cause>,
+    ) {
+        if value.is_null() {
+            return;
+        }
+        match value {
+            Value::Object(fields) => {
+                for (name, child) in fields {
+                    let Some(node) = schema.field(name) else { continue };
+                    let old_child = old.and_then(|o| o.get(name));
+                    self.check(child, old_child, node, &join(path, name), out);
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item) = schema.items() {
+                    for (i, child) in items.iter().enumerate() {
+                        let old_child = old.and_then(|o| corresponding_item(child, o, schema));
+                        self.check(child, old_child, item, &format!("{path}[{i}]"), out);
+                    }
+                }
+            }
+            _ => {}
+        }
+        for rule in rules_of(schema) {
+            if let Some(cause) = self.evaluate(rule, value, old, path) {
+                out.push(cause);
+            }
+        }
+    }
+
+    fn evaluate(&self, rule: &Value, value: &Value, old: Option<&Value>, path: &str) -> Option<Cause> {
+        let text = rule["rule"].as_str()?;
+        let program = self.programs.get(text)?;
+        let transition = text.contains("oldSelf");
+        // Ratcheting: a value left as it was is not judged again.
+        if old == Some(value) {
+            return None;
+        }
+        // A transition rule says nothing about a value that replaces none.
+        if transition && old.is_none() && rule["optionalOldSelf"] != Value::Bool(true) {
+            return None;
+        }
+        let mut variables = Variables::default();
+        variables.set("self", value).ok()?;
+        match old {
+            Some(old) => variables.set("oldSelf", old).ok()?,
+            None if transition => variables.set_value("oldSelf", ::cel::Value::Null),
+            None => {}
+        }
+        let detail = match variables.truth(program) {
+            Ok(true) => return None,
+            Ok(false) => self.message(rule, &variables, text),
+            Err(e) => format!("rule evaluation error: {e}"),
+        };
+        let field = match rule["fieldPath"].as_str().filter(|p| !p.is_empty()) {
+            Some(extra) => format!("{path}{extra}"),
+            None => path.to_string(),
+        };
+        let field = if field.is_empty() { "<nil>".to_string() } else { field };
+        Some(cause(rule["reason"].as_str().unwrap_or("FieldValueInvalid"), field, value, detail))
+    }
+
+    /// messageExpression's text, else message, else the rule itself.
+    fn message(&self, rule: &Value, variables: &Variables, text: &str) -> String {
+        let from_expression = rule["messageExpression"]
+            .as_str()
+            .and_then(|e| self.programs.get(e))
+            .and_then(|p| variables.text(p).ok())
+            .filter(|m| !m.trim().is_empty());
+        match (from_expression, rule["message"].as_str().map(str::trim).filter(|m| !m.is_empty())) {
+            (Some(message), _) => message.trim().to_string(),
+            (None, Some(message)) => message.to_string(),
+            (None, None) => format!("failed rule: {}", text.trim()),
+        }
+    }
+}
+
+fn rules_of(schema: Node<'_>) -> impl Iterator<Item = &Value> {
+    schema.0.get("x-kubernetes-validations").and_then(Value::as_array).into_iter().flatten()
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() { name.to_string() } else { format!("{path}.{name}") }
+}
+
+/// The old item an item replaces: by its keys in a list-type map, by value
+/// in a set; items of atomic lists correspond to none.
+fn corresponding_item<'a>(item: &Value, old: &'a Value, schema: Node<'_>) -> Option<&'a Value> {
+    let old_items = old.as_array()?;
+    match schema.list_type() {
+        "map" => {
+            let keys = schema.list_map_keys();
+            old_items.iter().find(|o| keys.iter().all(|k| o.get(*k) == item.get(*k)))
+        }
+        "set" => old_items.iter().find(|o| *o == item),
+        _ => None,
+    }
+}
+
+/// A failed rule as kube words it: objects and lists are not shown.
+fn cause(reason: &str, field: String, value: &Value, detail: String) -> Cause {
+    let shown = match value {
+        Value::Object(_) | Value::Array(_) => None,
+        Value::String(s) => Some(go_quote(s)),
+        other => Some(other.to_string()),
+    };
+    let (reason, message) = match reason {
+        "FieldValueForbidden" => ("FieldValueForbidden", format!("Forbidden: {detail}")),
+        "FieldValueRequired" => ("FieldValueRequired", format!("Required value: {detail}")),
+        "FieldValueDuplicate" => match shown {
+            Some(v) => ("FieldValueDuplicate", format!("Duplicate value: {v}: {detail}")),
+            None => ("FieldValueDuplicate", format!("Duplicate value: {detail}")),
+        },
+        _ => match shown {
+            Some(v) => ("FieldValueInvalid", format!("Invalid value: {v}: {detail}")),
+            None => ("FieldValueInvalid", format!("Invalid value: {detail}")),
+        },
+    };
+    Cause { reason, field, message }
+}
