@@ -3,7 +3,8 @@
 //! same server can be compared on rtcd and on etcd.
 //!
 //! * `create`: POSTs ConfigMaps (`--val-size` bytes of data each) from
-//!   `--clients` concurrent clients; the summary is of the POSTs.
+//!   `--clients` concurrent clients, or Pods, or Widgets (a custom resource
+//!   with the same data); the summary is of the POSTs.
 //! * `list`: fills a namespace up to `--objects` ConfigMaps (untimed), then
 //!   lists it all `--total` times, whole (`--limit 0`, served from the watch
 //!   cache) or in `--limit` pages following `continue` as client-go does
@@ -18,6 +19,7 @@
 //! (gRPC) do not apply, the server is `--server`.
 
 mod create;
+mod crd;
 mod http;
 mod list;
 mod watch;

@@ -18,9 +18,12 @@ pub struct Args {
     /// Bytes of data per ConfigMap.
     #[arg(long, default_value_t = 1024)]
     val_size: usize,
-    /// What to create: `configmap`, or `pod` (one container; what
-    /// admission plugins and injecting webhooks act on).
-    #[arg(long, default_value = "configmap", value_parser = ["configmap", "pod"])]
+    /// What to create: `configmap`, `pod` (one container; what
+    /// admission plugins and injecting webhooks act on), or `widget` (a
+    /// custom resource carrying the same data as the ConfigMaps, its
+    /// CustomResourceDefinition installed first; what schema pruning,
+    /// defaulting and validation cost).
+    #[arg(long, default_value = "configmap", value_parser = ["configmap", "pod", "widget"])]
     kind: String,
 }
 
@@ -29,6 +32,11 @@ pub async fn run(api: &Api, target: &Target, args: Args) -> Result<Outcome, Stri
     let (outcome, what) = if args.kind == "pod" {
         let outcome = create_pods(api, &args.namespace, args.total, target.clients, target.quiet).await?;
         (outcome, "Pods".to_string())
+    } else if args.kind == "widget" {
+        super::crd::install_widgets(api).await?;
+        let outcome =
+            create_widgets(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet).await?;
+        (outcome, format!("Widgets ({} B of data each)", args.val_size))
     } else {
         let outcome =
             create_many(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet)
@@ -67,6 +75,20 @@ async fn create_pods(
         })
     })
     .await
+}
+
+/// POSTs `total` new Widgets (custom resources with the ConfigMaps' data
+/// in their spec) into `namespace`; each must be answered 201 Created.
+async fn create_widgets(
+    api: &Api,
+    namespace: &str,
+    total: u64,
+    val_size: usize,
+    clients: usize,
+    quiet: bool,
+) -> Result<Outcome, String> {
+    let path = super::crd::widgets(namespace);
+    post_each(api, path, total, clients, quiet, move |name| super::crd::widget(name, val_size)).await
 }
 
 /// POSTs `total` new ConfigMaps (names of this run's own) into `namespace`
