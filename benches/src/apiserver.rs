@@ -18,8 +18,8 @@
 //! The global `--clients` is the concurrency; `--endpoints` and `--conns`
 //! (gRPC) do not apply, the server is `--server`.
 
-mod create;
 mod crd;
+mod create;
 mod http;
 mod list;
 mod watch;

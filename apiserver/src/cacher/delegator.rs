@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{CachedObject, Cacher, Filter, Watch, WatchSpec};
 use crate::errors::ApiError;
-use crate::storage::{ContinueToken, Storage, StorageError};
+use crate::storage::{ContinueToken, ReadView, Storage, StorageError};
 
 /// kube's 410 for a list at a compacted revision.
 const LIST_EXPIRED: &str = "The resourceVersion for the provided list is too old.";
@@ -51,11 +51,26 @@ pub struct ReadDelegator {
     cacher: Cacher,
     /// How errors name the resource (`deployments.apps`).
     qualified: String,
+    /// How the resource reads objects (`storage` and the cache's reads
+    /// already do; writes' results are passed through it).
+    view: ReadView,
 }
 
 impl ReadDelegator {
     pub fn new(storage: Arc<dyn Storage>, cacher: Cacher, qualified: String) -> Self {
-        ReadDelegator { storage, cacher, qualified }
+        ReadDelegator { storage, cacher, qualified, view: ReadView::default() }
+    }
+
+    /// Reads through `view` (its storage must be wrapped by it too).
+    pub fn with_view(mut self, view: ReadView) -> Self {
+        self.view = view;
+        self
+    }
+
+    /// An object read some other way (a write's result), as this resource
+    /// reads it.
+    pub fn present(&self, value: Value) -> Value {
+        self.view.present(value)
     }
 
     pub fn cacher(&self) -> &Cacher {

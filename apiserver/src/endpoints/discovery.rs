@@ -52,14 +52,62 @@ fn reviews_of(group: &str) -> impl Iterator<Item = &'static Review> + '_ {
 
 /// `/apis`: every named group.
 pub fn api_group_list(resources: &Resources) -> Value {
-    let groups: Vec<Value> = groups(resources).iter().map(|g| api_group(g)).collect();
+    let groups: Vec<Value> = groups(resources).iter().map(|g| api_group(resources, g)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
-/// `/apis/<group>`.
-pub fn api_group(group: &str) -> Value {
-    let gv = json!({"groupVersion": format!("{group}/v1"), "version": "v1"});
-    json!({"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": [gv.clone()], "preferredVersion": gv})
+/// `/apis/<group>`: its versions, the preferred (first) one first.
+pub fn api_group(resources: &Resources, group: &str) -> Value {
+    let versions: Vec<Value> = versions_of(resources, group)
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
+        .collect();
+    let preferred = versions.first().cloned().unwrap_or(Value::Null);
+    json!({"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": versions, "preferredVersion": preferred})
+}
+
+/// The versions `group` is served in, in kube's order of preference (the
+/// reviews' groups are v1).
+fn versions_of(resources: &Resources, group: &str) -> Vec<String> {
+    let mut versions: Vec<String> = Vec::new();
+    for served in resources.all() {
+        let r = served.store.resource();
+        if r.group == group && !versions.contains(&r.version) {
+            versions.push(r.version.clone());
+        }
+    }
+    if versions.is_empty() && reviews_of(group).next().is_some() {
+        versions.push("v1".to_string());
+    }
+    versions.sort_by(|a, b| kube_version_order(a).cmp(&kube_version_order(b)));
+    versions
+}
+
+/// kube's version priority: GA before beta before alpha, higher numbers
+/// first; versions not of that form last, alphabetically.
+fn kube_version_order(version: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
+    let parsed = version.strip_prefix('v').and_then(|rest| {
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let major: u64 = rest[..digits].parse().ok()?;
+        let (stage, minor) = match &rest[digits..] {
+            "" => (0, 0),
+            tail => {
+                let (stage, number) = if let Some(n) = tail.strip_prefix("beta") {
+                    (1, n)
+                } else {
+                    (2, tail.strip_prefix("alpha")?)
+                };
+                (stage, number.parse().ok().filter(|_| !number.starts_with('0') || number == "0")?)
+            }
+        };
+        Some((stage, major, minor))
+    });
+    match parsed {
+        Some((stage, major, minor)) => {
+            (stage, std::cmp::Reverse(major), std::cmp::Reverse(minor), String::new())
+        }
+        None => (3, std::cmp::Reverse(0), std::cmp::Reverse(0), version.to_string()),
+    }
 }
 
 /// `/api/v1` or `/apis/<group>/<version>`; None when not served.
@@ -134,25 +182,29 @@ pub fn aggregated(served: &Resources, core: bool) -> Value {
     let items: Vec<Value> = groups
         .into_iter()
         .map(|group| {
-            let mut resources: Vec<Value> = all
-                .iter()
-                .map(|s| s.store.resource())
-                .filter(|r| r.group == group)
-                .map(aggregated_resource)
-                .collect();
-            resources.extend(reviews_of(&group).map(|review| {
-                json!({
-                    "resource": review.plural,
-                    "responseKind": {"group": review.group, "version": "v1", "kind": review.kind},
-                    "scope": if review.namespaced { "Namespaced" } else { "Cluster" },
-                    "singularResource": review.kind.to_lowercase(),
-                    "verbs": ["create"],
+            let versions: Vec<Value> = versions_of(served, &group)
+                .into_iter()
+                .map(|version| {
+                    let mut resources: Vec<Value> = all
+                        .iter()
+                        .map(|s| s.store.resource())
+                        .filter(|r| r.group == group && r.version == version)
+                        .map(aggregated_resource)
+                        .collect();
+                    let reviews = reviews_of(&group).filter(|_| version == "v1");
+                    resources.extend(reviews.map(|review| {
+                        json!({
+                            "resource": review.plural,
+                            "responseKind": {"group": review.group, "version": "v1", "kind": review.kind},
+                            "scope": if review.namespaced { "Namespaced" } else { "Cluster" },
+                            "singularResource": review.kind.to_lowercase(),
+                            "verbs": ["create"],
+                        })
+                    }));
+                    json!({"version": version, "resources": resources, "freshness": "Current"})
                 })
-            }));
-            json!({
-                "metadata": {"name": group, "creationTimestamp": null},
-                "versions": [{"version": "v1", "resources": resources, "freshness": "Current"}],
-            })
+                .collect();
+            json!({"metadata": {"name": group, "creationTimestamp": null}, "versions": versions})
         })
         .collect();
     json!({
@@ -200,6 +252,17 @@ mod tests {
         let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
         assert!(wants_aggregated(accept));
         assert!(!wants_aggregated("application/json, */*"));
+    }
+
+    #[test]
+    fn versions_sort_as_kube_prefers_them() {
+        let mut versions =
+            vec!["v1alpha1", "foo", "v2beta1", "v1", "v10", "v1beta2", "v2", "v1beta1", "bar", "v3alpha1"];
+        versions.sort_by_key(|v| kube_version_order(v));
+        assert_eq!(
+            versions,
+            ["v10", "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v3alpha1", "v1alpha1", "bar", "foo"]
+        );
     }
 
     #[tokio::test]

@@ -224,7 +224,7 @@ async fn non_resource(
         ["api"] => Ok(ok(discovery::api_versions())),
         ["apis"] => Ok(ok(discovery::api_group_list(&app.resources))),
         ["apis", group] if discovery::groups(&app.resources).iter().any(|g| g == group) => {
-            Ok(ok(discovery::api_group(group)))
+            Ok(ok(discovery::api_group(&app.resources, group)))
         }
         ["api", version] => {
             discovery::api_resource_list(&app.resources, "", version).map(ok).ok_or(ApiError::NoSuchPath)

@@ -107,8 +107,9 @@ impl Resources {
             });
         }
         let collection = format!("{}/{}/", self.etcd_prefix, resource.storage_prefix);
-        let cacher = Cacher::start(self.storage.clone(), collection, self.cache.clone());
-        let reads = ReadDelegator::new(self.storage.clone(), cacher, resource.qualified_name());
+        let read_storage = kind.view.over(self.storage.clone());
+        let cacher = Cacher::start(read_storage.clone(), collection, self.cache.clone());
+        let reads = ReadDelegator::new(read_storage, cacher, resource.qualified_name()).with_view(kind.view);
         let store = Store::new(
             resource,
             kind.codec,

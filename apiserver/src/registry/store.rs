@@ -224,7 +224,7 @@ impl Store {
             if self.storage.get(&key).await.map_err(|e| self.error(e, &name))?.is_some() {
                 return Err(ApiError::AlreadyExists { qualified: self.resource.qualified_name(), name });
             }
-            return Ok(object);
+            return Ok(self.reads.present(object));
         }
         let stored = match admitted.and_then(|()| encode(&object)) {
             Ok(bytes) => self
@@ -235,7 +235,7 @@ impl Store {
             Err(e) => Err(e),
         };
         match stored {
-            Ok(rv) => Ok(crate::cacher::to_value_at(&key, object, rv)),
+            Ok(rv) => Ok(self.reads.present(crate::cacher::to_value_at(&key, object, rv))),
             Err(e) => {
                 // Not stored: give back what the kind took for it.
                 undo_begin(undo).await;
@@ -330,7 +330,8 @@ impl Store {
                     name: name.to_string(),
                 });
             };
-            let old = crate::cacher::to_value(&key, &stored.value, stored.resource_version)?;
+            let old =
+                self.reads.present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?);
             let new = update(&old)?;
             let mut attributes = self.attributes(ctx, Operation::Update, subresource, namespace, name);
             attributes.object = Some(new);
@@ -344,7 +345,7 @@ impl Store {
             }
             let new = attributes.object.take().unwrap_or_default();
             if ctx.dry_run {
-                return Ok(new);
+                return Ok(self.reads.present(new));
             }
             let bytes = encode(&new)?;
             if bytes == stored.value {
@@ -360,7 +361,7 @@ impl Store {
                 .map_err(|e| self.error(e, name))?
             {
                 Swap::Done(rv) => {
-                    let value = crate::cacher::to_value_at(&key, new, rv);
+                    let value = self.reads.present(crate::cacher::to_value_at(&key, new, rv));
                     self.finish_deletion(&key, name, &value, rv).await?;
                     return Ok(value);
                 }

@@ -17,12 +17,14 @@ mod etcd3_watch;
 mod interface;
 mod leases;
 mod memory;
+mod on_read;
 
 pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;
 pub use etcd3::Etcd3Store;
 pub use interface::{Change, Storage, StorageWatch, Swap, WatchEnd, WatchUpdate};
 pub use memory::MemoryStorage;
+pub use on_read::{OnRead, OnReadStorage, ReadView};
 
 use bytes::Bytes;
 

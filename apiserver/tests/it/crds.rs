@@ -237,6 +237,56 @@ async fn watched(api: &ApiServer) {
     );
 }
 
+/// Two versions (conversion None): objects are stored in the storage
+/// version and read in the version asked for; a default added to the
+/// schema shows on objects stored before it.
+const THINGS: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: things.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: things, kind: Thing}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}}
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}MODE}}}}}
+"#;
+
+async fn versions(api: &ApiServer) {
+    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &THINGS.replace("MODE", ""));
+    assert!(ok, "{err}");
+    api.ok(&["wait", "--for=condition=Established", "crd/things.example.com", "--timeout=30s"]);
+    let thing = "apiVersion: example.com/v1beta1\nkind: Thing\nmetadata: {name: t1}\nspec: {size: 2}\n";
+    let (ok, out, err) = kubectl_in(api, &["create", "-f", "-", "-o", "json"], thing);
+    assert!(ok, "{err}");
+    assert_eq!(json(&out)["apiVersion"], "example.com/v1beta1", "answered in the version written");
+    let read =
+        |version: &str| json(&api.ok(&["get", &format!("things.{version}.example.com"), "t1", "-o", "json"]));
+    assert_eq!(
+        (read("v1")["apiVersion"].as_str(), read("v1")["spec"]["size"].as_i64()),
+        (Some("example.com/v1"), Some(2))
+    );
+    assert_eq!(read("v1beta1")["apiVersion"], "example.com/v1beta1");
+    let listed = json(&api.ok(&["get", "things.v1beta1.example.com", "-o", "json"]));
+    assert_eq!(listed["items"][0]["apiVersion"], "example.com/v1beta1");
+    assert_eq!(crd(api, "things.example.com")["status"]["storedVersions"], serde_json::json!(["v1"]));
+
+    let with_mode = THINGS.replace("MODE", ", mode: {type: string, default: auto}");
+    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &with_mode);
+    assert!(ok, "{err}");
+    wait_until("the new default shows on the stored object", || read("v1")["spec"]["mode"] == "auto");
+    assert!(read("v1beta1")["spec"].get("mode").is_none(), "v1beta1's schema has no such default");
+    api.ok(&["delete", "crd", "things.example.com"]);
+}
+
 async fn refusals(api: &ApiServer) {
     // Names in use by another CRD of the group: stored, not served.
     let clash = CRD.replace("widgets", "gadgets").replace("kind: Widget", "kind: Gadget");
@@ -314,6 +364,7 @@ async fn crd_suite(backend: Backend) {
     install(&api).await;
     objects(&api).await;
     watched(&api).await;
+    versions(&api).await;
     refusals(&api).await;
     // A restarted server serves what was established, from storage.
     api.restart().await;

@@ -35,7 +35,8 @@ pub async fn run(api: &Api, target: &Target, args: Args) -> Result<Outcome, Stri
     } else if args.kind == "widget" {
         super::crd::install_widgets(api).await?;
         let outcome =
-            create_widgets(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet).await?;
+            create_widgets(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet)
+                .await?;
         (outcome, format!("Widgets ({} B of data each)", args.val_size))
     } else {
         let outcome =

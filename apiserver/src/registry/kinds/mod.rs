@@ -15,7 +15,7 @@ use crate::admission;
 use crate::cacher::CacheConfig;
 use crate::errors::ApiError;
 use crate::openapi::OpenApiResource;
-use crate::storage::Storage;
+use crate::storage::{ReadView, Storage};
 
 pub mod admissionregistration;
 pub mod configmap;
@@ -49,12 +49,20 @@ pub struct Kind {
     pub codec: Codec,
     pub strategy: Arc<dyn Strategy>,
     pub hooks: Option<Arc<dyn WriteHooks>>,
+    /// What reading does to stored objects (custom resource versions).
+    pub view: ReadView,
 }
 
 impl Kind {
     /// A kind whose objects are kept as sent (no type to decode them with).
     pub fn new(resource: Resource, strategy: impl Strategy + 'static) -> Kind {
-        Kind { resource, codec: Codec::untyped(), strategy: Arc::new(strategy), hooks: None }
+        Kind {
+            resource,
+            codec: Codec::untyped(),
+            strategy: Arc::new(strategy),
+            hooks: None,
+            view: ReadView::default(),
+        }
     }
 
     /// A kind whose objects decode into the k8s-openapi type `T`, described
@@ -64,7 +72,7 @@ impl Kind {
         T: KubeResource + ListableResource + JsonSchema + DeserializeOwned + Serialize + 'static,
     {
         let codec = Codec::typed::<T>(&resource);
-        Kind { resource, codec, strategy: Arc::new(strategy), hooks: None }
+        Kind { resource, codec, strategy: Arc::new(strategy), hooks: None, view: ReadView::default() }
     }
 
     /// With this OpenAPI description.
