@@ -79,7 +79,7 @@ fn versions_of(resources: &Resources, group: &str) -> Vec<String> {
     if versions.is_empty() && reviews_of(group).next().is_some() {
         versions.push("v1".to_string());
     }
-    versions.sort_by(|a, b| kube_version_order(a).cmp(&kube_version_order(b)));
+    versions.sort_by_key(|v| kube_version_order(v));
     versions
 }
 
