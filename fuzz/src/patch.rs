@@ -27,10 +27,9 @@ pub fn run(data: &[u8]) {
     let kinds = builtin_kinds();
     let Some(resource) = kinds.get(usize::from(selector >> 2) % kinds.len().max(1)) else { return };
     let schema = resource.strategy.patch_schema();
-    let qualified = resource.resource.plural.as_str();
-    let Ok(patched) = apply(kind, schema, qualified, &original, patch) else { return };
+    let Ok(patched) = apply(kind, schema, &original, patch) else { return };
     if kind == PatchType::Merge {
-        match apply(kind, schema, qualified, &patched, patch) {
+        match apply(kind, schema, &patched, patch) {
             Ok(twice) => assert_eq!(twice, patched, "a merge patch applied twice changes more"),
             Err(e) => panic!("a merge patch that applied once fails the second time: {e:?}"),
         }
