@@ -21,9 +21,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::cacher::{Delivery, EventType, ListOptions};
-use crate::customresource::{self, CLEANUP_FINALIZER};
+use crate::customresource;
 use crate::errors::ApiError;
-use crate::registry::kinds::customresourcedefinition::{GROUP, condition_is_true, set_condition};
+use crate::registry::kinds::customresourcedefinition::{
+    CLEANUP_FINALIZER, GROUP, condition_is_true, set_condition,
+};
 use crate::registry::{DeleteOptions, Resources, Store, WriteContext};
 use crate::runtime::meta;
 

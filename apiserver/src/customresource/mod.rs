@@ -7,12 +7,11 @@
 //! * `schema`: a view over one schema node.
 //! * `prune`, `defaults`, `validation`, `rules`: what the schema does to an
 //!   object (`rules`: its `x-kubernetes-validations`, in CEL).
-//! * `jsonpath`, `printer`: `kubectl get` columns.
+//! * `printer`: `kubectl get` columns.
 //! * `openapi`: the version in the OpenAPI documents (`kubectl explain`).
 //! * `strategy`: the [`crate::registry::Strategy`] of a custom resource.
 
 mod defaults;
-pub mod jsonpath;
 mod openapi;
 mod printer;
 mod prune;
@@ -32,9 +31,6 @@ use crate::storage::ReadView;
 use printer::Columns;
 use schema::Node;
 use strategy::CustomResourceStrategy;
-
-/// The finalizer a CRD being deleted carries until its objects are gone.
-pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
 /// A CRD's served versions as kinds to serve (the CRD is valid: its
 /// validation ran when it was stored).

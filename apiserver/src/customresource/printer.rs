@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::jsonpath::JsonPath;
+use crate::runtime::jsonpath::JsonPath;
 use crate::table::{self, ColumnDefinition};
 
 #[derive(Debug, Clone)]

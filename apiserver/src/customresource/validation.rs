@@ -174,17 +174,7 @@ impl Validator {
             }
         }
         let name = path_string(at);
-        let len = items.len() as u64;
-        if let Some(min) = schema.count("minItems").filter(|min| len < *min) {
-            out.push(invalid(
-                at,
-                len.to_string(),
-                format!("{name} in body should have at least {min} items"),
-            ));
-        }
-        if let Some(max) = schema.count("maxItems").filter(|max| len > *max) {
-            out.push(too_many(at, len, max));
-        }
+        check_size(items.len(), schema, ("minItems", "maxItems", "items"), at, out);
         if schema.is_set("uniqueItems") && has_duplicates(items) {
             out.push(invalid(at, "\"\"".to_string(), format!("{name} in body shouldn't contain duplicates")));
         }
@@ -193,18 +183,7 @@ impl Validator {
 
     fn check_object(&self, value: &Value, schema: Node<'_>, at: &mut Vec<Step>, out: &mut Vec<Failure>) {
         let Value::Object(fields) = value else { return };
-        let name = path_string(at);
-        let count = fields.len() as u64;
-        if let Some(min) = schema.count("minProperties").filter(|min| count < *min) {
-            out.push(invalid(
-                at,
-                count.to_string(),
-                format!("{name} in body should have at least {min} properties"),
-            ));
-        }
-        if let Some(max) = schema.count("maxProperties").filter(|max| count > *max) {
-            out.push(too_many(at, count, max));
-        }
+        check_size(fields.len(), schema, ("minProperties", "maxProperties", "properties"), at, out);
         for (field, child) in fields {
             let Some(node) = schema.field(field) else { continue };
             at.push(Step::Field(field.clone()));
@@ -274,6 +253,25 @@ impl Validator {
             };
             out.push(invalid(at, value_text(value), message));
         }
+    }
+}
+
+/// `minItems`/`maxItems` or `minProperties`/`maxProperties`: too few is
+/// kube-openapi's Invalid, too many kube's "Too many" (in items, for both).
+fn check_size(
+    size: usize,
+    schema: Node<'_>,
+    (min_key, max_key, noun): (&str, &str, &str),
+    at: &[Step],
+    out: &mut Vec<Failure>,
+) {
+    let size = size as u64;
+    if let Some(min) = schema.count(min_key).filter(|min| size < *min) {
+        let detail = format!("{} in body should have at least {min} {noun}", path_string(at));
+        out.push(invalid(at, size.to_string(), detail));
+    }
+    if let Some(max) = schema.count(max_key).filter(|max| size > *max) {
+        out.push(too_many(at, size, max));
     }
 }
 

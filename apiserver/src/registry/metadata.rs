@@ -254,24 +254,22 @@ pub fn name_causes(rule: NameRule, name: &str) -> Vec<Cause> {
 
 /// kube's `IsDNS1035Label`: why `text` is not one (none if it is).
 pub fn dns_1035_errors(text: &str) -> Vec<String> {
-    let mut errors = Vec::new();
-    if text.len() > 63 {
-        errors.push("must be no more than 63 characters".to_string());
-    }
-    if !is_dns_1035_label(text) {
-        errors.push(DNS_1035_MSG.to_string());
-    }
-    errors
+    format_errors(text, 63, is_dns_1035_label(text), DNS_1035_MSG)
 }
 
 /// kube's `IsDNS1123Subdomain`: why `text` is not one (none if it is).
 pub fn dns_subdomain_errors(text: &str) -> Vec<String> {
+    format_errors(text, 253, is_dns_subdomain(text), DNS_SUBDOMAIN_MSG)
+}
+
+/// Too long (kube's `MaxLenError`), and not of the form.
+fn format_errors(text: &str, max: usize, fits: bool, why: &str) -> Vec<String> {
     let mut errors = Vec::new();
-    if text.len() > 253 {
-        errors.push("must be no more than 253 characters".to_string());
+    if text.len() > max {
+        errors.push(format!("must be no more than {max} characters"));
     }
-    if !is_dns_subdomain(text) {
-        errors.push(DNS_SUBDOMAIN_MSG.to_string());
+    if !fits {
+        errors.push(why.to_string());
     }
     errors
 }

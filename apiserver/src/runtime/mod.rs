@@ -1,9 +1,10 @@
 //! Objects as JSON values: reading and writing their metadata (`meta`) and
 //! decoding request bodies into a kind's type (`decode`), resource
-//! quantities (`quantity`). Protobuf bodies
+//! quantities (`quantity`), the JSONPath of printer columns (`jsonpath`). Protobuf bodies
 //! are in `crate::protobuf`.
 
 pub mod decode;
+pub mod jsonpath;
 pub mod meta;
 pub mod quantity;
 

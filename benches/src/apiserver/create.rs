@@ -34,9 +34,9 @@ pub async fn run(api: &Api, target: &Target, args: Args) -> Result<Outcome, Stri
         (outcome, "Pods".to_string())
     } else if args.kind == "widget" {
         super::crd::install_widgets(api).await?;
-        let outcome =
-            create_widgets(api, &args.namespace, args.total, args.val_size, target.clients, target.quiet)
-                .await?;
+        let (path, size) = (super::crd::widgets(&args.namespace), args.val_size);
+        let widget = move |name: &str| super::crd::widget(name, size);
+        let outcome = post_each(api, path, args.total, target.clients, target.quiet, widget).await?;
         (outcome, format!("Widgets ({} B of data each)", args.val_size))
     } else {
         let outcome =
@@ -76,20 +76,6 @@ async fn create_pods(
         })
     })
     .await
-}
-
-/// POSTs `total` new Widgets (custom resources with the ConfigMaps' data
-/// in their spec) into `namespace`; each must be answered 201 Created.
-async fn create_widgets(
-    api: &Api,
-    namespace: &str,
-    total: u64,
-    val_size: usize,
-    clients: usize,
-    quiet: bool,
-) -> Result<Outcome, String> {
-    let path = super::crd::widgets(namespace);
-    post_each(api, path, total, clients, quiet, move |name| super::crd::widget(name, val_size)).await
 }
 
 /// POSTs `total` new ConfigMaps (names of this run's own) into `namespace`

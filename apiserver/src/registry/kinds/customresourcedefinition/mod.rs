@@ -1,7 +1,7 @@
 //! apiextensions.k8s.io/v1 CustomResourceDefinitions: the kind itself.
 //! Storing one serves nothing yet; the `customresourcedefinitions`
 //! controller accepts its names, marks it Established and serves its
-//! versions (see `crate::customresource`). Deleting one marks it with the
+//! versions (see the custom resource module). Deleting one marks it with the
 //! cleanup finalizer and a Terminating condition; the controller deletes
 //! its objects, stops serving it and lets it go.
 
@@ -12,13 +12,14 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::{Value, json};
 
 use super::Kind;
-use crate::customresource::CLEANUP_FINALIZER;
 use crate::errors::ApiError;
 use crate::patch::strategic_schema::{FieldMeta, ListStrategy, TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
 use crate::runtime::meta;
 
 pub const GROUP: &str = "apiextensions.k8s.io";
+/// The finalizer a CRD being deleted carries until its objects are gone.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 const QUALIFIED_KIND: &str = "CustomResourceDefinition.apiextensions.k8s.io";
 
 pub fn kind() -> Kind {

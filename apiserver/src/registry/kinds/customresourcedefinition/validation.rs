@@ -14,10 +14,10 @@
 use serde_json::{Value, json};
 
 use super::structural;
-use crate::customresource::jsonpath::JsonPath;
 use crate::errors::Cause;
 use crate::registry::kinds::field::{cause, invalid, not_supported, required};
 use crate::registry::metadata::{dns_1035_errors, dns_subdomain_errors};
+use crate::runtime::jsonpath::JsonPath;
 use crate::runtime::meta;
 
 const SCOPES: [&str; 2] = ["Cluster", "Namespaced"];
