@@ -74,6 +74,11 @@ async fn follow(
             state.known.insert(meta::name_of(&object.value).to_string(), object.value.clone());
         }
     }
+    // CRDs deleted while the watch was down left no event: stop serving them.
+    let gone: Vec<String> = state.serving.keys().filter(|n| !state.known.contains_key(*n)).cloned().collect();
+    for name in gone {
+        unserve(resources, state, &name);
+    }
     for delivery in initial {
         handle(resources, &store, state, cleaning, delivery).await;
     }
@@ -96,22 +101,52 @@ async fn handle(
     if kind == EventType::Deleted {
         state.known.remove(&name);
         unserve(resources, state, &name);
-        return;
+    } else {
+        state.known.insert(name.clone(), crd.clone());
+        reconcile(resources, store, state, cleaning, &crd).await;
     }
-    state.known.insert(name.clone(), crd.clone());
-    if meta::is_being_deleted(&crd) {
-        // Served while its objects are deleted (after a restart too).
-        if condition_is_true(&crd, "Established") {
+    // Names this CRD held or gave up may now be free for another of its
+    // group that waits for them.
+    let waiting: Vec<Value> = state
+        .known
+        .values()
+        .filter(|o| meta::name_of(o) != name && o["spec"]["group"] == crd["spec"]["group"])
+        .filter(|o| !condition_is_true(o, "NamesAccepted") && !meta::is_being_deleted(o))
+        .cloned()
+        .collect();
+    for other in waiting {
+        reconcile(resources, store, state, cleaning, &other).await;
+    }
+}
+
+/// Brings one CRD's serving and status to what it says.
+async fn reconcile(
+    resources: &Resources,
+    store: &Store,
+    state: &mut State,
+    cleaning: &Arc<Mutex<HashSet<String>>>,
+    crd: &Value,
+) {
+    let name = meta::name_of(crd).to_string();
+    if meta::is_being_deleted(crd) {
+        // Served while its objects are deleted (after a restart too), its
+        // storage version at least, so they can be.
+        if condition_is_true(crd, "Established") {
             let mut serving = crd.clone();
             serving["spec"]["names"] = crd["status"]["acceptedNames"].clone();
+            for version in serving["spec"]["versions"].as_array_mut().into_iter().flatten() {
+                if version["storage"] == true {
+                    version["served"] = json!(true);
+                }
+            }
             if let Err(e) = serve(resources, state, &name, &serving) {
                 tracing::warn!(crd = name, error = %e, "cannot serve CustomResourceDefinition being deleted");
             }
         }
-        start_cleanup(resources, cleaning, &crd);
+        start_cleanup(resources, cleaning, crd);
         return;
     }
-    let (accepted, desired) = accept_names(&crd, &state.known);
+    let (accepted, desired) = accept_names(crd, &state.known);
     if let Some(names) = accepted {
         let mut serving = crd.clone();
         serving["spec"]["names"] = names;
@@ -120,10 +155,14 @@ async fn handle(
             return;
         }
     }
-    if desired["status"] != crd["status"]
-        && let Err(e) = write_status(store, &name, meta::uid_of(&crd), &desired["status"]).await
-    {
-        tracing::warn!(crd = name, error = %e, "cannot update CustomResourceDefinition status");
+    if desired["status"] != crd["status"] {
+        match write_status(store, &name, meta::uid_of(crd), &desired["status"]).await {
+            // Known at once, so the next CRD's names are checked against it.
+            Ok(written) => {
+                state.known.insert(name, written);
+            }
+            Err(e) => tracing::warn!(crd = name, error = %e, "cannot update CustomResourceDefinition status"),
+        }
     }
 }
 
@@ -240,8 +279,8 @@ fn unserve(resources: &Resources, state: &mut State, name: &str) {
     }
 }
 
-/// Writes the CRD's status (the one with `uid` only).
-async fn write_status(store: &Store, name: &str, uid: &str, status: &Value) -> Result<(), ApiError> {
+/// Writes the CRD's status (the one with `uid` only); the CRD written.
+async fn write_status(store: &Store, name: &str, uid: &str, status: &Value) -> Result<Value, ApiError> {
     store
         .update_with(&WriteContext::server(), None, name, Some("status"), |old| {
             if meta::uid_of(old) != uid {
@@ -256,7 +295,6 @@ async fn write_status(store: &Store, name: &str, uid: &str, status: &Value) -> R
             Ok(new)
         })
         .await
-        .map(drop)
 }
 
 /// Deletes a deleted CRD's objects in a task of its own (once per CRD).
@@ -332,8 +370,18 @@ async fn clean_up(resources: &Resources, crd: &Value) -> Result<(), ApiError> {
 async fn delete_objects(resources: &Resources, crd: &Value) -> Result<(), (&'static str, String)> {
     let group = crd["spec"]["group"].as_str().unwrap_or_default();
     let plural = crd["status"]["acceptedNames"]["plural"].as_str().unwrap_or_default();
-    let served = resources.all().into_iter().find(|s| s.store.resource().is(group, plural));
-    let Some(served) = served else { return Ok(()) };
+    // Its own storage only (never a built-in resource of the same name).
+    let prefix = format!("{group}/{plural}");
+    let served = resources.all().into_iter().find(|s| {
+        let resource = s.store.resource();
+        resource.is(group, plural) && resource.storage_prefix == prefix
+    });
+    let Some(served) = served else {
+        return Err((
+            "InstanceDeletionFailed",
+            "could not list instances: the resource is not served".into(),
+        ));
+    };
     let objects = &served.store;
     let ctx = WriteContext::server();
     let list = || async { objects.list_from_storage(&ListOptions::default()).await.map(|l| l.items) };

@@ -74,33 +74,24 @@ pub fn kinds(crd: &Value) -> Vec<Kind> {
                 columns,
             );
             let codec = pruning_codec(schema.clone()).described_by(openapi::describe(&resource, &schema));
-            let view = read_view(&resource, version["storage"] == true, schema);
+            let view = read_view(&resource, schema);
             Kind { resource, codec, strategy: Arc::new(strategy), hooks: None, view }
         })
         .collect()
 }
 
-/// Objects are stored in the storage version; read through another
-/// version they are that version's (conversion `None`: only apiVersion
-/// changes), and every version's schema defaults apply on reading, so a
-/// default added to a CRD shows on objects stored before (as in kube).
-fn read_view(resource: &Resource, is_storage: bool, schema: Value) -> ReadView {
-    if is_storage && !has_defaults(&schema) {
-        return ReadView::default();
-    }
+/// Objects are stored in the storage version; read through a version they
+/// are that version's (conversion `None`: only apiVersion changes), and
+/// its schema defaults apply on reading, so a default added to a CRD shows
+/// on objects stored before (as in kube).
+fn read_view(resource: &Resource, schema: Value) -> ReadView {
+    // Always: objects stored before the storage version changed carry the
+    // old one.
     let api_version = Value::from(resource.api_version());
     ReadView::new(Arc::new(move |object: &mut Value| {
         object["apiVersion"] = api_version.clone();
         defaults::apply_defaults(object, Node(&schema));
     }))
-}
-
-fn has_defaults(schema: &Value) -> bool {
-    match schema {
-        Value::Object(fields) => fields.contains_key("default") || fields.values().any(has_defaults),
-        Value::Array(items) => items.iter().any(has_defaults),
-        _ => false,
-    }
 }
 
 /// Decoding a custom resource: the schema prunes it, ObjectMeta its

@@ -44,6 +44,11 @@ fn prune_fields(fields: &mut Map<String, Value>, schema: Node<'_>, kept: &[&str]
         None => kept.contains(&name.as_str()) || keeps_unknown,
     });
     for (name, value) in fields.iter_mut() {
+        // What is always kept is not the schema's to prune (controller-gen
+        // writes `metadata: {type: object}`, which would empty it).
+        if kept.contains(&name.as_str()) {
+            continue;
+        }
         if let Some(field) = schema.field(name) {
             prune(value, field);
         }
@@ -85,6 +90,20 @@ mod tests {
                 "spec": {"size": 1, "ports": [{"port": 80}], "labels": {"a": {"v": "x"}}},
             })
         );
+    }
+
+    #[test]
+    fn metadata_is_never_pruned_by_the_schema() {
+        // As controller-gen writes it, and with a constraint on the name.
+        for metadata in
+            [json!({"type": "object"}), json!({"type": "object", "properties": {"name": {"type": "string"}}})]
+        {
+            let schema = json!({"type": "object", "properties": {"metadata": metadata,
+                "template": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": {"metadata": metadata}}}});
+            let object = json!({"metadata": {"name": "w", "labels": {"a": "b"}},
+                "template": {"metadata": {"name": "t", "annotations": {"x": "y"}}}});
+            assert_eq!(pruned(schema, object.clone()), object);
+        }
     }
 
     #[test]

@@ -68,12 +68,8 @@ impl Strategy for CustomResourceStrategy {
         apply_defaults(object, self.validator.schema());
     }
 
-    fn prepare_for_create(&self, object: &mut Value) {
+    fn to_storage(&self, object: &mut Value) {
         object["apiVersion"] = Value::from(self.storage_api_version.as_str());
-    }
-
-    fn prepare_for_update(&self, new: &mut Value, _old: &Value) {
-        new["apiVersion"] = Value::from(self.storage_api_version.as_str());
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {
@@ -93,6 +89,9 @@ impl Strategy for CustomResourceStrategy {
     }
 }
 
+/// What generation counts: everything but metadata and the type (which
+/// names the version read through, not a change).
 fn outside_metadata(object: &Value) -> Vec<(&String, &Value)> {
-    object.as_object().into_iter().flatten().filter(|(k, _)| *k != "metadata").collect()
+    let counted = |k: &String| !matches!(k.as_str(), "metadata" | "apiVersion" | "kind");
+    object.as_object().into_iter().flatten().filter(|(k, _)| counted(k)).collect()
 }

@@ -9,7 +9,7 @@
 //! are let through (kube's validation ratcheting), so tightening a schema
 //! does not lock existing objects.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use regex::Regex;
 use serde_json::Value;
@@ -232,23 +232,28 @@ impl Validator {
         };
         let name = go_quote(&path_string(at));
         for (keyword, subschemas) in schema.junctors() {
+            // Each subschema is checked once, whatever the keyword asks of
+            // them (nested junctors would otherwise multiply the work).
             let list = subschemas.as_array().map(Vec::as_slice).unwrap_or_default();
+            let passing = if keyword == "not" {
+                usize::from(passes(subschemas))
+            } else {
+                list.iter().filter(|s| passes(s)).count()
+            };
             let message = match keyword {
-                "allOf" if !list.iter().all(passes) => {
-                    let none = if list.iter().any(passes) { "" } else { ". None validated" };
+                "allOf" if passing < list.len() => {
+                    let none = if passing == 0 { ". None validated" } else { "" };
                     format!("{name} must validate all the schemas (allOf){none}")
                 }
-                "anyOf" if !list.iter().any(passes) => {
-                    format!("{name} must validate at least one schema (anyOf)")
-                }
-                "oneOf" => match list.iter().filter(|s| passes(s)).count() {
+                "anyOf" if passing == 0 => format!("{name} must validate at least one schema (anyOf)"),
+                "oneOf" => match passing {
                     1 => continue,
                     0 => format!("{name} must validate one and only one schema (oneOf). Found none valid"),
                     n => format!(
                         "{name} must validate one and only one schema (oneOf). Found {n} valid alternatives"
                     ),
                 },
-                "not" if passes(subschemas) => format!("{name} must not validate the schema (not)"),
+                "not" if passing == 1 => format!("{name} must not validate the schema (not)"),
                 _ => continue,
             };
             out.push(invalid(at, value_text(value), message));
@@ -333,15 +338,14 @@ fn check_list_type(items: &[Value], schema: Node<'_>, at: &mut Vec<Step>, out: &
             _ => None,
         }
     };
-    let mut seen: Vec<Value> = Vec::new();
+    // Keyed by their JSON text (map keys sorted): linear in the list.
+    let mut seen: HashSet<String> = HashSet::new();
     for (i, item) in items.iter().enumerate() {
         let Some(id) = identity(item) else { return };
-        if seen.contains(&id) {
+        if !seen.insert(id.to_string()) {
             at.push(Step::Index(i));
             out.push(failure(at, "FieldValueDuplicate", format!("Duplicate value: {}", value_text(&id))));
             at.pop();
-        } else {
-            seen.push(id);
         }
     }
 }
@@ -492,7 +496,7 @@ fn collect_patterns(schema: &Value, out: &mut HashMap<String, Regex>) {
     match schema {
         Value::Object(fields) => {
             if let Some(Value::String(pattern)) = fields.get("pattern")
-                && let Ok(re) = regex::RegexBuilder::new(pattern).size_limit(1 << 20).build()
+                && let Ok(re) = crate::runtime::pattern::compile(pattern)
             {
                 out.insert(pattern.clone(), re);
             }

@@ -88,13 +88,17 @@ impl Resources {
         }
         // Two resources under overlapping keys would list each other's
         // objects (`services` over the core `services/specs`); versions of
-        // one resource share its objects.
+        // one resource share its objects, and never keep them in two places
+        // (a CRD naming a built-in resource).
         let prefix = format!("{}/", resource.storage_prefix);
         if let Some(other) = served.by_name.values().find(|other| {
             let other = other.store.resource();
             let theirs = format!("{}/", other.storage_prefix);
-            let same_resource = other.is(&resource.group, &resource.plural) && theirs == prefix;
-            !same_resource && (theirs.starts_with(&prefix) || prefix.starts_with(&theirs))
+            let same_resource = other.is(&resource.group, &resource.plural);
+            if same_resource {
+                return theirs != prefix;
+            }
+            theirs.starts_with(&prefix) || prefix.starts_with(&theirs)
         }) {
             return Err(ApiError::Conflict {
                 qualified: "resources".into(),
@@ -147,11 +151,16 @@ impl Resources {
         self.served.read().unwrap_or_else(|p| p.into_inner()).by_name.get(&key).cloned()
     }
 
-    /// The store of a resource that must be served (a built-in one).
+    /// The store of a resource, in whichever version it is served (a
+    /// built-in one must be).
     pub fn store(&self, group: &str, plural: &str) -> Result<Store, ApiError> {
-        self.get(group, "v1", plural)
-            .map(|served| served.store.clone())
-            .ok_or_else(|| ApiError::Internal(format!("{plural} are not served")))
+        // A custom resource may be served in any versions (all of them store
+        // the same objects); `v1` when it is one of them.
+        let served = self.served.read().unwrap_or_else(|p| p.into_inner());
+        let matching: Vec<&Arc<ServedResource>> =
+            served.by_name.values().filter(|s| s.store.resource().is(group, plural)).collect();
+        let chosen = matching.iter().find(|s| s.store.resource().version == "v1").or(matching.first());
+        chosen.map(|s| s.store.clone()).ok_or_else(|| ApiError::Internal(format!("{plural} are not served")))
     }
 
     /// Every served resource, in registration order.

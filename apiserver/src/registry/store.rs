@@ -226,6 +226,8 @@ impl Store {
             }
             return Ok(self.reads.present(object));
         }
+        let mut object = object;
+        self.strategy.to_storage(&mut object);
         let stored = match admitted.and_then(|()| encode(&object)) {
             Ok(bytes) => self
                 .storage
@@ -343,10 +345,11 @@ impl Store {
                 self.validate_update(attributes.object.as_ref(), attributes.old_object.as_ref())?;
                 self.admission.validate(&attributes).await?;
             }
-            let new = attributes.object.take().unwrap_or_default();
+            let mut new = attributes.object.take().unwrap_or_default();
             if ctx.dry_run {
                 return Ok(self.reads.present(new));
             }
+            self.strategy.to_storage(&mut new);
             let bytes = encode(&new)?;
             if bytes == stored.value {
                 // Nothing changed: nothing is written.
@@ -400,7 +403,7 @@ impl Store {
 
     /// Removes an object being deleted once nothing holds it any more.
     async fn finish_deletion(&self, key: &str, name: &str, value: &Value, rv: i64) -> Result<(), ApiError> {
-        if !deletion_finished(value) {
+        if !deletion_finished(value, self.resource.is("", "namespaces")) {
             return Ok(());
         }
         let must_be = Preconditions { resource_version: Some(rv), uid: None };
@@ -444,7 +447,7 @@ impl Store {
                 self.storage.delete(&key, &opts.preconditions).await.map_err(|e| self.error(e, name))?;
             let deleted = crate::cacher::to_value(&key, &deleted.value, deleted.resource_version)?;
             self.after_delete(&deleted).await;
-            return Ok(Deleted::Gone(deleted));
+            return Ok(Deleted::Gone(self.reads.present(deleted)));
         }
         // An object already being deleted keeps its finalizers: none may be
         // added once deletion began.
@@ -696,8 +699,8 @@ fn gc_finalizers(object: &Value, propagation: Option<Propagation>) -> Option<Vec
 /// An object being deleted goes once nothing holds it: no finalizers left
 /// (and for a namespace, none in `spec.finalizers` either: those are its
 /// contents, cleared by the namespace controller).
-fn deletion_finished(object: &Value) -> bool {
-    let spec_finalizers = object["spec"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
+fn deletion_finished(object: &Value, namespace: bool) -> bool {
+    let spec_finalizers = namespace && object["spec"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
     meta::is_being_deleted(object) && meta::finalizers(object).is_empty() && !spec_finalizers
 }
 

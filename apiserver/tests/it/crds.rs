@@ -35,6 +35,7 @@ spec:
       openAPIV3Schema:
         type: object
         properties:
+          metadata: {type: object}
           spec:
             type: object
             required: [color]
@@ -275,6 +276,10 @@ async fn versions(api: &ApiServer) {
         (Some("example.com/v1"), Some(2))
     );
     assert_eq!(read("v1beta1")["apiVersion"], "example.com/v1beta1");
+    // A label through v1beta1 is not a new generation (the version read
+    // through is not a change).
+    api.ok(&["label", "things.v1beta1.example.com", "t1", "a=b"]);
+    assert_eq!(read("v1")["metadata"]["generation"], 1);
     let listed = json(&api.ok(&["get", "things.v1beta1.example.com", "-o", "json"]));
     assert_eq!(listed["items"][0]["apiVersion"], "example.com/v1beta1");
     assert_eq!(crd(api, "things.example.com")["status"]["storedVersions"], serde_json::json!(["v1"]));
@@ -305,6 +310,20 @@ async fn refusals(api: &ApiServer) {
     assert_eq!(condition(&gadgets, "Established")["reason"], "NotAccepted");
     assert!(!api.kubectl(&["get", "gadgets"]).status.success());
     api.ok(&["delete", "crd", "gadgets.example.com"]);
+    // A CRD kept waiting for a name gets it once its holder is gone.
+    let holder = CRD.replace("widgets", "sprockets").replace("kind: Widget", "kind: Sprocket").replace("[wd]", "[sp]");
+    let waiting = CRD.replace("widgets", "cogs").replace("kind: Widget", "kind: Cog").replace("[wd]", "[sp]");
+    for crd_yaml in [&holder, &waiting] {
+        let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], crd_yaml);
+        assert!(ok, "{err}");
+    }
+    wait_until("cogs wait for their short name", || {
+        crd(api, "cogs.example.com")["status"]["conditions"].as_array().is_some_and(|c| c.len() == 2)
+    });
+    assert_eq!(condition(&crd(api, "cogs.example.com"), "NamesAccepted")["reason"], "ShortNamesConflict");
+    api.ok(&["delete", "crd", "sprockets.example.com"]);
+    api.ok(&["wait", "--for=condition=Established", "crd/cogs.example.com", "--timeout=30s"]);
+    api.ok(&["delete", "crd", "cogs.example.com"]);
 
     // Not structural, and names that do not fit: kube's 422, nothing stored.
     let bad = CRD
@@ -385,7 +404,8 @@ async fn crds_on_etcd() {
 /// An operator written with kopf (from PyPI), with its own CRD: it sees a
 /// Gizmo made, makes it a ConfigMap it owns and records that in the
 /// Gizmo's status; when the Gizmo is deleted its finalizer lets it go and
-/// the garbage collector takes the ConfigMap.
+/// the garbage collector takes the ConfigMap (a v1alpha1 owner: the
+/// collector finds resources in whatever version they are served).
 const GIZMO_CRD: &str = r#"
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -396,7 +416,7 @@ spec:
   scope: Namespaced
   names: {plural: gizmos, kind: Gizmo}
   versions:
-  - name: v1
+  - name: v1alpha1
     served: true
     storage: true
     subresources: {status: {}}
@@ -415,7 +435,7 @@ const OPERATOR: &str = r#"
 import kopf
 import kubernetes
 
-@kopf.on.create('example.com', 'v1', 'gizmos')
+@kopf.on.create('example.com', 'v1alpha1', 'gizmos')
 def make_config(spec, name, namespace, **_):
     config = {'apiVersion': 'v1', 'kind': 'ConfigMap',
               'metadata': {'name': name + '-config'},
@@ -425,7 +445,7 @@ def make_config(spec, name, namespace, **_):
     kubernetes.client.CoreV1Api().create_namespaced_config_map(namespace, config)
     return {'configmap': name + '-config'}
 
-@kopf.on.delete('example.com', 'v1', 'gizmos')
+@kopf.on.delete('example.com', 'v1alpha1', 'gizmos')
 def goodbye(name, logger, **_):
     logger.info(f'{name} is going')
 "#;
@@ -448,7 +468,7 @@ async fn kopf_suite(backend: Backend) {
     );
     let kopf_log = || std::fs::read_to_string(api.dir.path().join("kopf.log")).unwrap_or_default();
 
-    let gizmo = "apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 3}\n";
+    let gizmo = "apiVersion: example.com/v1alpha1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 3}\n";
     let (ok, _, err) = kubectl_in(&api, &["create", "-f", "-"], gizmo);
     assert!(ok, "{err}");
     let deadline = Instant::now() + Duration::from_secs(90);

@@ -126,7 +126,7 @@ fn invariants(schema: &Value, level: Level, at: &str, out: &mut Vec<Cause>) {
     }
     junctors(schema, at, out);
     if let Some(pattern) = schema["pattern"].as_str()
-        && let Err(e) = regex::Regex::new(pattern)
+        && let Err(e) = crate::runtime::pattern::compile(pattern)
     {
         let why = format!(
             "must be a valid regular expression, but isn't: {}",
