@@ -311,7 +311,8 @@ async fn refusals(api: &ApiServer) {
     assert!(!api.kubectl(&["get", "gadgets"]).status.success());
     api.ok(&["delete", "crd", "gadgets.example.com"]);
     // A CRD kept waiting for a name gets it once its holder is gone.
-    let holder = CRD.replace("widgets", "sprockets").replace("kind: Widget", "kind: Sprocket").replace("[wd]", "[sp]");
+    let holder =
+        CRD.replace("widgets", "sprockets").replace("kind: Widget", "kind: Sprocket").replace("[wd]", "[sp]");
     let waiting = CRD.replace("widgets", "cogs").replace("kind: Widget", "kind: Cog").replace("[wd]", "[sp]");
     for crd_yaml in [&holder, &waiting] {
         let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], crd_yaml);
