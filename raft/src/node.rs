@@ -148,7 +148,10 @@ impl RaftNode {
             raft.initialize(config.members.clone()).await.map_err(|e| stopped(&e))?;
         }
         let salt = (config.id ^ startup_nanos()) << 32;
-        let reads = ReadBatcher::new(raft.clone(), network.clone(), config.request_timeout);
+        // A read arriving while leadership moves waits this long for the
+        // next leader (an election or a transfer ends well within it).
+        let leader_wait = Duration::from_millis(config.election_timeout_ms * 2);
+        let reads = ReadBatcher::new(raft.clone(), network.clone(), config.request_timeout, leader_wait);
         let proposer = Proposer::start(raft.clone(), config.id, network.clone());
         Ok(Self {
             raft,

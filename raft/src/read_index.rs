@@ -34,6 +34,9 @@ pub(crate) struct ReadBatcher {
     /// Bounds one round, so a lost leader fails the batch rather than
     /// leaving later reads queued behind it.
     round_timeout: Duration,
+    /// How long a round waits for a leader while none is known (etcd's
+    /// reads wait for the next leader rather than fail).
+    leader_wait: Duration,
     queue: Mutex<Queue>,
     /// Rounds run so far (fewer than reads when batching works).
     rounds: AtomicU64,
@@ -48,8 +51,14 @@ struct Queue {
 }
 
 impl ReadBatcher {
-    pub(crate) fn new(raft: RtcdRaft, network: PeerNetwork, round_timeout: Duration) -> Arc<Self> {
-        Arc::new(Self { raft, network, round_timeout, queue: Mutex::default(), rounds: AtomicU64::new(0) })
+    pub(crate) fn new(
+        raft: RtcdRaft,
+        network: PeerNetwork,
+        round_timeout: Duration,
+        leader_wait: Duration,
+    ) -> Arc<Self> {
+        let (queue, rounds) = (Mutex::default(), AtomicU64::new(0));
+        Arc::new(Self { raft, network, round_timeout, leader_wait, queue, rounds })
     }
 
     /// Resolves once this member has applied everything committed before
@@ -103,6 +112,13 @@ impl ReadBatcher {
                 Err(RaftError::APIError(LinearizableReadError::ForwardToLeader(to))) => {
                     match (to.leader_id, to.leader_node) {
                         (Some(id), Some(node)) => (id, node),
+                        // Leadership is moving (an election, a transfer):
+                        // wait for the next leader, then ask it.
+                        (None, _) => {
+                            self.await_leader().await?;
+                            tokio::time::sleep(LEADER_RETRY_PAUSE).await;
+                            continue;
+                        }
                         _ => return Err(ReplicationError::NoLeader),
                     }
                 }
@@ -112,9 +128,23 @@ impl ReadBatcher {
             // A follower asks the leader for the read index, then waits until
             // its own apply has reached it. If the leader is replaced
             // meanwhile, ask the new one: reads can be retried safely.
-            let index = tokio::select! {
-                index = self.ask_leader(&leader) => index?,
+            let asked = tokio::select! {
+                index = self.ask_leader(&leader) => index,
                 () = leader_changed(&self.raft, leader_id) => {
+                    tokio::time::sleep(LEADER_RETRY_PAUSE).await;
+                    continue;
+                }
+            };
+            let index = match asked {
+                Ok(index) => index,
+                // The leader asked has just stepped down (a transfer): ask
+                // the next one once this member knows it.
+                Err(e) => {
+                    let moved =
+                        tokio::time::timeout(self.leader_wait, leader_changed(&self.raft, leader_id)).await;
+                    if moved.is_err() {
+                        return Err(e);
+                    }
                     tokio::time::sleep(LEADER_RETRY_PAUSE).await;
                     continue;
                 }
@@ -127,6 +157,13 @@ impl ReadBatcher {
                 .map(|_| ())
                 .map_err(|e| stopped(&e));
         }
+    }
+
+    /// Waits (a bounded while) until this member knows a leader.
+    async fn await_leader(&self) -> Result<(), ReplicationError> {
+        let known =
+            self.raft.wait(Some(self.leader_wait)).metrics(|m| m.current_leader.is_some(), "a leader").await;
+        known.map(drop).map_err(|_| ReplicationError::NoLeader)
     }
 
     async fn ask_leader(&self, leader: &Member) -> Result<u64, ReplicationError> {

@@ -250,7 +250,7 @@ fn strings(value: &Value) -> Vec<String> {
 
 /// Serves the CRD's versions, anew if what they are made from changed.
 fn serve(resources: &Resources, state: &mut State, name: &str, crd: &Value) -> Result<(), ApiError> {
-    let made_from = json!({"spec": crd["spec"]});
+    let made_from = json!({"spec": crd["spec"], "terminating": meta::is_being_deleted(crd)});
     if state.serving.get(name).is_some_and(|s| s.made_from == made_from) {
         return Ok(());
     }

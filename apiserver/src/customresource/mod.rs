@@ -33,8 +33,10 @@ use schema::Node;
 use strategy::CustomResourceStrategy;
 
 /// A CRD's served versions as kinds to serve (the CRD is valid: its
-/// validation ran when it was stored).
+/// validation ran when it was stored); a CRD being deleted takes no new
+/// objects.
 pub fn kinds(crd: &Value) -> Vec<Kind> {
+    let terminating = crd["metadata"]["deletionTimestamp"].is_string();
     let spec = &crd["spec"];
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
     let names = &spec["names"];
@@ -67,12 +69,15 @@ pub fn kinds(crd: &Value) -> Vec<Kind> {
             };
             let schema = version["schema"]["openAPIV3Schema"].clone();
             let columns = Columns::of_version(version);
-            let strategy = CustomResourceStrategy::new(
+            let mut strategy = CustomResourceStrategy::new(
                 resource.qualified_kind(),
                 storage_api_version.clone(),
                 schema.clone(),
                 columns,
             );
+            if terminating {
+                strategy = strategy.terminating(resource.qualified_name());
+            }
             let codec = pruning_codec(schema.clone()).described_by(openapi::describe(&resource, &schema));
             let view = read_view(&resource, schema);
             Kind { resource, codec, strategy: Arc::new(strategy), hooks: None, view }

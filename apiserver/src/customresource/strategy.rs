@@ -24,6 +24,8 @@ pub struct CustomResourceStrategy {
     storage_api_version: String,
     validator: Validator,
     columns: Columns,
+    /// `widgets.example.com` when the CRD is being deleted: no new objects.
+    terminating: Option<String>,
 }
 
 impl CustomResourceStrategy {
@@ -38,7 +40,15 @@ impl CustomResourceStrategy {
             storage_api_version,
             validator: Validator::new(schema),
             columns,
+            terminating: None,
         }
+    }
+
+    /// Refusing creates (its CRD is being deleted), naming the resource as
+    /// `widgets.example.com`.
+    pub fn terminating(mut self, qualified_resource: String) -> Self {
+        self.terminating = Some(qualified_resource);
+        self
     }
 
     fn refuse(&self, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
@@ -66,6 +76,18 @@ impl Strategy for CustomResourceStrategy {
 
     fn set_defaults(&self, object: &mut Value) {
         apply_defaults(object, self.validator.schema());
+    }
+
+    fn check_create(&self, name: &str) -> Result<(), ApiError> {
+        match &self.terminating {
+            Some(qualified) => Err(ApiError::ForbiddenFor {
+                qualified: qualified.clone(),
+                name: name.to_string(),
+                why: "create not allowed while custom resource definition is terminating".into(),
+                causes: Vec::new(),
+            }),
+            None => Ok(()),
+        }
     }
 
     fn to_storage(&self, object: &mut Value) {

@@ -199,6 +199,7 @@ impl Store {
         object: Value,
     ) -> Result<Value, ApiError> {
         let name = meta::name_of(&object).to_string();
+        self.strategy.check_create(&name)?;
         let mut attributes = self.attributes(ctx, Operation::Create, None, namespace, &name);
         attributes.object = Some(object);
         self.admission.admit(&mut attributes).await?;

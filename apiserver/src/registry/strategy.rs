@@ -99,6 +99,12 @@ pub trait Strategy: Send + Sync + Debug {
         false
     }
 
+    /// Refuses creating any object at all (a custom resource whose CRD is
+    /// being deleted).
+    fn check_create(&self, _name: &str) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     /// Refuses deleting object `name` whatever it holds (kube's system
     /// PriorityClasses).
     fn check_delete(&self, _name: &str) -> Result<(), ApiError> {

@@ -370,6 +370,14 @@ async fn deletion(api: &ApiServer) {
     );
     let w1 = json(&api.ok(&["get", "wd", "w1", "-o", "json"]));
     assert!(w1["metadata"]["deletionTimestamp"].is_string(), "{w1}");
+    // No new objects while it goes.
+    let late = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: late}\nspec: {color: red}\n";
+    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], late);
+    assert!(!ok);
+    assert!(
+        err.contains(r#"widgets.example.com "late" is forbidden: create not allowed while custom resource definition is terminating"#),
+        "{err}"
+    );
     api.ok(&["patch", "wd", "w1", "--type=merge", "-p", r#"{"metadata":{"finalizers":null}}"#]);
     wait_until("the CRD is gone", || !api.kubectl(&["get", "crd", "widgets.example.com"]).status.success());
     let out = api.kubectl(&["get", "widgets"]);
