@@ -24,7 +24,7 @@ use crate::cacher::{Delivery, EventType, ListOptions};
 use crate::customresource;
 use crate::errors::ApiError;
 use crate::registry::kinds::customresourcedefinition::{
-    CLEANUP_FINALIZER, GROUP, condition_is_true, set_condition,
+    CLEANUP_FINALIZER, GROUP, condition, condition_is_true, set_condition,
 };
 use crate::registry::{DeleteOptions, Resources, Store, WriteContext};
 use crate::runtime::meta;
@@ -224,7 +224,7 @@ fn accept_names(crd: &Value, known: &HashMap<String, Value>) -> (Option<Value>, 
         }
         Some((reason, message)) => {
             set_condition(&mut desired, "NamesAccepted", "False", reason, &message);
-            if !has_condition(crd, "Established") {
+            if condition(crd, "Established").is_none() {
                 set_condition(
                     &mut desired,
                     "Established",
@@ -238,10 +238,6 @@ fn accept_names(crd: &Value, known: &HashMap<String, Value>) -> (Option<Value>, 
             (kept, desired)
         }
     }
-}
-
-fn has_condition(crd: &Value, type_: &str) -> bool {
-    crd["status"]["conditions"].as_array().into_iter().flatten().any(|c| c["type"] == type_)
 }
 
 fn strings(value: &Value) -> Vec<String> {

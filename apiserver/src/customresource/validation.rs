@@ -286,7 +286,6 @@ fn check_number(value: &Value, schema: Node<'_>, at: &[Step], out: &mut Vec<Fail
     let integral = value.is_i64() || value.is_u64();
     // kube compares an integer with the bound made an integer.
     let bound = |b: f64| if integral { (b.trunc() as i64).to_string() } else { float_text(b) };
-    let exclusive = |keyword: &str| schema.is_set(keyword);
     if let Some(m) = schema.number("multipleOf").filter(|m| *m != 0.0 && (number / m).fract() != 0.0) {
         out.push(invalid(
             at,
@@ -294,32 +293,25 @@ fn check_number(value: &Value, schema: Node<'_>, at: &[Step], out: &mut Vec<Fail
             format!("{name} in body should be a multiple of {}", bound(m)),
         ));
     }
-    if let Some(min) = schema.number("minimum") {
-        let (fails, words) = if exclusive("exclusiveMinimum") {
-            (number <= min, "greater than")
-        } else {
-            (number < min, "greater than or equal to")
+    // (bound, its exclusive flag, whether it is a lower bound, kube's words
+    // when exclusive, when not).
+    let limits = [
+        ("minimum", "exclusiveMinimum", true, "greater than", "greater than or equal to"),
+        ("maximum", "exclusiveMaximum", false, "less than", "less than or equal to"),
+    ];
+    for (key, exclusive_key, lower, strict_words, words) in limits {
+        let Some(limit) = schema.number(key) else { continue };
+        let exclusive = schema.is_set(exclusive_key);
+        let fails = match (lower, exclusive) {
+            (true, true) => number <= limit,
+            (true, false) => number < limit,
+            (false, true) => number >= limit,
+            (false, false) => number > limit,
         };
         if fails {
-            out.push(invalid(
-                at,
-                value_text(value),
-                format!("{name} in body should be {words} {}", bound(min)),
-            ));
-        }
-    }
-    if let Some(max) = schema.number("maximum") {
-        let (fails, words) = if exclusive("exclusiveMaximum") {
-            (number >= max, "less than")
-        } else {
-            (number > max, "less than or equal to")
-        };
-        if fails {
-            out.push(invalid(
-                at,
-                value_text(value),
-                format!("{name} in body should be {words} {}", bound(max)),
-            ));
+            let words = if exclusive { strict_words } else { words };
+            let detail = format!("{name} in body should be {words} {}", bound(limit));
+            out.push(invalid(at, value_text(value), detail));
         }
     }
 }

@@ -39,7 +39,12 @@ pub fn storage_version(crd: &Value) -> Option<&str> {
 
 /// Whether a condition of `type_` is True.
 pub fn condition_is_true(crd: &Value, type_: &str) -> bool {
-    conditions(crd).iter().any(|c| c["type"] == type_ && c["status"] == "True")
+    condition(crd, type_).is_some_and(|c| c["status"] == "True")
+}
+
+/// The condition of `type_`, if the CRD has one.
+pub fn condition<'a>(crd: &'a Value, type_: &str) -> Option<&'a Value> {
+    conditions(crd).iter().find(|c| c["type"] == type_)
 }
 
 fn conditions(crd: &Value) -> &[Value] {
