@@ -55,3 +55,22 @@ if ! "$VENV/bin/python" -c 'import kubernetes, etcd3gw, kopf' 2>/dev/null || [ !
   "$VENV/bin/pip" install -q "${PY_PACKAGES[@]}" ||
     { sleep 5; "$VENV/bin/pip" install -q "${PY_PACKAGES[@]}"; }
 fi
+
+# npm: the official JavaScript client, for the API server's end-to-end tests
+# (tests/it/node_client.rs), installed into a prefix of its own. Pinned like
+# the PyPI clients; Node.js and npm come with the machine.
+NODE_PREFIX="${RTCD_NODE_PREFIX:-$HOME/.cache/rtcd/node}"
+NODE_CLIENT_VERSION="1.4.0"
+if command -v npm >/dev/null 2>&1; then
+  installed="$(node -p "require('$NODE_PREFIX/node_modules/@kubernetes/client-node/package.json').version" 2>/dev/null || true)"
+  if [ "$installed" != "$NODE_CLIENT_VERSION" ]; then
+    echo "install-deps: installing @kubernetes/client-node@$NODE_CLIENT_VERSION into $NODE_PREFIX"
+    mkdir -p "$NODE_PREFIX"
+    npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+      "@kubernetes/client-node@$NODE_CLIENT_VERSION" ||
+      { sleep 5; npm install --prefix "$NODE_PREFIX" --save-exact --no-audit --no-fund --loglevel=error \
+        "@kubernetes/client-node@$NODE_CLIENT_VERSION"; }
+  fi
+else
+  echo "install-deps: npm not found; the JavaScript client tests will fail" >&2
+fi

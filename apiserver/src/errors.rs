@@ -15,6 +15,9 @@ pub enum ApiError {
     /// A resourceVersion or uid precondition did not hold.
     #[error("Operation cannot be fulfilled on {qualified} \"{name}\": {why}")]
     Conflict { qualified: String, name: String, why: String },
+    /// A server-side apply that would change fields other managers hold.
+    #[error("{message}")]
+    ApplyConflict { message: String, causes: Vec<Cause> },
     #[error("{0}")]
     Expired(String),
     /// A continued list whose revision is compacted: 410 with a token that
@@ -60,6 +63,11 @@ pub enum ApiError {
     TooLargeResourceVersion { requested: i64, current: i64 },
     #[error("Internal error occurred: {0}")]
     Internal(String),
+    /// An error kube returns as it is, not as a typed API error: 500 with
+    /// the bare message and no reason (the field manager's refusals of an
+    /// applied configuration the schema cannot place).
+    #[error("{0}")]
+    Untyped(String),
     #[error("{0}")]
     ServiceUnavailable(String),
     /// A webhook's refusal: its Status as it sent it, but for kube's
@@ -81,7 +89,9 @@ impl ApiError {
     pub fn code(&self) -> u16 {
         match self {
             ApiError::NotFound { .. } | ApiError::NoSuchPath => 404,
-            ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
+            ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } | ApiError::ApplyConflict { .. } => {
+                409
+            }
             ApiError::Expired(_) | ApiError::ExpiredContinue { .. } => 410,
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => 422,
             ApiError::BadRequest(_) => 400,
@@ -93,7 +103,7 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => 405,
             ApiError::TooManyRequests => 429,
             ApiError::TooLargeResourceVersion { .. } => 504,
-            ApiError::Internal(_) => 500,
+            ApiError::Internal(_) | ApiError::Untyped(_) => 500,
             ApiError::ServiceUnavailable(_) => 503,
             ApiError::Denied { code, .. } => *code,
         }
@@ -103,7 +113,7 @@ impl ApiError {
         match self {
             ApiError::NotFound { .. } | ApiError::NoSuchPath => "NotFound",
             ApiError::AlreadyExists { .. } => "AlreadyExists",
-            ApiError::Conflict { .. } => "Conflict",
+            ApiError::Conflict { .. } | ApiError::ApplyConflict { .. } => "Conflict",
             ApiError::Expired(_) | ApiError::ExpiredContinue { .. } => "Expired",
             ApiError::Invalid { .. } | ApiError::Unprocessable(_) => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
@@ -118,7 +128,7 @@ impl ApiError {
             ApiError::Internal(_) => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
             // Whatever the webhook said; `status` writes it.
-            ApiError::Denied { .. } => "",
+            ApiError::Denied { .. } | ApiError::Untyped(_) => "",
         }
     }
 
@@ -135,6 +145,9 @@ impl ApiError {
         });
         if let Some(details) = self.details() {
             status["details"] = details;
+        }
+        if let (ApiError::Untyped(_), Some(fields)) = (self, status.as_object_mut()) {
+            fields.remove("reason");
         }
         if let (ApiError::Denied { reason, .. }, Some(fields)) = (self, status.as_object_mut()) {
             match reason.as_str() {
@@ -185,6 +198,7 @@ impl ApiError {
                 }
                 Some(details)
             }
+            ApiError::ApplyConflict { causes, .. } => Some(json!({"causes": causes_json(causes)})),
             ApiError::TooManyRequests => Some(json!({"retryAfterSeconds": 1})),
             // kube's NewInternalError repeats the error as the one cause.
             ApiError::Internal(message) => Some(json!({"causes": [{"message": message}]})),

@@ -15,6 +15,7 @@
 //! * `patch`, `selector`, `table`, `protobuf`, `openapi`: JSON, merge and
 //!   strategic patches; label and field selectors; `kubectl get` columns;
 //!   protobuf request bodies; the OpenAPI documents.
+//! * `fieldmanager`: `managedFields` on every write, and server-side apply.
 //! * `errors`: every client-visible error as a `metav1.Status`.
 //! * `metrics`: `/metrics`.
 
@@ -27,6 +28,7 @@ pub mod controllers;
 pub mod customresource;
 pub mod endpoints;
 pub mod errors;
+pub mod fieldmanager;
 pub mod filters;
 pub mod metrics;
 pub mod openapi;

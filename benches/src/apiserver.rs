@@ -14,6 +14,9 @@
 //!   carrying its send time; the summary is of every watcher's every event
 //!   (send → receive), and a watcher that misses an event, or gets one out of
 //!   order, counts as errors.
+//! * `write`: writes new data into existing ConfigMaps by server-side apply
+//!   (`--how apply`) or by PUT (`--how update`), for the same objects; the
+//!   summary is of the writes.
 //!
 //! The global `--clients` is the concurrency; `--endpoints` and `--conns`
 //! (gRPC) do not apply, the server is `--server`.
@@ -23,6 +26,7 @@ mod create;
 mod http;
 mod list;
 mod watch;
+mod write;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -53,6 +57,8 @@ enum Measure {
     List(list::Args),
     /// Watch event latency and completeness over many watchers.
     Watch(watch::Args),
+    /// Writes to existing ConfigMaps: server-side apply or update.
+    Write(write::Args),
 }
 
 pub async fn run(target: &Target, args: Args) -> Result<Outcome, String> {
@@ -61,6 +67,7 @@ pub async fn run(target: &Target, args: Args) -> Result<Outcome, String> {
         Measure::Create(create) => create::run(&api, target, create).await,
         Measure::List(list) => list::run(&api, target, list).await,
         Measure::Watch(watch) => watch::run(&api, target, watch).await,
+        Measure::Write(write) => write::run(&api, target, write).await,
     }
 }
 

@@ -14,6 +14,7 @@ use super::watch;
 use crate::admission::Notes;
 use crate::cacher::ReadAt;
 use crate::errors::ApiError;
+use crate::fieldmanager;
 use crate::patch::PatchType;
 use crate::protobuf::{self, ProtobufError};
 use crate::registry::metadata::{self, prepare_update};
@@ -59,7 +60,9 @@ pub async fn serve(
     let shape = Shape::negotiate(accept, params.get("includeObject"))?;
     let name = info.name.as_deref().unwrap_or_default();
     let max_body = app.max_request_body_bytes;
-    let request = Request { store, resource, namespace, name, params, shape, user, max_body, notes };
+    let manager =
+        fieldmanager::manager_name(params.get("fieldManager"), header_str(headers, header::USER_AGENT));
+    let request = Request { store, resource, namespace, name, params, shape, user, max_body, notes, manager };
     match (info.verb, info.subresource.as_deref()) {
         ("get", Some("scale")) => request.get_scale().await,
         ("get", _) => request.get().await,
@@ -96,6 +99,8 @@ struct Request<'a> {
     max_body: usize,
     /// Where admission's warnings and audit annotations go.
     notes: &'a Arc<Notes>,
+    /// Who the request's writes are recorded as in managedFields.
+    manager: String,
 }
 
 impl Request<'_> {
@@ -104,7 +109,9 @@ impl Request<'_> {
     }
 
     fn write_context(&self, dry_run: bool) -> WriteContext {
-        WriteContext::new(self.user.clone(), dry_run).noting_into(self.notes.clone())
+        WriteContext::new(self.user.clone(), dry_run)
+            .noting_into(self.notes.clone())
+            .managed_by(self.manager.clone())
     }
 
     async fn get(&self) -> Result<Response, ApiError> {
@@ -147,6 +154,7 @@ impl Request<'_> {
     }
 
     async fn create(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
+        self.params.field_manager("CreateOptions")?;
         let ctx = self.write_context(self.params.dry_run()?);
         let (object, warnings) = self.decode(headers, body)?;
         self.notes.note_created_name(meta::name_of(&object));
@@ -160,6 +168,7 @@ impl Request<'_> {
         headers: &HeaderMap,
         body: &[u8],
     ) -> Result<Response, ApiError> {
+        self.params.field_manager("UpdateOptions")?;
         let ctx = self.write_context(self.params.dry_run()?);
         let (object, warnings) = self.decode(headers, body)?;
         let updated = self.store.update(&ctx, self.namespace, self.name, sub, object).await?;
@@ -169,7 +178,15 @@ impl Request<'_> {
     async fn patch(&self, sub: Option<&str>, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
         let ctx = self.write_context(self.params.dry_run()?);
         let kind = PatchType::from_content_type(header_str(headers, header::CONTENT_TYPE))?;
+        let force = query::patch_options(self.params, kind)?;
         let validation = self.params.field_validation()?;
+        if kind == PatchType::Apply {
+            let config = apply_body(body, self.max_body.saturating_mul(2))?;
+            let (applied, warnings, created) =
+                self.store.apply(&ctx, self.namespace, self.name, sub, &config, force, validation).await?;
+            let code = if created { StatusCode::CREATED } else { StatusCode::OK };
+            return Ok(respond::with_warnings(self.ok(code, applied), &warnings));
+        }
         let (patched, warnings) =
             self.store.patch(&ctx, self.namespace, self.name, sub, kind, body, validation).await?;
         Ok(respond::with_warnings(self.ok(StatusCode::OK, patched), &warnings))
@@ -232,6 +249,11 @@ impl Request<'_> {
         let kind = match PatchType::from_content_type(header_str(headers, header::CONTENT_TYPE))? {
             // Scale has no patch strategies: a strategic patch merges plainly.
             PatchType::Strategic => PatchType::Merge,
+            PatchType::Apply => {
+                return Err(ApiError::UnsupportedMediaType(
+                    "server-side apply of the scale subresource is not supported".into(),
+                ));
+            }
             other => other,
         };
         self.set_replicas(|current| crate::patch::apply(kind, None, current, body)).await
@@ -299,6 +321,26 @@ pub(super) fn body_json(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) ->
             "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf".to_string(),
         )),
     }
+}
+
+/// An apply's body: YAML (or JSON) that must be an object, refused with
+/// kube's texts (which carry Go's names for what it is instead).
+fn apply_body(body: &[u8], max_json_bytes: usize) -> Result<Value, ApiError> {
+    let value = decode::yaml_value(body, max_json_bytes).map_err(|e| {
+        ApiError::BadRequest(format!("error encoding patch: error converting YAML to JSON: {e}"))
+    })?;
+    let go_type = match &value {
+        Value::Object(_) => return Ok(value),
+        // Go leaves the map empty.
+        Value::Null => return Ok(json!({})),
+        Value::Array(_) => "array",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+    };
+    Err(ApiError::BadRequest(format!(
+        "error decoding patch: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {go_type} into Go value of type map[string]interface {{}}"
+    )))
 }
 
 /// A DELETE's body (DeleteOptions) as JSON bytes; empty when none was sent.

@@ -11,6 +11,37 @@ use crate::runtime::FieldValidation;
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::storage::Preconditions;
 
+/// A PATCH's options: `force` only for an apply, which needs a
+/// `fieldManager` (kube's `ValidatePatchOptions`); whether it forces.
+pub fn patch_options(params: &Params, kind: crate::patch::PatchType) -> Result<bool, ApiError> {
+    let apply = kind == crate::patch::PatchType::Apply;
+    let force = params.get("force");
+    let mut causes = Vec::new();
+    if !apply && force.is_some() {
+        causes.push(Cause {
+            reason: "FieldValueForbidden",
+            field: "force".into(),
+            message: "Forbidden: may not be specified for non-apply patch".into(),
+        });
+    }
+    if apply && params.get("fieldManager").is_none_or(str::is_empty) {
+        causes.push(Cause {
+            reason: "FieldValueRequired",
+            field: "fieldManager".into(),
+            message: "Required value: is required for apply patch".into(),
+        });
+    }
+    if !causes.is_empty() {
+        return Err(ApiError::Invalid {
+            kind: "PatchOptions.meta.k8s.io".into(),
+            name: String::new(),
+            causes,
+        });
+    }
+    params.field_manager("PatchOptions")?;
+    Ok(matches!(force, Some("true" | "1")))
+}
+
 /// How long a watch without `timeoutSeconds` lasts: kube picks between
 /// 30 and 60 minutes so that watches do not all end together.
 const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(1800);
@@ -42,6 +73,38 @@ impl Params {
                 "Invalid dryRun value: dryRun: Unsupported value: \"{other}\": supported values: \"All\""
             ))),
         }
+    }
+
+    /// `fieldManager` of any write: 128 printable characters at most (kube's
+    /// `ValidateFieldManager`); `options` names the kind of options in the
+    /// 422 (`CreateOptions`, `PatchOptions`, ...).
+    pub fn field_manager(&self, options: &str) -> Result<Option<&str>, ApiError> {
+        let Some(manager) = self.get("fieldManager") else {
+            return Ok(None);
+        };
+        let mut causes = Vec::new();
+        if manager.len() > 128 {
+            causes.push(Cause {
+                reason: "FieldValueTooLong",
+                field: "fieldManager".into(),
+                message: "Too long: may not be more than 128 bytes".into(),
+            });
+        }
+        for (at, c) in manager.char_indices().filter(|(_, c)| c.is_control()) {
+            causes.push(Cause {
+                reason: "FieldValueInvalid",
+                field: "fieldManager".into(),
+                message: format!(
+                    "Invalid value: {}: invalid character U+{:04X} (at position {at})",
+                    go_quote(manager),
+                    c as u32
+                ),
+            });
+        }
+        if causes.is_empty() {
+            return Ok(Some(manager));
+        }
+        Err(ApiError::Invalid { kind: format!("{options}.meta.k8s.io"), name: String::new(), causes })
     }
 
     pub fn field_validation(&self) -> Result<FieldValidation, ApiError> {

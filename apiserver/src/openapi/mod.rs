@@ -115,6 +115,17 @@ impl OpenApiResource {
         }
     }
 
+    /// The kind's schema (a `$ref`) and every schema it refers to, as the documents publish
+    /// them (with kube's list and patch extensions): what field ownership reads a kind's shape
+    /// from.
+    pub fn schema_with_definitions(&self) -> (Value, Map<String, Value>) {
+        let mut generator = SchemaSettings::openapi3().with(|s| s.meta_schema = None).into_generator();
+        let root = self.schema.reference(&mut generator);
+        let mut definitions = generator.take_definitions(true);
+        schemas::finish(&mut definitions, &[], &[]);
+        (root, definitions)
+    }
+
     /// `api/v1` or `apis/<group>/<version>`: the key in `/openapi/v3` and the URL path below it.
     pub fn group_version_path(&self) -> String {
         group_version_path(&self.group, &self.version)

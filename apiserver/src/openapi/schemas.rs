@@ -150,7 +150,25 @@ pub(super) fn finish(
             property.insert("x-kubernetes-list-map-keys".into(), json!(patch.map_keys));
         }
     }
+
+    for (schema, property, default) in KEY_DEFAULTS {
+        if let Some(property) = definitions
+            .get_mut(*schema)
+            .and_then(|definition| definition.pointer_mut(&format!("/properties/{property}")))
+            .and_then(Value::as_object_mut)
+        {
+            property.insert("default".into(), json!(default));
+        }
+    }
 }
+
+/// The defaults kube's schemas publish (`+default=` markers) on fields that key a list: an item
+/// that leaves its protocol out is still the `TCP` port it defaults to, so server-side apply
+/// names it `k:{"containerPort":80,"protocol":"TCP"}` as kube does.
+const KEY_DEFAULTS: &[(&str, &str, &str)] = &[
+    ("io.k8s.api.core.v1.ContainerPort", "protocol", "TCP"),
+    ("io.k8s.api.core.v1.ServicePort", "protocol", "TCP"),
+];
 
 /// Patch metadata of one field: what kube's Go struct tags (`patchStrategy`, `patchMergeKey`) and
 /// comment markers (`+listType`, `+listMapKey`) publish as `x-kubernetes-*` extensions.

@@ -1,7 +1,7 @@
 //! PATCH bodies, by their Content-Type: JSON patch (RFC 6902), JSON merge
-//! patch (RFC 7396) and strategic merge patch for built-in kinds.
-//! Server-side apply is not served yet: 415, which kubectl reports as
-//! "server-side apply not available".
+//! patch (RFC 7396) and strategic merge patch for built-in kinds. Server-side
+//! apply (`application/apply-patch+yaml`) is the field manager's
+//! (`crate::fieldmanager`), not a patch of the object's text.
 
 pub mod strategic;
 pub mod strategic_schema;
@@ -30,6 +30,8 @@ pub enum PatchType {
     Json,
     Merge,
     Strategic,
+    /// Server-side apply: the body is the configuration a manager wants.
+    Apply,
 }
 
 impl PatchType {
@@ -40,8 +42,9 @@ impl PatchType {
             "application/json-patch+json" => Ok(PatchType::Json),
             "application/merge-patch+json" => Ok(PatchType::Merge),
             "application/strategic-merge-patch+json" => Ok(PatchType::Strategic),
+            "application/apply-patch+yaml" => Ok(PatchType::Apply),
             other => Err(ApiError::UnsupportedMediaType(format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {other:?}"
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml; got {other:?}"
             ))),
         }
     }
@@ -78,6 +81,7 @@ pub fn apply(
             let patch = parse_object(patch)?;
             strategic::apply(original, &patch, schema).map_err(|e| ApiError::BadRequest(e.to_string()))
         }
+        PatchType::Apply => Err(ApiError::Internal("an apply is not a patch of the object's text".into())),
     }
 }
 
@@ -160,13 +164,14 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn content_types_map_to_patch_types_and_apply_is_unsupported() {
+    fn content_types_map_to_patch_types() {
         assert_eq!(PatchType::from_content_type("application/merge-patch+json").unwrap(), PatchType::Merge);
         assert_eq!(
             PatchType::from_content_type("application/json-patch+json; charset=utf-8").unwrap(),
             PatchType::Json
         );
-        assert_eq!(PatchType::from_content_type("application/apply-patch+yaml").unwrap_err().code(), 415);
+        assert_eq!(PatchType::from_content_type("application/apply-patch+yaml").unwrap(), PatchType::Apply);
+        assert_eq!(PatchType::from_content_type("application/apply-patch+cbor").unwrap_err().code(), 415);
     }
 
     #[test]

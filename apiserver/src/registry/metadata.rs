@@ -54,9 +54,8 @@ pub fn prepare_create(
     meta.insert("name".into(), json!(name));
     meta.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
     meta.insert("creationTimestamp".into(), json!(meta::now()));
-    for owned in
-        ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink"]
-    {
+    // managedFields are the field manager's (`fieldmanager`), already set.
+    for owned in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
         meta.remove(owned);
     }
     if strategy.tracks_generation() {
@@ -116,7 +115,13 @@ pub fn prepare_update(
             None => meta.remove(owned),
         };
     }
-    meta.remove("managedFields");
+    // A body without managedFields keeps the stored ones (the field manager
+    // then records this write in them).
+    if !meta.contains_key("managedFields")
+        && let Some(managed) = old_meta.get("managedFields")
+    {
+        meta.insert("managedFields".into(), managed.clone());
+    }
     meta.remove("resourceVersion");
     if strategy.tracks_generation() && strategy.spec_changed(old, new) {
         let generation = old_meta["generation"].as_i64().unwrap_or(0) + 1;

@@ -25,6 +25,7 @@ use super::{Codec, Resource};
 use crate::admission::{self, Attributes, GroupVersionKind, GroupVersionResource, Operation};
 use crate::cacher::{ListOptions, ListResult, ReadAt, ReadDelegator, Watch, WatchSpec};
 use crate::errors::{self, ApiError};
+use crate::fieldmanager::{self, FieldManager};
 use crate::patch::{self, PatchType};
 use crate::request::UserInfo;
 use crate::runtime::meta::{self, metadata_mut};
@@ -68,11 +69,20 @@ pub struct WriteContext {
     pub user: Arc<UserInfo>,
     pub dry_run: bool,
     pub notes: Arc<admission::Notes>,
+    /// The manager a client's write is recorded as in managedFields; the
+    /// server's own writes (`None`) leave managedFields as they are.
+    pub field_manager: Option<String>,
 }
 
 impl WriteContext {
     pub fn new(user: Arc<UserInfo>, dry_run: bool) -> Self {
-        WriteContext { user, dry_run, notes: Arc::default() }
+        WriteContext { user, dry_run, notes: Arc::default(), field_manager: None }
+    }
+
+    /// Recorded in managedFields as `manager`.
+    pub fn managed_by(mut self, manager: String) -> Self {
+        self.field_manager = Some(manager);
+        self
     }
 
     /// The server's own writes (controllers, bootstrap).
@@ -101,6 +111,8 @@ pub struct Store {
     normalize: admission::Normalize,
     /// `/registry/<storage prefix>/`: every key of the resource.
     collection: String,
+    /// managedFields and server-side apply.
+    fields: Arc<FieldManager>,
 }
 
 impl Store {
@@ -117,7 +129,8 @@ impl Store {
     ) -> Store {
         let collection = format!("{etcd_prefix}/{}/", resource.storage_prefix);
         let normalize = normalizer(resource.clone(), codec.clone(), strategy.clone());
-        Store { resource, codec, strategy, hooks, storage, reads, admission, normalize, collection }
+        let fields = Arc::new(field_manager(&resource, &codec));
+        Store { resource, codec, strategy, hooks, storage, reads, admission, normalize, collection, fields }
     }
 
     pub fn resource(&self) -> &Resource {
@@ -200,6 +213,11 @@ impl Store {
     ) -> Result<Value, ApiError> {
         let name = meta::name_of(&object).to_string();
         self.strategy.check_create(&name)?;
+        let mut object = object;
+        // The creator manages what it sent; admission's changes are no one's.
+        if let Some(manager) = &ctx.field_manager {
+            self.fields.update(&json!({}), &mut object, manager, None, &meta::now());
+        }
         let mut attributes = self.attributes(ctx, Operation::Create, None, namespace, &name);
         attributes.object = Some(object);
         self.admission.admit(&mut attributes).await?;
@@ -271,6 +289,7 @@ impl Store {
             check_preconditions(&self.resource, name, old, &wanted_uid)?;
             let mut new = object.clone();
             metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, subresource);
+            self.track(ctx, old, &mut new, subresource);
             Ok(new)
         })
         .await
@@ -301,11 +320,83 @@ impl Store {
                     return Err(errors::modified(&self.resource.qualified_name(), name));
                 }
                 metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, subresource);
+                self.track(ctx, old, &mut new, subresource);
                 warnings = warned;
                 Ok(new)
             })
             .await?;
         Ok((updated, warnings))
+    }
+
+    /// Records a client's update in `new`'s managedFields.
+    fn track(&self, ctx: &WriteContext, old: &Value, new: &mut Value, subresource: Option<&str>) {
+        if let Some(manager) = &ctx.field_manager {
+            self.fields.update(old, new, manager, subresource, &meta::now());
+        }
+    }
+
+    /// Server-side apply of `config` for `ctx`'s field manager: merged into
+    /// the object, or creating it when there is none (`true` then). The
+    /// result and the warnings its decoding produced.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn apply(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        config: &Value,
+        force: bool,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>, bool), ApiError> {
+        let manager = ctx.field_manager.clone().unwrap_or_default();
+        let mut warnings = Vec::new();
+        loop {
+            let updated = self
+                .update_with(ctx, namespace, name, subresource, |old| {
+                    let applied =
+                        self.fields.apply(old, config, &manager, force, subresource, &meta::now())?;
+                    let (mut new, warned) = self.decode(applied, validation)?;
+                    check_body_name(&self.resource, name, namespace, &new)?;
+                    // A resourceVersion applied is a precondition.
+                    let rv = meta::resource_version_of(config);
+                    if !rv.is_empty() && meta::resource_version_of(old) != rv {
+                        return Err(errors::modified(&self.resource.qualified_name(), name));
+                    }
+                    metadata::prepare_update(
+                        &self.resource,
+                        self.strategy.as_ref(),
+                        old,
+                        &mut new,
+                        subresource,
+                    );
+                    warnings = warned;
+                    Ok(new)
+                })
+                .await;
+            match updated {
+                Ok(object) => return Ok((object, warnings, false)),
+                Err(ApiError::NotFound { .. }) if subresource.is_none() => {}
+                Err(e) => return Err(e),
+            }
+            // Nothing there yet: the apply creates it, from an empty object
+            // with the URL's name.
+            let mut empty = json!({"apiVersion": self.resource.api_version(), "kind": self.resource.kind,
+                                   "metadata": {"name": name}});
+            if let Some(ns) = namespace.filter(|_| self.resource.namespaced) {
+                empty["metadata"]["namespace"] = json!(ns);
+            }
+            let applied = self.fields.apply(&empty, config, &manager, force, None, &meta::now())?;
+            let (object, warned) = self.decode(applied, validation)?;
+            check_body_name(&self.resource, name, namespace, &object)?;
+            let server = WriteContext { field_manager: None, ..ctx.clone() };
+            match self.create(&server, namespace, object).await {
+                Ok(created) => return Ok((created, warned, true)),
+                // Made meanwhile: apply to it.
+                Err(ApiError::AlreadyExists { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// GuaranteedUpdate: `update` makes the new object from the current one
@@ -520,6 +611,19 @@ impl Store {
     }
 }
 
+/// The field manager of a resource, its shape read from the kind's OpenAPI
+/// schema when first needed (a kind without one is walked as it comes).
+fn field_manager(resource: &Resource, codec: &Codec) -> FieldManager {
+    let source: fieldmanager::SchemaSource = match codec.openapi() {
+        Some(openapi) => Arc::new(move || {
+            let (root, definitions) = openapi.schema_with_definitions();
+            fieldmanager::Schema::from_openapi(&root, &definitions)
+        }),
+        None => Arc::new(fieldmanager::Schema::deduced),
+    };
+    FieldManager::new(&resource.api_version(), &resource.kind, resource.has_status, source)
+}
+
 /// A body decoded as an object of `resource` and defaulted.
 fn decode_as(
     resource: &Resource,
@@ -659,10 +763,10 @@ fn check_body_name(
                 "Required value: name is required",
             ));
         }
-        Some(_) => {
-            return Err(ApiError::BadRequest(
-                "the name of the object does not match the name on the URL".into(),
-            ));
+        Some(given) => {
+            return Err(ApiError::BadRequest(format!(
+                "the name of the object ({given}) does not match the name on the URL ({name})"
+            )));
         }
     }
     if resource.namespaced

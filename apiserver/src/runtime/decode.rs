@@ -140,17 +140,24 @@ const EXCESSIVE_ALIASING: &str = "yaml: document contains excessive aliasing";
 /// most `max_bytes` (go-yaml bounds the ratio of alias expansion instead;
 /// both stop a few hundred bytes of anchors from taking gigabytes).
 pub fn yaml_to_json(body: &[u8], kind: &str, max_bytes: usize) -> Result<Value, ApiError> {
+    yaml_value(body, max_bytes).map_err(|why| {
+        ApiError::BadRequest(format!(
+            "the object provided is unrecognized (must be of type {kind}): {why} ({})",
+            summarize(body)
+        ))
+    })
+}
+
+/// A YAML document as JSON, expanding to `max_bytes` of JSON at most; why
+/// not otherwise (`yaml: ...`, or kube's refusal of alias bombs).
+pub fn yaml_value(body: &[u8], max_bytes: usize) -> Result<Value, String> {
     let budget = Budget { left: Cell::new(max_bytes), exhausted: Cell::new(false) };
     let result = BoundedValue(&budget).deserialize(serde_norway::Deserializer::from_slice(body));
     result.map_err(|e| {
         // serde_norway stops some bombs itself (more alias jumps than 100
         // per event): the same refusal.
         let bomb = budget.exhausted.get() || e.to_string().starts_with("repetition limit exceeded");
-        let why = if bomb { EXCESSIVE_ALIASING.to_string() } else { format!("yaml: {e}") };
-        ApiError::BadRequest(format!(
-            "the object provided is unrecognized (must be of type {kind}): {why} ({})",
-            summarize(body)
-        ))
+        if bomb { EXCESSIVE_ALIASING.to_string() } else { format!("yaml: {e}") }
     })
 }
 

@@ -374,7 +374,14 @@ async fn yaml_bodies_are_decoded_and_bounded() {
     let message = status["message"].as_str().unwrap_or_default();
     assert!(message.contains("yaml: document contains excessive aliasing"), "{message}");
 
-    // Server-side apply is still not served.
-    let (code, _) = server.request("PATCH", &path, "application/apply-patch+yaml", update.as_bytes()).await;
-    assert_eq!(code, 415);
+    // Server-side apply bodies are YAML too, bounded the same way.
+    let apply = format!("{path}?fieldManager=limits");
+    let (code, status) =
+        server.request("PATCH", &apply, "application/apply-patch+yaml", bomb.as_bytes()).await;
+    assert_eq!((code, status["reason"].as_str()), (400, Some("BadRequest")), "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(message.ends_with("yaml: document contains excessive aliasing"), "{message}");
+    let (code, applied) =
+        server.request("PATCH", &apply, "application/apply-patch+yaml", update.as_bytes()).await;
+    assert_eq!(code, 409, "the resourceVersion applied is a precondition: {applied}");
 }

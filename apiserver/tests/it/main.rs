@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod admission;
+mod apply;
 mod clients;
 mod common;
 mod crds;
@@ -14,6 +15,7 @@ mod https;
 mod injector;
 mod kubectl;
 mod limits;
+mod node_client;
 mod pod_security;
 mod policies;
 mod quota;

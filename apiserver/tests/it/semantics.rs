@@ -92,14 +92,7 @@ async fn writes_and_their_errors(addr: &str) {
             400,
             "BadRequest",
         ),
-        (
-            "PATCH",
-            format!("{CMS}/wl-a"),
-            "application/apply-patch+yaml",
-            "{}".to_string(),
-            415,
-            "UnsupportedMediaType",
-        ),
+        ("PATCH", format!("{CMS}/wl-a"), "application/apply-patch+yaml", "{}".to_string(), 422, "Invalid"),
         (
             "PATCH",
             format!("{CMS}/missing"),

@@ -115,6 +115,18 @@ impl Api {
         self.send(Method::POST, path, Some(JSON), body.into()).await
     }
 
+    pub async fn put(&self, path: &str, body: &serde_json::Value) -> Result<Reply, String> {
+        let body = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+        self.send(Method::PUT, path, Some(JSON), body.into()).await
+    }
+
+    /// A server-side apply of `body` (JSON is YAML) as `manager`.
+    pub async fn apply(&self, path: &str, manager: &str, body: &serde_json::Value) -> Result<Reply, String> {
+        let body = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+        let path = format!("{path}?fieldManager={}", encode_query(manager));
+        self.send(Method::PATCH, &path, Some("application/apply-patch+yaml"), body.into()).await
+    }
+
     pub async fn merge_patch(&self, path: &str, body: &serde_json::Value) -> Result<Reply, String> {
         let body = serde_json::to_vec(body).map_err(|e| e.to_string())?;
         self.send(Method::PATCH, path, Some(MERGE_PATCH), body.into()).await
