@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{ApiServer, Backend, request};
+use crate::common::{ApiServer, Backend, json, request};
 
 const DEPLOYMENT: &str = r#"
 apiVersion: apps/v1
@@ -28,17 +28,6 @@ spec:
         image: busybox
 "#;
 
-fn json(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
-
-/// kubectl with `stdin`: (success, stdout, stderr).
-fn kubectl_in(api: &ApiServer, args: &[&str], stdin: &str) -> (bool, String, String) {
-    let out = api.kubectl_with(args, Some(stdin), &[]);
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.success(), text(&out.stdout), text(&out.stderr))
-}
-
 fn get(api: &ApiServer, what: &str) -> Value {
     json(&api.ok(&["get", what, "-o", "json", "--show-managed-fields"]))
 }
@@ -53,7 +42,7 @@ async fn apply_suite(backend: Backend) {
     let apply = ["apply", "--server-side", "-f", "-"];
 
     // Create by apply.
-    let (ok, out, err) = kubectl_in(&api, &apply, DEPLOYMENT);
+    let (ok, out, err) = api.kubectl_in(&apply, DEPLOYMENT);
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "deployment.apps/web serverside-applied");
     let web = get(&api, "deployment/web");
@@ -83,7 +72,7 @@ async fn apply_suite(backend: Backend) {
 
     // Applying the same again changes nothing.
     let rv = web["metadata"]["resourceVersion"].clone();
-    assert!(kubectl_in(&api, &apply, DEPLOYMENT).0);
+    assert!(api.kubectl_in(&apply, DEPLOYMENT).0);
     assert_eq!(
         get(&api, "deployment/web")["metadata"]["resourceVersion"],
         rv,
@@ -98,7 +87,7 @@ async fn apply_suite(backend: Backend) {
     assert_eq!(entry(&web, "kubectl-patch").unwrap()["fieldsV1"], json!({"f:spec": {"f:replicas": {}}}));
     assert!(entry(&web, "kubectl").unwrap()["fieldsV1"]["f:spec"].get("f:replicas").is_none());
     let changed = DEPLOYMENT.replace("replicas: 2", "replicas: 3");
-    let (ok, _, err) = kubectl_in(&api, &apply, &changed);
+    let (ok, _, err) = api.kubectl_in(&apply, &changed);
     assert!(!ok);
     assert!(
         err.contains(
@@ -110,7 +99,7 @@ async fn apply_suite(backend: Backend) {
 
     // Forced, kubectl takes replicas back; the patcher's entry goes.
     let forced = ["apply", "--server-side", "--force-conflicts", "-f", "-"];
-    let (ok, _, err) = kubectl_in(&api, &forced, &changed);
+    let (ok, _, err) = api.kubectl_in(&forced, &changed);
     assert!(ok, "{err}");
     let web = get(&api, "deployment/web");
     assert_eq!(web["spec"]["replicas"], 3);
@@ -120,7 +109,7 @@ async fn apply_suite(backend: Backend) {
     // Fields kubectl stops applying go; what another manager set stays.
     let smaller =
         changed.replace(", tier: front", "").replace("      - name: log\n        image: busybox\n", "");
-    let (ok, _, err) = kubectl_in(&api, &apply, &smaller);
+    let (ok, _, err) = api.kubectl_in(&apply, &smaller);
     assert!(ok, "{err}");
     let web = get(&api, "deployment/web");
     let labels = &web["metadata"]["labels"];
@@ -135,11 +124,8 @@ async fn apply_suite(backend: Backend) {
     assert!(entry(&web, "kubectl-label").is_some());
 
     // A server-side dry run shows the result and stores nothing.
-    let (ok, out, err) = kubectl_in(
-        &api,
-        &["apply", "--server-side", "--dry-run=server", "-o", "json", "-f", "-"],
-        DEPLOYMENT,
-    );
+    let (ok, out, err) =
+        api.kubectl_in(&["apply", "--server-side", "--dry-run=server", "-o", "json", "-f", "-"], DEPLOYMENT);
     assert!(ok, "{err}");
     assert_eq!(json(&out)["spec"]["replicas"], 2);
     assert_eq!(get(&api, "deployment/web")["spec"]["replicas"], 3);
@@ -148,11 +134,11 @@ async fn apply_suite(backend: Backend) {
     // apply takes over what its client-side apply set (no conflict over a
     // field nobody changed since), keeping the annotation up to date.
     let csa = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: csa}\ndata: {a: '1', b: '1'}\n";
-    let (ok, _, err) = kubectl_in(&api, &["apply", "-f", "-"], csa);
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], csa);
     assert!(ok, "{err}");
     let before = get(&api, "configmap/csa");
     assert_eq!(entry(&before, "kubectl-client-side-apply").unwrap()["operation"], "Update");
-    let (ok, _, err) = kubectl_in(&api, &apply, &csa.replace("a: '1'", "a: '2'"));
+    let (ok, _, err) = api.kubectl_in(&apply, &csa.replace("a: '1'", "a: '2'"));
     assert!(ok, "{err}");
     let after = get(&api, "configmap/csa");
     assert_eq!(after["data"], json!({"a": "2", "b": "1"}));
@@ -162,8 +148,7 @@ async fn apply_suite(backend: Backend) {
         .unwrap_or_default();
     assert_eq!(json(annotation)["data"]["a"], "2", "{annotation}");
     // Someone else's server-side apply of the same field conflicts.
-    let (ok, _, err) = kubectl_in(
-        &api,
+    let (ok, _, err) = api.kubectl_in(
         &["apply", "--server-side", "--field-manager=team-b", "-f", "-"],
         &csa.replace("a: '1'", "a: '3'"),
     );

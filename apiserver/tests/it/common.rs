@@ -500,7 +500,19 @@ pub fn venv_bin(name: &str) -> PathBuf {
     venv.join("bin").join(name)
 }
 
+/// `text` as JSON, or a failed test saying what it was.
+pub fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
 impl ApiServer {
+    /// kubectl with `stdin`: (success, stdout, stderr).
+    pub fn kubectl_in(&self, args: &[&str], stdin: &str) -> (bool, String, String) {
+        let out = self.kubectl_with(args, Some(stdin), &[]);
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.success(), text(&out.stdout), text(&out.stderr))
+    }
+
     /// kubectl with `stdin` that must succeed; its stdout.
     pub fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
         let out = self.kubectl_with(args, Some(stdin), &[]);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{ApiServer, Backend, next_event, open_watch};
+use crate::common::{ApiServer, Backend, json, next_event, open_watch};
 
 const CRD: &str = r#"
 apiVersion: apiextensions.k8s.io/v1
@@ -56,17 +56,6 @@ spec:
                     status: {type: string}
 "#;
 
-fn json(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
-
-/// kubectl with `stdin`: (success, stdout, stderr).
-fn kubectl_in(api: &ApiServer, args: &[&str], stdin: &str) -> (bool, String, String) {
-    let out = api.kubectl_with(args, Some(stdin), &[]);
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.success(), text(&out.stdout), text(&out.stderr))
-}
-
 fn crd(api: &ApiServer, name: &str) -> Value {
     json(&api.ok(&["get", "crd", name, "-o", "json"]))
 }
@@ -87,7 +76,7 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 }
 
 async fn install(api: &ApiServer) {
-    let (ok, out, err) = kubectl_in(api, &["apply", "-f", "-"], CRD);
+    let (ok, out, err) = api.kubectl_in(&["apply", "-f", "-"], CRD);
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created");
     api.ok(&["wait", "--for=condition=Established", "crd/widgets.example.com", "--timeout=30s"]);
@@ -115,7 +104,7 @@ async fn objects(api: &ApiServer) {
     // An unknown field is pruned, with kube's warning.
     let w1 =
         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {color: red, extra: gone}\n";
-    let (ok, out, err) = kubectl_in(api, &["apply", "--validate=warn", "-f", "-"], w1);
+    let (ok, out, err) = api.kubectl_in(&["apply", "--validate=warn", "-f", "-"], w1);
     assert!(ok, "{err}");
     assert_eq!(out.trim(), "widget.example.com/w1 created");
     assert!(err.contains(r#"Warning: unknown field "spec.extra""#), "{err}");
@@ -123,14 +112,14 @@ async fn objects(api: &ApiServer) {
     assert_eq!(stored["spec"], serde_json::json!({"color": "red", "replicas": 1}), "pruned and defaulted");
     assert_eq!(stored["metadata"]["generation"], 1);
     // With kubectl's default (strict) validation, the unknown field is refused.
-    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &w1.replace("w1", "w-strict"));
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], &w1.replace("w1", "w-strict"));
     assert!(!ok);
     assert!(err.contains(r#"strict decoding error: unknown field "spec.extra""#), "{err}");
 
     // Invalid objects: kube's 422, nothing stored.
     let bad =
         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nspec: {color: blue, replicas: 20}\n";
-    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], bad);
+    let (ok, _, err) = api.kubectl_in(&["create", "-f", "-"], bad);
     assert!(!ok);
     assert!(err.contains(r#"The Widget "w2" is invalid: "#), "{err}");
     assert!(
@@ -144,7 +133,7 @@ async fn objects(api: &ApiServer) {
         "{err}"
     );
     let missing = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w3}\nspec: {replicas: 2}\n";
-    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], missing);
+    let (ok, _, err) = api.kubectl_in(&["create", "-f", "-"], missing);
     assert!(!ok);
     // A missing field keeps the CEL rules from running, and kube says so.
     assert!(err.contains("The Widget \"w3\" is invalid: \n* spec.color: Required value\n* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"), "{err}");
@@ -152,7 +141,7 @@ async fn objects(api: &ApiServer) {
     // The CRD's CEL rule.
     let green =
         "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w4}\nspec: {color: green, replicas: 7}\n";
-    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], green);
+    let (ok, _, err) = api.kubectl_in(&["create", "-f", "-"], green);
     assert!(!ok);
     assert!(
         err.contains(
@@ -262,11 +251,11 @@ spec:
 "#;
 
 async fn versions(api: &ApiServer) {
-    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &THINGS.replace("MODE", ""));
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], &THINGS.replace("MODE", ""));
     assert!(ok, "{err}");
     api.ok(&["wait", "--for=condition=Established", "crd/things.example.com", "--timeout=30s"]);
     let thing = "apiVersion: example.com/v1beta1\nkind: Thing\nmetadata: {name: t1}\nspec: {size: 2}\n";
-    let (ok, out, err) = kubectl_in(api, &["create", "-f", "-", "-o", "json"], thing);
+    let (ok, out, err) = api.kubectl_in(&["create", "-f", "-", "-o", "json"], thing);
     assert!(ok, "{err}");
     assert_eq!(json(&out)["apiVersion"], "example.com/v1beta1", "answered in the version written");
     let read =
@@ -285,7 +274,7 @@ async fn versions(api: &ApiServer) {
     assert_eq!(crd(api, "things.example.com")["status"]["storedVersions"], serde_json::json!(["v1"]));
 
     let with_mode = THINGS.replace("MODE", ", mode: {type: string, default: auto}");
-    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &with_mode);
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], &with_mode);
     assert!(ok, "{err}");
     wait_until("the new default shows on the stored object", || read("v1")["spec"]["mode"] == "auto");
     assert!(read("v1beta1")["spec"].get("mode").is_none(), "v1beta1's schema has no such default");
@@ -295,7 +284,7 @@ async fn versions(api: &ApiServer) {
 async fn refusals(api: &ApiServer) {
     // Names in use by another CRD of the group: stored, not served.
     let clash = CRD.replace("widgets", "gadgets").replace("kind: Widget", "kind: Gadget");
-    let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], &clash);
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], &clash);
     assert!(ok, "{err}");
     wait_until("the clash is reported", || {
         let gadgets = crd(api, "gadgets.example.com");
@@ -315,7 +304,7 @@ async fn refusals(api: &ApiServer) {
         CRD.replace("widgets", "sprockets").replace("kind: Widget", "kind: Sprocket").replace("[wd]", "[sp]");
     let waiting = CRD.replace("widgets", "cogs").replace("kind: Widget", "kind: Cog").replace("[wd]", "[sp]");
     for crd_yaml in [&holder, &waiting] {
-        let (ok, _, err) = kubectl_in(api, &["apply", "-f", "-"], crd_yaml);
+        let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], crd_yaml);
         assert!(ok, "{err}");
     }
     wait_until("cogs wait for their short name", || {
@@ -332,7 +321,7 @@ async fn refusals(api: &ApiServer) {
         .replace("scope: Namespaced", "scope: Global")
         .replace("            type: object\n            required: [color]", "            required: [color]")
         .replace("self.color != 'green'", "self.color !=");
-    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], &bad);
+    let (ok, _, err) = api.kubectl_in(&["create", "-f", "-"], &bad);
     assert!(!ok);
     for wanted in [
         r#"metadata.name: Invalid value: "things.example.com": must be spec.names.plural+"."+spec.group"#,
@@ -372,7 +361,7 @@ async fn deletion(api: &ApiServer) {
     assert!(w1["metadata"]["deletionTimestamp"].is_string(), "{w1}");
     // No new objects while it goes.
     let late = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: late}\nspec: {color: red}\n";
-    let (ok, _, err) = kubectl_in(api, &["create", "-f", "-"], late);
+    let (ok, _, err) = api.kubectl_in(&["create", "-f", "-"], late);
     assert!(!ok);
     assert!(
         err.contains(r#"widgets.example.com "late" is forbidden: create not allowed while custom resource definition is terminating"#),
@@ -461,7 +450,7 @@ def goodbye(name, logger, **_):
 
 async fn kopf_suite(backend: Backend) {
     let api = ApiServer::start(backend).await;
-    let (ok, _, err) = kubectl_in(&api, &["apply", "-f", "-"], GIZMO_CRD);
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], GIZMO_CRD);
     assert!(ok, "{err}");
     api.ok(&["wait", "--for=condition=Established", "crd/gizmos.example.com", "--timeout=30s"]);
     let operator = api.dir.path().join("operator.py");
@@ -478,7 +467,7 @@ async fn kopf_suite(backend: Backend) {
     let kopf_log = || std::fs::read_to_string(api.dir.path().join("kopf.log")).unwrap_or_default();
 
     let gizmo = "apiVersion: example.com/v1alpha1\nkind: Gizmo\nmetadata: {name: g1}\nspec: {size: 3}\n";
-    let (ok, _, err) = kubectl_in(&api, &["create", "-f", "-"], gizmo);
+    let (ok, _, err) = api.kubectl_in(&["create", "-f", "-"], gizmo);
     assert!(ok, "{err}");
     let deadline = Instant::now() + Duration::from_secs(90);
     let made = loop {

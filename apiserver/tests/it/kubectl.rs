@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{ApiServer, Backend, venv_bin};
+use crate::common::{ApiServer, Backend, json, venv_bin};
 
 const MANIFEST: &str = r#"
 apiVersion: v1
@@ -57,10 +57,6 @@ spec:
         image: busybox:1.36
         args: [sleep, infinity]
 "#;
-
-fn json(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
 
 async fn version_and_discovery(api: &ApiServer) {
     let version = json(&api.ok(&["version", "-o", "json"]));
