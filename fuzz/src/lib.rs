@@ -9,6 +9,7 @@
 //! does not round-trip, the store disagreeing with its reference model).
 
 pub mod apiserver_decode;
+pub mod apply;
 pub mod authority;
 pub mod continue_token;
 pub mod grpc_requests;
@@ -29,6 +30,7 @@ pub const TARGETS: &[Target] = &[
     ("store_model", store_model::run),
     ("apiserver_decode", apiserver_decode::run),
     ("patch", patch::run),
+    ("apply", apply::run),
     ("selectors", selectors::run),
     ("continue_token", continue_token::run),
     ("watch_requests", watch_requests::run),

@@ -30,6 +30,7 @@ pub fn all() -> Vec<Seed> {
     store_model(&mut seeds);
     apiserver_decode(&mut seeds);
     patch(&mut seeds);
+    apply(&mut seeds);
     selectors(&mut seeds);
     continue_token(&mut seeds);
     watch_requests(&mut seeds);
@@ -330,6 +331,33 @@ fn apiserver_decode(seeds: &mut Vec<Seed>) {
         "yaml-aliases",
         YAML | kind_index("ConfigMap"),
         b"a: &a [x, x, x, x]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\ndata: {k: !!str 1}\n",
+    );
+}
+
+/// `apply`: the kind's selector byte (`0x80`: forced), the live object, NUL,
+/// the applied configuration (its apiVersion and kind are the target's).
+fn apply(seeds: &mut Vec<Seed>) {
+    let mut add = |name: &str, force: bool, kind: &str, live: &str, config: &str| {
+        let mut body = vec![kind_index(kind) | if force { 0x80 } else { 0 }];
+        body.extend_from_slice(live.as_bytes());
+        body.push(0);
+        body.extend_from_slice(config.as_bytes());
+        seeds.push(("apply", name.to_string(), body));
+    };
+    add(
+        "deployment-containers",
+        false,
+        "Deployment",
+        DEPLOYMENT,
+        r#"{"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox","ports":[{"containerPort":80}]},{"name":"app","image":"nginx:2"}]}}}}"#,
+    );
+    add("configmap-create", false, "ConfigMap", "{}", r#"{"metadata":{"name":"c"},"data":{"a":"1"}}"#);
+    add(
+        "pod-forced",
+        true,
+        "Pod",
+        POD,
+        r#"{"metadata":{"name":"web","finalizers":["b"]},"spec":{"containers":[{"name":"app","image":"nginx:3"}],"tolerations":[{"key":"k"}]}}"#,
     );
 }
 

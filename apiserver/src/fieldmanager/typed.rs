@@ -2,6 +2,8 @@
 //! changed between two versions, an applied configuration merged into a
 //! live object, and owned fields taken out.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde_json::{Map, Value};
 
 use super::fieldpath::{Path, PathElement, Scalar, Set};
@@ -111,7 +113,7 @@ fn collect(schema: &Schema, id: TypeId, value: &Value, path: &Path, set: &mut Se
         }
         Shape::Items { elem, kind } => {
             let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
-            let mut seen = std::collections::BTreeSet::new();
+            let mut seen = BTreeSet::new();
             for (element, item) in named_items(kind, items, path)? {
                 if !seen.insert(element.clone()) {
                     return Err(at(path, &format!("duplicate entries for key {element}")));
@@ -134,11 +136,11 @@ pub fn compare(schema: &Schema, old: &Value, new: &Value) -> Comparison {
     out
 }
 
-fn compare_at(
+fn compare_at<'v>(
     schema: &Schema,
     id: TypeId,
-    old: Option<&Value>,
-    new: Option<&Value>,
+    old: Option<&'v Value>,
+    new: Option<&'v Value>,
     path: &Path,
     out: &mut Comparison,
 ) {
@@ -154,30 +156,30 @@ fn compare_at(
             let empty = Map::new();
             let old_map = old.and_then(Value::as_object).unwrap_or(&empty);
             let new_map = new.and_then(Value::as_object).unwrap_or(&empty);
-            let names: std::collections::BTreeSet<&String> = old_map.keys().chain(new_map.keys()).collect();
+            let names: BTreeSet<&String> = old_map.keys().chain(new_map.keys()).collect();
             for name in names {
                 let child_id = schema.field_type(id, name).unwrap_or(DEDUCED);
                 compare_at(schema, child_id, old_map.get(name), new_map.get(name), &path.field(name), out);
             }
         }
         (true, Shape::Items { elem, kind }) => {
-            let index = |side: Option<&Value>| -> Vec<(PathElement, Value)> {
+            // Items that cannot be named are left out (kube reports them and
+            // goes on); a repeated name keeps its first item.
+            let index = |side: Option<&'v Value>| -> BTreeMap<PathElement, &'v Value> {
                 let items = side.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-                // Items that cannot be named are compared with the list whole
-                // by the caller's fallback below; kube keeps going too.
-                items.iter().filter_map(|i| Some((item_element(kind, i).ok()?, i.clone()))).collect()
+                let mut named = BTreeMap::new();
+                for item in items {
+                    if let Ok(element) = item_element(kind, item) {
+                        named.entry(element).or_insert(item);
+                    }
+                }
+                named
             };
             let (old_items, new_items) = (index(old), index(new));
-            let mut names: Vec<&PathElement> =
-                old_items.iter().chain(new_items.iter()).map(|(e, _)| e).collect();
-            names.sort();
-            names.dedup();
+            let names: BTreeSet<&PathElement> = old_items.keys().chain(new_items.keys()).collect();
             for element in names {
-                let find = |items: &[(PathElement, Value)]| -> Option<Value> {
-                    items.iter().find(|(e, _)| e == element).map(|(_, v)| v.clone())
-                };
-                let (o, n) = (find(&old_items), find(&new_items));
-                compare_at(schema, elem, o.as_ref(), n.as_ref(), &path.child(element.clone()), out);
+                let (o, n) = (old_items.get(element).copied(), new_items.get(element).copied());
+                compare_at(schema, elem, o, n, &path.child(element.clone()), out);
             }
         }
         _ => {
@@ -253,17 +255,16 @@ fn merge_items(
     config: &[(PathElement, &Value)],
     path: &Path,
 ) -> Result<Vec<Value>, String> {
-    let in_live = |e: &PathElement| live.iter().find(|(l, _)| l == e).map(|(_, v)| *v);
-    let in_config = |e: &PathElement| config.iter().any(|(c, _)| c == e);
+    let live_items: BTreeMap<&PathElement, &Value> = live.iter().rev().map(|(e, v)| (e, *v)).collect();
+    let config_names: BTreeSet<&PathElement> = config.iter().map(|(e, _)| e).collect();
     // The shared items, in the configuration's order: the next one due.
-    let mut shared = config.iter().filter(|(e, _)| in_live(e).is_some()).map(|(e, _)| e);
+    let mut shared = config.iter().map(|(e, _)| e).filter(|e| live_items.contains_key(e));
     let mut next_shared = shared.next();
-    let mut merged: Vec<&PathElement> = Vec::new();
+    let mut merged: BTreeSet<&PathElement> = BTreeSet::new();
     let mut out = Vec::with_capacity(live.len().max(config.len()));
     let merge_one = |element: &PathElement, value: &Value| -> Result<Value, String> {
-        let child = path.child(element.clone());
-        match in_live(element) {
-            Some(old) => merge_at(schema, elem, old, value, &child),
+        match live_items.get(element) {
+            Some(old) => merge_at(schema, elem, old, value, &path.child(element.clone())),
             None => Ok(value.clone()),
         }
     };
@@ -273,13 +274,13 @@ fn merge_items(
             let element = &live[l].0;
             if *element == config[c].0 {
                 out.push(merge_one(element, config[c].1)?);
-                merged.push(element);
+                merged.insert(element);
                 l += 1;
                 c += 1;
                 next_shared = shared.next();
                 continue;
             }
-            if in_config(element) && next_shared.is_some_and(|n| n != element) {
+            if config_names.contains(element) && next_shared.is_some_and(|n| n != element) {
                 // A shared item, but not the one due: it comes later.
                 l += 1;
                 continue;
@@ -287,20 +288,21 @@ fn merge_items(
         }
         if l < live.len() {
             let element = &live[l].0;
-            if !in_config(element) {
+            if !config_names.contains(element) {
                 out.push(live[l].1.clone());
                 l += 1;
                 continue;
             }
-            if merged.contains(&element) {
+            if merged.contains(element) {
+                // Already merged where the configuration put it; the
+                // configuration's next item may come now.
                 l += 1;
-                continue;
             }
         }
         if c < config.len() {
             let element = &config[c].0;
             out.push(merge_one(element, config[c].1)?);
-            merged.push(element);
+            merged.insert(element);
             c += 1;
             if next_shared == Some(element) {
                 next_shared = shared.next();

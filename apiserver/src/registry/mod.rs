@@ -26,5 +26,5 @@ pub(crate) mod tests;
 pub use codec::Codec;
 pub use resource::Resource;
 pub use resources::{Resources, ServedResource};
-pub use store::{DeleteOptions, Deleted, Propagation, Store, WriteContext};
+pub use store::{DeleteOptions, Deleted, Propagation, Store, WriteContext, field_manager};
 pub use strategy::{NameRule, Strategy, Undo, WriteHooks};

@@ -613,7 +613,7 @@ impl Store {
 
 /// The field manager of a resource, its shape read from the kind's OpenAPI
 /// schema when first needed (a kind without one is walked as it comes).
-fn field_manager(resource: &Resource, codec: &Codec) -> FieldManager {
+pub fn field_manager(resource: &Resource, codec: &Codec) -> FieldManager {
     let source: fieldmanager::SchemaSource = match codec.openapi() {
         Some(openapi) => Arc::new(move || {
             let (root, definitions) = openapi.schema_with_definitions();
