@@ -225,9 +225,9 @@ impl FieldManager {
             Some(entry) => (entry.fields.clone(), entry.time.clone()),
             None => (Set::new(), None),
         };
+        let new = self.prune(&merged, managed, manager, &last, &applied);
         // The applier's entry now says what this configuration sets.
         managed.put(manager, applied, last_time);
-        let new = self.prune(&merged, managed, &last);
 
         let comparison = typed::compare(schema, live, &new);
         let changed = self.owned_by(&manager.subresource, &comparison.modified.union(&comparison.added));
@@ -285,10 +285,20 @@ impl FieldManager {
     }
 
     /// Removes from `merged` what the applier managed before (`last`) and no
-    /// longer applies, unless another manager (or the new configuration)
-    /// holds it; what the applier never set stays.
-    fn prune(&self, merged: &Value, managed: &Managed, last: &Set) -> Value {
-        if last.is_empty() {
+    /// longer applies (`applied` is what it applies now), unless another
+    /// manager holds it; what the applier never set stays. `managed` still
+    /// holds the applier's previous entry, which does not count.
+    fn prune(
+        &self,
+        merged: &Value,
+        managed: &Managed,
+        applier: &Manager,
+        last: &Set,
+        applied: &Set,
+    ) -> Value {
+        // Applying all it applied before (re-applying, or adding fields), the
+        // applier gives up nothing.
+        if last.difference(applied).is_empty() {
             return merged.clone();
         }
         let schema = self.schema();
@@ -296,7 +306,8 @@ impl FieldManager {
         let set_of = |value: &Value| named(&typed::field_set(schema, value).unwrap_or_default());
         let pruned = typed::remove(schema, merged, &named(last));
         // Put back what anyone still manages.
-        let owned = managed.entries.iter().fold(Set::new(), |all, e| all.union(&e.fields));
+        let others = managed.entries.iter().filter(|e| &e.manager != applier);
+        let owned = others.fold(applied.clone(), |all, e| all.union(&e.fields));
         let merged_set = set_of(merged);
         let keep = set_of(&pruned).union(&named(&owned));
         let pruned = typed::remove(schema, merged, &merged_set.difference(&keep));
