@@ -287,6 +287,9 @@ impl Request<'_> {
                 let mut new = old.clone();
                 new["spec"]["replicas"] = json!(replicas);
                 prepare_update(self.resource, self.store.strategy(), old, &mut new, None);
+                // The scaler takes spec.replicas (from an applier too), as
+                // kube's scale handler records it.
+                self.store.track(&ctx, old, &mut new, Some("scale"));
                 Ok(new)
             })
             .await?;

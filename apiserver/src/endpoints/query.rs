@@ -39,7 +39,9 @@ pub fn patch_options(params: &Params, kind: crate::patch::PatchType) -> Result<b
         });
     }
     params.field_manager("PatchOptions")?;
-    Ok(matches!(force, Some("true" | "1")))
+    // kube reads `force` as a bool where anything but false is true
+    // (`?force` alone too).
+    Ok(force.is_some_and(|f| !matches!(f, "0" | "f" | "F" | "false" | "False" | "FALSE")))
 }
 
 /// How long a watch without `timeoutSeconds` lasts: kube picks between

@@ -262,6 +262,12 @@ impl Set {
         !set.is_empty()
     }
 
+    /// How many elements the longest path has.
+    pub fn depth(&self) -> usize {
+        let below = self.children.values().map(Set::depth).max().unwrap_or(0);
+        if self.is_empty() { 0 } else { 1 + below }
+    }
+
     /// The set with `fields_v1`'s text: a member is `{}` (or `".": {}` beside
     /// its children), each element written with its prefix.
     pub fn to_fields_v1(&self) -> Value {

@@ -15,26 +15,41 @@ const ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 /// kube's limit on the total size of an object's annotations.
 const MAX_ANNOTATIONS_BYTES: usize = 256 * 1024;
 
-/// Whether every conflict is over a field the object's last client-side
-/// apply set and that nobody has changed since: then the apply may take it.
-pub fn conflicts_allowed(fm: &FieldManager, live: &Value, conflicts: &[(Manager, Set)]) -> bool {
-    let Some(text) = live.pointer(&format!("/metadata/annotations/{}", ANNOTATION.replace('/', "~1"))) else {
-        return false;
+/// The conflicts left once those over fields the object's last client-side
+/// apply set, and nobody has changed since, are allowed: none left, the
+/// apply may take them all.
+pub fn remaining_conflicts(
+    fm: &FieldManager,
+    live: &Value,
+    conflicts: Vec<(Manager, Set)>,
+) -> Vec<(Manager, Set)> {
+    let Some(allowed) = allowed(fm, live) else {
+        return conflicts;
     };
-    let Some(last) =
-        text.as_str().filter(|t| !t.is_empty()).and_then(|t| serde_json::from_str::<Value>(t).ok())
-    else {
-        return false;
-    };
+    conflicts
+        .into_iter()
+        .map(|(manager, fields)| {
+            let left: Vec<_> = fields.paths().into_iter().filter(|p| !allowed.has(p)).collect();
+            let mut set = Set::new();
+            for path in &left {
+                set.insert(path);
+            }
+            (manager, set)
+        })
+        .filter(|(_, set)| !set.is_empty())
+        .collect()
+}
+
+/// What the last client-side apply set and nobody changed since.
+fn allowed(fm: &FieldManager, live: &Value) -> Option<Set> {
+    let text = live.pointer(&format!("/metadata/annotations/{}", ANNOTATION.replace('/', "~1")))?;
+    let last: Value = serde_json::from_str(text.as_str().filter(|t| !t.is_empty())?).ok()?;
     if last["apiVersion"].as_str() != Some(fm.api_version.as_str()) {
-        return false;
+        return None;
     }
-    let Ok(applied) = typed::field_set(fm.schema(), &last) else {
-        return false;
-    };
+    let applied = typed::field_set(fm.schema(), &last).ok()?;
     let changed = typed::compare(fm.schema(), &last, live);
-    let allowed = applied.difference(&changed.modified.union(&changed.added).union(&changed.removed));
-    conflicts.iter().all(|(_, fields)| fields.paths().iter().all(|p| allowed.has(p)))
+    Some(applied.difference(&changed.modified.union(&changed.added).union(&changed.removed)))
 }
 
 /// Sets the annotation, where the object has one, to the applied

@@ -10,6 +10,11 @@ use serde_json::{Map, Value, json};
 use super::fieldpath::Set;
 use crate::runtime::meta;
 
+/// The deepest fields tracked: with managedFields' own five levels and the
+/// leaf's, well inside the 128 levels serde_json (and so every reader of
+/// stored objects here) accepts.
+const MAX_FIELDS_DEPTH: usize = 100;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Operation {
     Apply,
@@ -121,7 +126,11 @@ impl Managed {
                 .then_with(|| a.manager.subresource.cmp(&b.manager.subresource))
         });
         let meta = meta::metadata_mut(object);
-        if entries.is_empty() {
+        // fieldsV1 nests one level per path element, five below the object's
+        // root: an object nested nearly as deep as JSON readers allow would
+        // be stored unreadable with them. Such an object goes untracked.
+        let too_deep = entries.iter().any(|e| e.fields.depth() > MAX_FIELDS_DEPTH);
+        if entries.is_empty() || too_deep {
             meta.remove("managedFields");
             return;
         }

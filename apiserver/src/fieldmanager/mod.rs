@@ -184,11 +184,12 @@ impl FieldManager {
             match self.apply_managed(&live_content, config, &mut managed.clone(), &manager, force, now) {
                 Ok(new) => new,
                 // kubectl's client-side apply said the same: the server-side
-                // apply takes over from it.
-                Err(Refusal::Conflicts(conflicts))
-                    if manager.name == "kubectl"
-                        && last_applied::conflicts_allowed(self, &live_content, &conflicts) =>
-                {
+                // apply takes over from it, if that covers every conflict.
+                Err(Refusal::Conflicts(conflicts)) if manager.name == "kubectl" => {
+                    let left = last_applied::remaining_conflicts(self, &live_content, conflicts);
+                    if !left.is_empty() {
+                        return Err(conflict::error(&left));
+                    }
                     self.apply_managed(&live_content, config, &mut managed, &manager, true, now)?
                 }
                 Err(refusal) => return Err(refusal.into()),

@@ -302,3 +302,41 @@ fn kubectl_takes_over_from_its_client_side_apply() {
     fm.update(&live, &mut edited, "editor", None, LATER);
     assert_eq!(fm.apply(&edited, &ssa, "kubectl", false, None, LATER).unwrap_err().code(), 409);
 }
+
+#[test]
+fn a_null_in_an_apply_keeps_what_is_there() {
+    let fm = manager();
+    let live = fm
+        .apply(
+            &json!({}),
+            &config(json!({"metadata": {"name": "t", "labels": {"a": "1"}}})),
+            "a",
+            false,
+            None,
+            NOW,
+        )
+        .unwrap();
+    let nulled = config(json!({"metadata": {"name": "t", "labels": null}}));
+    let after = fm.apply(&live, &nulled, "b", false, None, LATER).unwrap();
+    assert_eq!(after["metadata"]["labels"], json!({"a": "1"}), "{after}");
+}
+
+#[test]
+fn objects_too_deep_to_track_stay_untracked() {
+    let fm = manager();
+    let mut deep = json!("leaf");
+    for _ in 0..110 {
+        deep = json!({"x": deep});
+    }
+    let mut object = config(json!({"data": {}}));
+    object["spec"] = json!({"replicas": 1});
+    object["metadata"]["labels"] = json!({"a": "1"});
+    let mut new = object.clone();
+    new["status"] = deep;
+    let fm_deduced = FieldManager::new("v1", "Thing", false, Arc::new(Schema::deduced));
+    fm_deduced.update(&json!({}), &mut new, "m", None, NOW);
+    assert!(new["metadata"].get("managedFields").is_none());
+    // A shallow one is tracked.
+    fm.update(&json!({}), &mut object, "m", None, NOW);
+    assert!(object["metadata"].get("managedFields").is_some());
+}

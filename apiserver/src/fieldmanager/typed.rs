@@ -216,6 +216,11 @@ pub fn merge(schema: &Schema, live: &Value, config: &Value) -> Result<Value, Str
 }
 
 fn merge_at(schema: &Schema, id: TypeId, live: &Value, config: &Value, path: &Path) -> Result<Value, String> {
+    // A null over an object or a list merges as an empty one: what is there
+    // stays (it may be others'), as in kube.
+    if config.is_null() && !matches!(shape(schema, id, live), Shape::Leaf) {
+        return Ok(live.clone());
+    }
     if std::mem::discriminant(live) != std::mem::discriminant(config) {
         return Ok(config.clone());
     }

@@ -151,6 +151,18 @@ pub(super) fn finish(
         }
     }
 
+    for (schema, property) in ATOMIC {
+        let target = match property {
+            Some(property) => {
+                definitions.get_mut(*schema).and_then(|d| d.pointer_mut(&format!("/properties/{property}")))
+            }
+            None => definitions.get_mut(*schema),
+        };
+        if let Some(target) = target.and_then(Value::as_object_mut) {
+            target.insert("x-kubernetes-map-type".into(), json!("atomic"));
+        }
+    }
+
     for (schema, property, default) in KEY_DEFAULTS {
         if let Some(property) = definitions
             .get_mut(*schema)
@@ -161,6 +173,25 @@ pub(super) fn finish(
         }
     }
 }
+
+/// The structs (`+structType=atomic`) and maps (`+mapType=atomic`, a property) kube's schemas mark
+/// atomic: server-side apply owns and replaces them whole (a selector is one value, not a merge of
+/// its keys).
+const ATOMIC: &[(&str, Option<&str>)] = &[
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", None),
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference", None),
+    ("io.k8s.api.core.v1.NodeSelector", None),
+    ("io.k8s.api.core.v1.NodeSelectorTerm", None),
+    ("io.k8s.api.core.v1.LocalObjectReference", None),
+    ("io.k8s.api.core.v1.ObjectReference", None),
+    ("io.k8s.api.core.v1.TypedLocalObjectReference", None),
+    ("io.k8s.api.core.v1.ConfigMapKeySelector", None),
+    ("io.k8s.api.core.v1.SecretKeySelector", None),
+    ("io.k8s.api.core.v1.ObjectFieldSelector", None),
+    ("io.k8s.api.core.v1.ResourceFieldSelector", None),
+    ("io.k8s.api.core.v1.PodSpec", Some("nodeSelector")),
+    ("io.k8s.api.core.v1.ServiceSpec", Some("selector")),
+];
 
 /// The defaults kube's schemas publish (`+default=` markers) on fields that key a list: an item
 /// that leaves its protocol out is still the `TCP` port it defaults to, so server-side apply

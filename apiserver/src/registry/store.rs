@@ -329,7 +329,7 @@ impl Store {
     }
 
     /// Records a client's update in `new`'s managedFields.
-    fn track(&self, ctx: &WriteContext, old: &Value, new: &mut Value, subresource: Option<&str>) {
+    pub fn track(&self, ctx: &WriteContext, old: &Value, new: &mut Value, subresource: Option<&str>) {
         if let Some(manager) = &ctx.field_manager {
             self.fields.update(old, new, manager, subresource, &meta::now());
         }
@@ -363,6 +363,11 @@ impl Store {
                     if !rv.is_empty() && meta::resource_version_of(old) != rv {
                         return Err(errors::modified(&self.resource.qualified_name(), name));
                     }
+                    // The managers the apply wrote are final: preparing the
+                    // update (which takes everything but status from the
+                    // stored object for /status) must not bring back the
+                    // stored ones.
+                    let managed = meta::metadata_mut(&mut new).remove("managedFields");
                     metadata::prepare_update(
                         &self.resource,
                         self.strategy.as_ref(),
@@ -370,6 +375,10 @@ impl Store {
                         &mut new,
                         subresource,
                     );
+                    match managed {
+                        Some(managed) => meta::metadata_mut(&mut new).insert("managedFields".into(), managed),
+                        None => meta::metadata_mut(&mut new).remove("managedFields"),
+                    };
                     warnings = warned;
                     Ok(new)
                 })

@@ -123,12 +123,25 @@ async fn apply_suite(backend: Backend) {
     assert_eq!(names, vec!["web"]);
     assert!(entry(&web, "kubectl-label").is_some());
 
-    // A server-side dry run shows the result and stores nothing.
-    let (ok, out, err) =
-        api.kubectl_in(&["apply", "--server-side", "--dry-run=server", "-o", "json", "-f", "-"], DEPLOYMENT);
+    // A scaler (kubectl scale, an autoscaler) takes spec.replicas through
+    // /scale; a manifest that stops setting replicas then leaves them be.
+    api.ok(&["scale", "deployment/web", "--replicas=7"]);
+    let web = get(&api, "deployment/web");
+    let scaler =
+        web["metadata"]["managedFields"].as_array().unwrap().iter().find(|e| e["subresource"] == "scale");
+    assert_eq!(scaler.map(|e| &e["fieldsV1"]), Some(&json!({"f:spec": {"f:replicas": {}}})), "{web}");
+    let (ok, _, err) = api.kubectl_in(&apply, &smaller.replace("  replicas: 3\n", ""));
     assert!(ok, "{err}");
-    assert_eq!(json(&out)["spec"]["replicas"], 2);
-    assert_eq!(get(&api, "deployment/web")["spec"]["replicas"], 3);
+    assert_eq!(get(&api, "deployment/web")["spec"]["replicas"], 7);
+
+    // A server-side dry run shows the result and stores nothing.
+    let (ok, out, err) = api.kubectl_in(
+        &["apply", "--server-side", "--force-conflicts", "--dry-run=server", "-o", "json", "-f", "-"],
+        DEPLOYMENT,
+    );
+    assert!(ok, "{err}");
+    assert_eq!(json(&out)["spec"]["replicas"], 2, "{out}");
+    assert_eq!(get(&api, "deployment/web")["spec"]["replicas"], 7);
 
     // Client-side apply keeps working beside it, and kubectl's server-side
     // apply takes over what its client-side apply set (no conflict over a
