@@ -37,17 +37,25 @@ pub async fn run(api: &Api, target: &Target, args: Args) -> Result<Outcome, Stri
     super::ensure_namespace(api, &args.namespace).await?;
     let prefix: Arc<str> = super::run_id().into();
     let collection = super::configmaps(&args.namespace);
-    // The objects, made by an apply of the same manager either way, so both
-    // measurements start from the same managedFields.
+    // The objects, made the way they are then written (an apply by the same
+    // manager, or a create), so each write finds one manager of its own kind
+    // (and servers without server-side apply can be measured updating).
+    let apply = args.how == "apply";
     let setup = {
         let (api, prefix, collection) = (api.clone(), prefix.clone(), collection.clone());
         let val_size = args.val_size;
         super::concurrently(target.clients, args.objects, true, move |n| {
             let (api, name) = (api.clone(), format!("{prefix}-{n}"));
             let path = format!("{collection}/{name}");
+            let collection = collection.clone();
             async move {
                 let began = Instant::now();
-                let reply = api.apply(&path, "bench", &super::configmap(&name, val_size)).await?;
+                let body = super::configmap(&name, val_size);
+                let reply = if apply {
+                    api.apply(&path, "bench", &body).await?
+                } else {
+                    api.post(&collection, &body).await?
+                };
                 if reply.status.is_success() {
                     Ok(began.elapsed())
                 } else {
@@ -60,7 +68,7 @@ pub async fn run(api: &Api, target: &Target, args: Args) -> Result<Outcome, Stri
     if setup.latencies.len() as u64 != args.objects {
         return Err(format!("only {} of {} ConfigMaps were made", setup.latencies.len(), args.objects));
     }
-    let (objects, val_size, apply) = (args.objects.max(1), args.val_size, args.how == "apply");
+    let (objects, val_size) = (args.objects.max(1), args.val_size);
     let api2 = api.clone();
     let outcome = super::concurrently(target.clients, args.total, target.quiet, move |n| {
         let api = api2.clone();
