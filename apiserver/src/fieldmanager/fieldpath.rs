@@ -15,7 +15,9 @@ use serde_json::Value;
 /// One step into a value.
 ///
 /// The derived order (fields, then keys, then values, then indexes) is the
-/// order in which sets list their elements, as structured-merge-diff's does.
+/// order sets list paths in (conflicts); key and set values compare by their
+/// JSON text, which is not kube's order for numbers. `fieldsV1` is written
+/// as serde_json orders object keys: by their text.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PathElement {
     /// A field of an object or a key of a map: `f:<name>`.
@@ -184,15 +186,16 @@ impl Set {
 
     pub fn union(&self, other: &Set) -> Set {
         let mut out = self.clone();
-        out.members.extend(other.members.iter().cloned());
-        for (element, child) in &other.children {
-            let merged = match out.children.get(element) {
-                Some(mine) => mine.union(child),
-                None => child.clone(),
-            };
-            out.children.insert(element.clone(), merged);
-        }
+        out.union_with(other);
         out
+    }
+
+    /// Adds `other`'s members to this set, in place.
+    pub fn union_with(&mut self, other: &Set) {
+        self.members.extend(other.members.iter().cloned());
+        for (element, child) in &other.children {
+            self.children.entry(element.clone()).or_default().union_with(child);
+        }
     }
 
     pub fn intersection(&self, other: &Set) -> Set {
@@ -281,7 +284,7 @@ impl Set {
                 && self.members.contains(element)
                 && let Value::Object(inner) = &mut entry
             {
-                // "." first, as kube writes it.
+                // The member itself beside its children.
                 let mut with_self = serde_json::Map::new();
                 with_self.insert(".".into(), Value::Object(serde_json::Map::new()));
                 with_self.extend(std::mem::take(inner));

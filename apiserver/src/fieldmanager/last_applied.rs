@@ -47,7 +47,7 @@ fn allowed(fm: &FieldManager, live: &Value) -> Option<Set> {
     if last["apiVersion"].as_str() != Some(fm.api_version.as_str()) {
         return None;
     }
-    let applied = typed::field_set(fm.schema(), &last).ok()?;
+    let applied = typed::stored_field_set(fm.schema(), &last);
     let changed = typed::compare(fm.schema(), &last, live);
     Some(applied.difference(&changed.modified.union(&changed.added).union(&changed.removed)))
 }

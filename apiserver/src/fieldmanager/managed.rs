@@ -15,7 +15,7 @@ use crate::runtime::meta;
 /// stored objects here) accepts.
 const MAX_FIELDS_DEPTH: usize = 100;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Operation {
     Apply,
     Update,
@@ -51,6 +51,15 @@ impl PartialEq for Manager {
 }
 
 impl Manager {
+    /// What tells managers apart (see `PartialEq`), as one value.
+    pub fn identity(&self) -> (String, Operation, String, String) {
+        let version = match self.operation {
+            Operation::Apply => String::new(),
+            Operation::Update => self.api_version.clone(),
+        };
+        (self.name.clone(), self.operation, self.subresource.clone(), version)
+    }
+
     /// How kube names a manager in conflicts: `"kubectl"`, with the
     /// subresource when there is one, and for an updater its version.
     pub fn describe(&self) -> String {
@@ -89,12 +98,19 @@ impl Managed {
             Some(_) => return Err("managedFields must be a list".into()),
         };
         let mut entries: Vec<Entry> = Vec::with_capacity(list.len());
+        let mut by_manager = std::collections::HashMap::with_capacity(list.len());
         for (i, raw) in list.iter().enumerate() {
             let entry = decode_entry(raw).map_err(|e| format!("error decoding entry {i}: {e}"))?;
             // One entry per manager: a repeated one adds its fields.
-            match entries.iter_mut().find(|e| e.manager == entry.manager) {
-                Some(existing) => existing.fields = existing.fields.union(&entry.fields),
-                None => entries.push(entry),
+            match by_manager.get(&entry.manager.identity()) {
+                Some(&at) => {
+                    let existing: &mut Entry = &mut entries[at];
+                    existing.fields.union_with(&entry.fields);
+                }
+                None => {
+                    by_manager.insert(entry.manager.identity(), entries.len());
+                    entries.push(entry);
+                }
             }
         }
         Ok(Managed { entries })

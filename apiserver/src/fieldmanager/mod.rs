@@ -304,15 +304,21 @@ impl FieldManager {
         }
         let schema = self.schema();
         let named = |set: &Set| typed::with_named_fields(schema, set);
-        let set_of = |value: &Value| named(&typed::field_set(schema, value).unwrap_or_default());
+        let set_of = |value: &Value| named(&typed::stored_field_set(schema, value));
+        // kube's three steps. 1: take out everything the applier had.
         let pruned = typed::remove(schema, merged, &named(last));
-        // Put back what anyone still manages.
-        let others = managed.entries.iter().filter(|e| &e.manager != applier);
-        let owned = others.fold(applied.clone(), |all, e| all.union(&e.fields));
+        // 2: put back what anyone still manages (the applier's new set
+        // included): of the merged object, remove only what is neither left
+        // nor managed.
+        let mut owned = applied.clone();
+        for entry in managed.entries.iter().filter(|e| &e.manager != applier) {
+            owned.union_with(&entry.fields);
+        }
         let merged_set = set_of(merged);
         let keep = set_of(&pruned).union(&named(&owned));
         let pruned = typed::remove(schema, merged, &merged_set.difference(&keep));
-        // Only what the applier had may go.
+        // 3: of what that still took out, only what the applier had goes
+        // (a field under one it had, that it never set, stays).
         let gone = merged_set.difference(&set_of(&pruned)).intersection(&named(last));
         typed::remove(schema, merged, &gone)
     }
@@ -394,43 +400,49 @@ fn finish(managed: &mut Managed) {
 /// oldest first, the first of each version becoming the bucket the later
 /// ones of that version join.
 fn cap_updaters(managed: &mut Managed) {
-    let is_updater = |e: &managed::Entry| e.manager.operation == Operation::Update;
-    let mut count = managed.entries.iter().filter(|e| is_updater(e)).count();
+    let entries = &mut managed.entries;
+    let mut updaters: Vec<usize> =
+        (0..entries.len()).filter(|&i| entries[i].manager.operation == Operation::Update).collect();
+    let mut count = updaters.len();
     if count <= MAX_UPDATE_MANAGERS {
         return;
     }
-    let mut order: Vec<Manager> =
-        managed.entries.iter().filter(|e| is_updater(e)).map(|e| e.manager.clone()).collect();
-    let time_of = |m: &Manager| managed.get(m).and_then(|e| e.time.clone()).unwrap_or_default();
-    order.sort_by_cached_key(|m| (time_of(m), m.name.clone(), m.api_version.clone(), m.subresource.clone()));
-    let mut first_of_version: Vec<(String, Manager)> = Vec::new();
-    for manager in order {
+    updaters.sort_by_cached_key(|&i| {
+        (entries[i].time.clone().unwrap_or_default(), entries[i].manager.identity())
+    });
+    // Per version, the entry that is (or becomes) its bucket: one folded
+    // before, else the oldest updater of that version.
+    let mut bucket_of: std::collections::HashMap<String, usize> = updaters
+        .iter()
+        .filter(|&&i| entries[i].manager.name == ANCIENT_CHANGES)
+        .map(|&i| (entries[i].manager.api_version.clone(), i))
+        .collect();
+    let mut folded = vec![false; entries.len()];
+    for i in updaters {
         if count <= MAX_UPDATE_MANAGERS {
             break;
         }
-        let Some((_, first)) = first_of_version.iter().find(|(v, _)| *v == manager.api_version) else {
-            first_of_version.push((manager.api_version.clone(), manager));
+        let version = entries[i].manager.api_version.clone();
+        let Some(&bucket) = bucket_of.get(&version) else {
+            bucket_of.insert(version, i);
             continue;
         };
-        let bucket = Manager {
-            name: ANCIENT_CHANGES.into(),
-            operation: Operation::Update,
-            api_version: manager.api_version.clone(),
-            subresource: String::new(),
-        };
-        if managed.get(&bucket).is_none()
-            && let Some(entry) = managed.entries.iter_mut().find(|e| &e.manager == first)
-        {
-            entry.manager = bucket.clone();
+        if bucket == i {
+            continue;
         }
-        let Some(folded) = managed.get(&manager).cloned() else { continue };
-        managed.entries.retain(|e| e.manager != manager);
-        if let Some(entry) = managed.entries.iter_mut().find(|e| e.manager == bucket) {
-            entry.fields = entry.fields.union(&folded.fields);
-            entry.time = folded.time;
-        }
+        entries[bucket].manager.name = ANCIENT_CHANGES.into();
+        entries[bucket].manager.subresource.clear();
+        let fields = std::mem::take(&mut entries[i].fields);
+        entries[bucket].fields.union_with(&fields);
+        entries[bucket].time = entries[i].time.clone();
+        folded[i] = true;
         count -= 1;
     }
+    let mut index = 0;
+    entries.retain(|_| {
+        index += 1;
+        !folded[index - 1]
+    });
 }
 
 /// `[]` or `[{}]`: a client clearing managedFields.

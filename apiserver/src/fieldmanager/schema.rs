@@ -17,7 +17,10 @@ pub enum Type {
     /// A string, number, boolean or int-or-string: owned whole.
     Scalar,
     /// Nothing known: an object is a map of more of the same, a list is
-    /// atomic, anything else a scalar (kube's "deduced" type).
+    /// atomic, anything else a scalar (kube's "deduced" type). Objects with
+    /// no fields named, preserved unknown fields, and (outside the strict
+    /// check of an applied configuration) fields a schema does not name are
+    /// walked this way.
     Deduced,
     /// An object: named `fields`, and `elem` for any other key (a map, or a
     /// struct that keeps unknown fields). `atomic` ones are owned whole.
@@ -48,6 +51,8 @@ pub struct Schema {
     types: Vec<Type>,
     root: TypeId,
 }
+
+const OBJECT_META: &str = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
 /// The type every [`Schema`] has at index 0 (for values nothing describes).
 pub const DEDUCED: TypeId = 0;
@@ -141,16 +146,34 @@ impl Builder<'_> {
             }
             Some("string" | "integer" | "number" | "boolean") => Type::Scalar,
             _ => {
+                let atomic = schema.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
+                let embedded = schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
                 let properties = schema.get("properties").and_then(Value::as_object);
                 let additional = schema.get("additionalProperties");
-                if properties.is_none() && additional.is_none() {
-                    // No fields named and none typed: nothing to go by.
-                    return Type::Deduced;
+                if properties.is_none() && additional.is_none() && !embedded {
+                    // No fields named and none typed: nothing to go by, but
+                    // an atomic one is still owned whole.
+                    return match atomic {
+                        true => Type::Map { fields: BTreeMap::new(), elem: Some(DEDUCED), atomic },
+                        false => Type::Deduced,
+                    };
                 }
                 let mut fields = BTreeMap::new();
                 for (name, field) in properties.into_iter().flatten() {
                     let id = self.convert(field);
                     fields.insert(name.clone(), id);
+                }
+                if embedded {
+                    // An embedded object has what every object has, as kube's
+                    // CRD schemas say for server-side apply.
+                    let string = serde_json::json!({"type": "string"});
+                    let meta = serde_json::json!({"$ref": OBJECT_META});
+                    for (name, field) in [("apiVersion", &string), ("kind", &string), ("metadata", &meta)] {
+                        if !fields.contains_key(name) {
+                            let id = self.convert(field);
+                            fields.insert(name.to_string(), id);
+                        }
+                    }
                 }
                 let elem = match additional {
                     Some(Value::Object(_)) => additional.map(|a| self.convert(a)),
@@ -158,7 +181,6 @@ impl Builder<'_> {
                     _ if preserve => Some(DEDUCED),
                     _ => None,
                 };
-                let atomic = schema.get("x-kubernetes-map-type").and_then(Value::as_str) == Some("atomic");
                 Type::Map { fields, elem, atomic }
             }
         }
@@ -260,5 +282,15 @@ mod tests {
         assert_eq!(schema.get(schema.field_type(root, "raw").unwrap()), &Type::Deduced);
         assert_eq!(schema.get(schema.field_type(root, "port").unwrap()), &Type::Scalar);
         assert_eq!(schema.field_type(root, "unknown"), None);
+        let embedded = json!({"type": "object", "x-kubernetes-embedded-resource": true,
+                              "x-kubernetes-preserve-unknown-fields": true});
+        let blob = json!({"type": "object", "x-kubernetes-map-type": "atomic",
+                          "x-kubernetes-preserve-unknown-fields": true});
+        let schema = Schema::from_openapi(&embedded, &serde_json::Map::new());
+        for field in ["apiVersion", "kind", "metadata"] {
+            assert!(schema.is_named_field(schema.root(), field), "{field}");
+        }
+        let schema = Schema::from_openapi(&blob, &serde_json::Map::new());
+        assert!(matches!(schema.get(schema.root()), Type::Map { atomic: true, .. }));
     }
 }

@@ -211,6 +211,19 @@ fn updaters_beyond_ten_fold_into_ancient_changes() {
     assert_eq!(names.len(), 10);
     assert!(names.contains(&"ancient-changes".to_string()), "{names:?}");
     assert!(!names.contains(&"m00".to_string()) && names.contains(&"m11".to_string()));
+    // Two more: still one bucket, holding what the folded ones had.
+    for i in 12..14 {
+        let mut next = live.clone();
+        next["data"][format!("k{i}")] = json!("v");
+        fm.update(&live, &mut next, &format!("m{i:02}"), None, &format!("2026-11-26T10:00:{i:02}Z"));
+        live = next;
+    }
+    let all = entries(&live);
+    assert_eq!(all.len(), 10);
+    let buckets: Vec<&(String, String, Value)> =
+        all.iter().filter(|(n, _, _)| n == "ancient-changes").collect();
+    assert_eq!(buckets.len(), 1, "{all:?}");
+    assert!(buckets[0].2["f:data"].get("f:k0").is_some(), "{:?}", buckets[0]);
 }
 
 #[test]

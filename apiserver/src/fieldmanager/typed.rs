@@ -45,7 +45,12 @@ fn at(path: &Path, message: &str) -> String {
 /// otherwise.
 fn item_element(kind: &ListKind, item: &Value) -> Result<PathElement, String> {
     match kind {
-        ListKind::Set => Ok(PathElement::Value(Scalar::of(item))),
+        ListKind::Set => match item {
+            Value::Object(_) => Err("associative list without keys has an element that's a map type".into()),
+            Value::Array(_) => Err("not supported: associative list with lists as elements".into()),
+            Value::Null => Err("associative list without keys has an element that's an explicit null".into()),
+            scalar => Ok(PathElement::Value(Scalar::of(scalar))),
+        },
         ListKind::Map(keys) => {
             let Value::Object(fields) = item else {
                 let why = if item.is_null() { "a null element" } else { "non-map elements" };
@@ -88,23 +93,51 @@ fn named_items<'v>(
 
 /// Every field `value` sets: kube's `ToFieldSet`. Scalars, atomic values,
 /// list items and map entries are members; a struct's named fields are
-/// members only when null or empty (their fields below say the rest).
+/// members only when null or empty (their fields below say the rest). What
+/// the schema cannot place is an error: this is the check of an applied
+/// configuration.
 pub fn field_set(schema: &Schema, value: &Value) -> Result<Set, String> {
     let mut set = Set::new();
-    collect(schema, schema.root(), value, &Path::default(), &mut set)?;
+    collect(schema, schema.root(), value, &Path::default(), &mut set, Strictness::Strict)?;
     Ok(set)
 }
 
-fn collect(schema: &Schema, id: TypeId, value: &Value, path: &Path, set: &mut Set) -> Result<(), String> {
+/// The fields a stored object sets, which kube never refuses: a field the
+/// schema does not name is walked as it comes, an item that cannot be
+/// named is left out, and a repeated item is one member, not walked.
+pub fn stored_field_set(schema: &Schema, value: &Value) -> Set {
+    let mut set = Set::new();
+    // Lenient walks report nothing.
+    let _ = collect(schema, schema.root(), value, &Path::default(), &mut set, Strictness::Lenient);
+    set
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Strictness {
+    Strict,
+    Lenient,
+}
+
+fn collect(
+    schema: &Schema,
+    id: TypeId,
+    value: &Value,
+    path: &Path,
+    set: &mut Set,
+    strictness: Strictness,
+) -> Result<(), String> {
+    let strict = strictness == Strictness::Strict;
     match shape(schema, id, value) {
         Shape::Leaf => set.insert(path),
         Shape::Object { id } => {
             for (name, child) in value.as_object().into_iter().flatten() {
-                let Some(child_id) = schema.field_type(id, name) else {
-                    return Err(at(&path.field(name), "field not declared in schema"));
+                let child_id = match schema.field_type(id, name) {
+                    Some(child_id) => child_id,
+                    None if strict => return Err(at(&path.field(name), "field not declared in schema")),
+                    None => DEDUCED,
                 };
                 let child_path = path.field(name);
-                collect(schema, child_id, child, &child_path, set)?;
+                collect(schema, child_id, child, &child_path, set, strictness)?;
                 let empty = child.is_null() || child.as_object().is_some_and(Map::is_empty);
                 if empty || !schema.is_named_field(id, name) {
                     set.insert(&child_path);
@@ -113,13 +146,26 @@ fn collect(schema: &Schema, id: TypeId, value: &Value, path: &Path, set: &mut Se
         }
         Shape::Items { elem, kind } => {
             let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
+            let named: Vec<(PathElement, &Value)> = if strict {
+                named_items(kind, items, path)?
+            } else {
+                items.iter().filter_map(|item| Some((item_element(kind, item).ok()?, item))).collect()
+            };
             let mut seen = BTreeSet::new();
-            for (element, item) in named_items(kind, items, path)? {
-                if !seen.insert(element.clone()) {
-                    return Err(at(path, &format!("duplicate entries for key {element}")));
+            let mut repeated = BTreeSet::new();
+            for (element, _) in &named {
+                if !seen.insert(element) {
+                    if strict {
+                        return Err(at(path, &format!("duplicate entries for key {element}")));
+                    }
+                    repeated.insert(element);
                 }
-                let child_path = path.child(element);
-                collect(schema, elem, item, &child_path, set)?;
+            }
+            for (element, item) in &named {
+                let child_path = path.child(element.clone());
+                if !repeated.contains(element) {
+                    collect(schema, elem, item, &child_path, set, strictness)?;
+                }
                 set.insert(&child_path);
             }
         }
