@@ -228,22 +228,24 @@ impl Set {
         Set { members, children }
     }
 
-    /// Every member path, in set order.
+    /// Every member path: a node's members, then its children's.
     pub fn paths(&self) -> Vec<Path> {
         let mut out = Vec::new();
         self.collect_paths(&mut Vec::new(), &mut out);
         out
     }
 
+    /// A node's members first, then what is below its children (kube's
+    /// order of iteration).
     fn collect_paths(&self, prefix: &mut Vec<PathElement>, out: &mut Vec<Path>) {
-        for element in self.elements() {
+        for member in &self.members {
+            prefix.push(member.clone());
+            out.push(Path(prefix.clone()));
+            prefix.pop();
+        }
+        for (element, child) in &self.children {
             prefix.push(element.clone());
-            if self.members.contains(element) {
-                out.push(Path(prefix.clone()));
-            }
-            if let Some(child) = self.children.get(element) {
-                child.collect_paths(prefix, out);
-            }
+            child.collect_paths(prefix, out);
             prefix.pop();
         }
     }

@@ -216,12 +216,8 @@ impl FieldManager {
             ApiError::Untyped(format!("failed to create typed patch object ({}): {e}", self.describe(config)))
         })?;
         let applied = self.owned_by(&manager.subresource, &applied);
-        let merged = typed::merge(schema, live, config).map_err(|e| {
-            ApiError::Untyped(format!(
-                "failed to update ManagedFields ({}): failed to merge config: {e}",
-                self.describe(config)
-            ))
-        })?;
+        let merged = typed::merge(schema, live, config)
+            .map_err(|e| ApiError::Untyped(format!("failed to merge config: {e}")))?;
         let (last, last_time) = match managed.get(manager) {
             Some(entry) => (entry.fields.clone(), entry.time.clone()),
             None => (Set::new(), None),

@@ -53,17 +53,19 @@ fn field_sets_name_leaves_items_and_map_entries() {
     assert_eq!(
         texts(&set),
         vec![
+            // a node's members before what is below its children, as kube
+            // iterates (and lists conflicts)
+            ".metadata.name",
             ".metadata.finalizers[=\"a\"]",
             ".metadata.labels.app",
-            ".metadata.name",
+            ".spec.replicas",
+            ".spec.selector",
             ".spec.containers[name=\"c\"]",
             ".spec.containers[name=\"c\"].args",
             ".spec.containers[name=\"c\"].image",
             ".spec.containers[name=\"c\"].name",
             ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"]",
             ".spec.containers[name=\"c\"].ports[containerPort=80,protocol=\"TCP\"].containerPort",
-            ".spec.replicas",
-            ".spec.selector",
         ]
     );
 }
