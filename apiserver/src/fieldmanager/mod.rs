@@ -139,6 +139,28 @@ impl FieldManager {
         managed.encode_into(new);
     }
 
+    /// For a write nobody is recorded for (the server's own: the garbage
+    /// collector taking a finalizer or an owner reference away): the fields
+    /// it removed are no longer anyone's, so a later apply of them is not a
+    /// conflict with their former owner.
+    pub fn forget_removed(&self, live: &Value, new: &mut Value) {
+        let Ok(mut managed) = Managed::decode(new) else { return };
+        if managed.is_empty() {
+            return;
+        }
+        let removed =
+            typed::compare(self.schema(), &without_managed_fields(live), &without_managed_fields(new))
+                .removed;
+        if removed.is_empty() {
+            return;
+        }
+        for entry in &mut managed.entries {
+            entry.fields = entry.fields.difference(&removed);
+        }
+        managed.entries.retain(|e| !e.fields.is_empty());
+        managed.encode_into(new);
+    }
+
     /// The managers after `manager` changed `live` into `new`: it takes the
     /// fields it changed (its time then is `now`), from whoever held them;
     /// removed fields are nobody's.

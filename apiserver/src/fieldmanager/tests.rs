@@ -353,3 +353,22 @@ fn objects_too_deep_to_track_stay_untracked() {
     fm.update(&json!({}), &mut object, "m", None, NOW);
     assert!(object["metadata"].get("managedFields").is_some());
 }
+
+#[test]
+fn what_the_server_removes_is_nobodys() {
+    let fm = manager();
+    let live = fm
+        .apply(
+            &json!({}),
+            &config(json!({"metadata": {"name": "t", "labels": {"a": "1", "b": "2"}}})),
+            "m",
+            false,
+            None,
+            NOW,
+        )
+        .unwrap();
+    let mut new = live.clone();
+    new["metadata"]["labels"].as_object_mut().unwrap().remove("a");
+    fm.forget_removed(&live, &mut new);
+    assert_eq!(entries(&new)[0].2, json!({"f:metadata": {"f:labels": {"f:b": {}}}}));
+}

@@ -435,7 +435,12 @@ impl Store {
             };
             let old =
                 self.reads.present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?);
-            let new = update(&old)?;
+            let mut new = update(&old)?;
+            if ctx.field_manager.is_none() {
+                // The server's own writes are nobody's, but what they remove
+                // is nobody's any more either.
+                self.fields.forget_removed(&old, &mut new);
+            }
             let mut attributes = self.attributes(ctx, Operation::Update, subresource, namespace, name);
             attributes.object = Some(new);
             attributes.old_object = Some(old);
