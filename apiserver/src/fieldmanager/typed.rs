@@ -190,11 +190,19 @@ fn compare_at<'v>(
     path: &Path,
     out: &mut Comparison,
 ) {
-    let present = new.or(old).unwrap_or(&Value::Null);
-    // Both sides must be walked the same way; when they disagree (an object
-    // became a string) the value is compared whole.
+    // Walked by the side that has a value: a null beside an object or a list
+    // is an empty one (its entries are added or removed, as kube compares).
+    let present = match (old, new) {
+        (_, Some(n)) if !n.is_null() => n,
+        (Some(o), _) => o,
+        _ => new.unwrap_or(&Value::Null),
+    };
+    // Otherwise both sides must be walked the same way; when they disagree
+    // (an object became a string) the value is compared whole.
     let agree = match (old, new) {
-        (Some(o), Some(n)) => std::mem::discriminant(o) == std::mem::discriminant(n),
+        (Some(o), Some(n)) => {
+            std::mem::discriminant(o) == std::mem::discriminant(n) || o.is_null() || n.is_null()
+        }
         _ => true,
     };
     match (agree, shape(schema, id, present)) {

@@ -199,6 +199,28 @@ async fn objects(api: &ApiServer) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(r#"status.conditions: Invalid value: "string": status.conditions in body must be of type array: "string""#), "{err}");
 
+    // A controller applies status server-side through the subresource: its
+    // manager owns the conditions (atomic: the schema names no list type)
+    // and nothing of the spec.
+    let status_apply = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\n\
+                        spec: {replicas: 5}\nstatus:\n  conditions: [{type: Ready, status: 'False'}]\n";
+    let controller = ["apply", "--server-side", "--subresource=status", "--field-manager=widget-controller"];
+    let (ok, _, err) =
+        api.kubectl_in(&[&controller[..], &["--force-conflicts", "-f", "-"]].concat(), status_apply);
+    assert!(ok, "{err}");
+    let applied = json(&api.ok(&["get", "wd", "w1", "-o", "json", "--show-managed-fields"]));
+    assert_eq!(applied["status"]["conditions"][0]["status"], "False");
+    assert_eq!(applied["spec"]["replicas"], 3, "status applies leave the spec be");
+    let entry = applied["metadata"]["managedFields"]
+        .as_array()
+        .and_then(|all| all.iter().find(|e| e["manager"] == "widget-controller"))
+        .unwrap_or_else(|| panic!("no widget-controller entry: {applied}"));
+    assert_eq!(
+        (&entry["operation"], &entry["subresource"]),
+        (&serde_json::json!("Apply"), &serde_json::json!("status"))
+    );
+    assert_eq!(entry["fieldsV1"], serde_json::json!({"f:status": {"f:conditions": {}}}));
+
     // No strategic merge patch for custom resources (kubectl's default).
     let out = api.kubectl(&["patch", "wd", "w1", "-p", r#"{"spec":{"replicas":4}}"#]);
     let err = String::from_utf8_lossy(&out.stderr);

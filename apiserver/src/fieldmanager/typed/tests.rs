@@ -96,6 +96,12 @@ fn comparisons_split_added_modified_and_removed() {
         texts(&c.added),
         vec![".spec.containers", ".spec.containers[name=\"c\"]", ".spec.containers[name=\"c\"].name"]
     );
+    // A null beside a map: its entries are what changed.
+    let nulled = json!({"metadata": {"labels": null}});
+    let c = compare(&schema(), &nulled, &json!({"metadata": {"labels": {"a": "1"}}}));
+    assert_eq!(texts(&c.added), vec![".metadata.labels.a"]);
+    let c = compare(&schema(), &json!({"metadata": {"labels": {"a": "1"}}}), &nulled);
+    assert_eq!(texts(&c.removed), vec![".metadata.labels.a"]);
     let same = compare(&schema(), &new, &new);
     assert!(same.added.is_empty() && same.modified.is_empty() && same.removed.is_empty());
 }
