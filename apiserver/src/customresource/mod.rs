@@ -26,6 +26,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
 use crate::registry::kinds::Kind;
+use crate::registry::scale::ScalePaths;
 use crate::registry::{Codec, Resource};
 use crate::storage::ReadView;
 use printer::Columns;
@@ -64,7 +65,7 @@ pub fn kinds(crd: &Value) -> Vec<Kind> {
                 categories: list(&names["categories"]),
                 storage_prefix: format!("{group}/{plural}"),
                 has_status: version["subresources"]["status"].is_object(),
-                has_scale: false,
+                scale: ScalePaths::of_crd(&version["subresources"]["scale"]),
                 ttl_seconds: None,
             };
             let schema = version["schema"]["openAPIV3Schema"].clone();
@@ -74,7 +75,8 @@ pub fn kinds(crd: &Value) -> Vec<Kind> {
                 storage_api_version.clone(),
                 schema.clone(),
                 columns,
-            );
+            )
+            .with_scale(resource.scale.clone());
             if terminating {
                 strategy = strategy.terminating(resource.qualified_name());
             }

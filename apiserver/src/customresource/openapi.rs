@@ -26,7 +26,7 @@ pub fn describe(resource: &Resource, schema: &Value) -> OpenApiResource {
         list_kind: list_kind.clone(),
         plural: resource.plural.clone(),
         namespaced: resource.namespaced,
-        subresources: if resource.has_status { &["status"] } else { &[] },
+        subresources: resource.subresources(),
         schema: SchemaSource::Json { name: name.clone(), schema: Arc::new(object_schema(schema)) },
         list_schema: SchemaSource::Json {
             name: format!("{prefix}.{list_kind}"),

@@ -11,6 +11,7 @@ use super::printer::Columns;
 use super::validation::Validator;
 use crate::errors::{ApiError, Cause};
 use crate::registry::Strategy;
+use crate::registry::scale::{self, ScalePaths};
 use crate::runtime::meta;
 use crate::table::ColumnDefinition;
 
@@ -23,6 +24,8 @@ pub struct CustomResourceStrategy {
     /// name only: conversion `None`).
     storage_api_version: String,
     validator: Validator,
+    /// Where the scale subresource keeps replicas, checked on every write.
+    scale: Option<ScalePaths>,
     columns: Columns,
     /// `widgets.example.com` when the CRD is being deleted: no new objects.
     terminating: Option<String>,
@@ -39,9 +42,16 @@ impl CustomResourceStrategy {
             qualified_kind,
             storage_api_version,
             validator: Validator::new(schema),
+            scale: None,
             columns,
             terminating: None,
         }
+    }
+
+    /// With the scale subresource's replicas at `paths`.
+    pub fn with_scale(mut self, paths: Option<ScalePaths>) -> Self {
+        self.scale = paths;
+        self
     }
 
     /// Refusing creates (its CRD is being deleted), naming the resource as
@@ -51,7 +61,11 @@ impl CustomResourceStrategy {
         self
     }
 
-    fn refuse(&self, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
+    /// The schema's causes, then the scale subresource's (kube's order).
+    fn refuse(&self, object: &Value, mut causes: Vec<Cause>) -> Result<(), ApiError> {
+        if let Some(paths) = &self.scale {
+            causes.extend(scale::causes(paths, object));
+        }
         if causes.is_empty() {
             return Ok(());
         }

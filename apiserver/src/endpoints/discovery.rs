@@ -142,7 +142,7 @@ pub fn api_resource_list(resources: &Resources, group: &str, version: &str) -> O
             "shortNames": r.short_names,
             "categories": r.categories,
         }));
-        for sub in r.subresources() {
+        for &sub in r.subresources() {
             let (kind, group_version) = subresource_kind(r, sub);
             let mut entry = json!({
                 "name": format!("{}/{sub}", r.plural),
@@ -218,7 +218,8 @@ pub fn aggregated(served: &Resources, core: bool) -> Value {
 fn aggregated_resource(r: &Resource) -> Value {
     let subresources: Vec<Value> = r
         .subresources()
-        .map(|sub| {
+        .iter()
+        .map(|&sub| {
             let (kind, group_version) = subresource_kind(r, sub);
             let (group, version) = group_version.unwrap_or((&r.group, &r.version));
             json!({

@@ -17,8 +17,8 @@ use crate::errors::ApiError;
 use crate::fieldmanager;
 use crate::patch::PatchType;
 use crate::protobuf::{self, ProtobufError};
-use crate::registry::metadata::{self, prepare_update};
-use crate::registry::scale;
+use crate::registry::metadata::prepare_update;
+use crate::registry::scale::{self, ScalePaths};
 use crate::registry::{DeleteOptions, Deleted, Resource, Store, WriteContext};
 use crate::request::{ResourceRequest, UserInfo};
 use crate::runtime::{decode, meta};
@@ -43,7 +43,7 @@ pub async fn serve(
         (false, _) => None,
     };
     if let Some(sub) = info.subresource.as_deref()
-        && !resource.subresources().any(|s| s == sub)
+        && !resource.subresources().contains(&sub)
     {
         return Err(ApiError::NoSuchPath);
     }
@@ -103,7 +103,7 @@ struct Request<'a> {
     manager: String,
 }
 
-impl Request<'_> {
+impl<'a> Request<'a> {
     fn ok(&self, code: StatusCode, object: Value) -> Response {
         respond::json_response(code, &respond::object_body(self.store, object, self.shape))
     }
@@ -237,7 +237,13 @@ impl Request<'_> {
     async fn get_scale(&self) -> Result<Response, ApiError> {
         let at = ReadAt { resource_version: self.params.resource_version()?, exact: false };
         let object = self.store.get(self.namespace, self.name, &at).await?;
-        Ok(respond::json_response(StatusCode::OK, &scale::of(&object)))
+        Ok(respond::json_response(StatusCode::OK, &scale::read(self.scale_paths()?, &object)?))
+    }
+
+    /// Where the resource keeps what its Scale shows (the router serves
+    /// `/scale` only for resources that have one).
+    fn scale_paths(&self) -> Result<&'a ScalePaths, ApiError> {
+        self.resource.scale.as_ref().ok_or(ApiError::NoSuchPath)
     }
 
     async fn update_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
@@ -247,8 +253,10 @@ impl Request<'_> {
 
     async fn patch_scale(&self, headers: &HeaderMap, body: &[u8]) -> Result<Response, ApiError> {
         let kind = match PatchType::from_content_type(header_str(headers, header::CONTENT_TYPE))? {
-            // Scale has no patch strategies: a strategic patch merges plainly.
-            PatchType::Strategic => PatchType::Merge,
+            // Scale has no patch strategies: a strategic patch merges
+            // plainly, for the kinds that take strategic patches at all
+            // (custom resources refuse them on /scale too, as kube does).
+            PatchType::Strategic if self.store.strategy().patch_schema().is_some() => PatchType::Merge,
             PatchType::Apply => {
                 return Err(ApiError::UnsupportedMediaType(
                     "server-side apply of the scale subresource is not supported".into(),
@@ -259,41 +267,58 @@ impl Request<'_> {
         self.set_replicas(|current| crate::patch::apply(kind, None, current, body)).await
     }
 
-    /// Sets `spec.replicas` from the Scale that `make` builds from the
+    /// Sets the spec replicas from the Scale that `make` builds from the
     /// current one; answers with the new Scale.
     async fn set_replicas<F>(&self, make: F) -> Result<Response, ApiError>
     where
         F: Fn(&Value) -> Result<Value, ApiError>,
     {
         let ctx = self.write_context(self.params.dry_run()?);
-        let name = self.name;
+        let paths = self.scale_paths()?;
         let updated = self
             .store
-            .update_with(&ctx, self.namespace, name, Some("scale"), |old| {
-                let scale = make(&scale::of(old))?;
-                let replicas = scale["spec"]["replicas"].as_i64().filter(|r| *r >= 0).ok_or_else(|| {
-                    metadata::invalid(
-                        self.resource,
-                        name,
-                        "FieldValueInvalid",
-                        "spec.replicas",
-                        "Invalid value: must be greater than or equal to 0",
-                    )
-                })?;
-                let rv = scale["metadata"]["resourceVersion"].as_str().unwrap_or_default();
-                if !rv.is_empty() && old["metadata"]["resourceVersion"].as_str() != Some(rv) {
-                    return Err(crate::errors::modified(&self.resource.qualified_name(), name));
-                }
+            .update_with(&ctx, self.namespace, self.name, Some("scale"), |old| {
+                let scale = make(&scale::current(paths, old)?)?;
+                let replicas = scale::requested_replicas(paths, &scale)?;
+                self.check_scale_preconditions(paths, &scale, old)?;
                 let mut new = old.clone();
-                new["spec"]["replicas"] = json!(replicas);
+                scale::set_replicas(paths, &mut new, replicas)?;
                 prepare_update(self.resource, self.store.strategy(), old, &mut new, None);
-                // The scaler takes spec.replicas (from an applier too), as
+                // The scaler takes the replicas (from an applier too), as
                 // kube's scale handler records it.
                 self.store.track(&ctx, old, &mut new, Some("scale"));
                 Ok(new)
             })
             .await?;
-        Ok(respond::json_response(StatusCode::OK, &scale::of(&updated)))
+        Ok(respond::json_response(StatusCode::OK, &scale::of(paths, &updated)?))
+    }
+
+    /// A Scale's `resourceVersion` (and, for kube's workloads, its `uid`)
+    /// must be the object's, when set.
+    fn check_scale_preconditions(
+        &self,
+        paths: &ScalePaths,
+        scale: &Value,
+        old: &Value,
+    ) -> Result<(), ApiError> {
+        let (name, wanted, have) = (self.name, &scale["metadata"], &old["metadata"]);
+        let uid = wanted["uid"].as_str().unwrap_or_default();
+        if *paths == ScalePaths::Workload && !uid.is_empty() && have["uid"].as_str() != Some(uid) {
+            let object_uid = have["uid"].as_str().unwrap_or_default();
+            return Err(ApiError::Conflict {
+                // kube names the subresource as `deployments/scale.apps`.
+                qualified: format!("{}/scale.{}", self.resource.plural, self.resource.group),
+                name: name.to_string(),
+                why: format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {object_uid}"
+                ),
+            });
+        }
+        let rv = wanted["resourceVersion"].as_str().unwrap_or_default();
+        if !rv.is_empty() && have["resourceVersion"].as_str() != Some(rv) {
+            return Err(crate::errors::modified(&self.resource.qualified_name(), name));
+        }
+        Ok(())
     }
 }
 

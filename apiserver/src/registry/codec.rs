@@ -35,13 +35,8 @@ impl Codec {
     where
         T: KubeResource + ListableResource + JsonSchema + DeserializeOwned + Serialize + 'static,
     {
-        let subresources: &'static [&'static str] = match (resource.has_status, resource.has_scale) {
-            (true, true) => &["status", "scale"],
-            (true, false) => &["status"],
-            (false, true) => &["scale"],
-            (false, false) => &[],
-        };
-        Codec { roundtrip: Arc::new(roundtrip::<T>), openapi: Some(OpenApiResource::of::<T>(subresources)) }
+        let openapi = OpenApiResource::of::<T>(resource.subresources());
+        Codec { roundtrip: Arc::new(roundtrip::<T>), openapi: Some(openapi) }
     }
 
     /// Objects kept as sent; no OpenAPI description.

@@ -3,6 +3,8 @@
 //! describe themselves in `kinds/`; CustomResourceDefinitions will make the
 //! same description at runtime.
 
+use super::scale::ScalePaths;
+
 /// One served resource.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resource {
@@ -20,7 +22,8 @@ pub struct Resource {
     /// choices, so an etcd written by one reads the same in the other.
     pub storage_prefix: String,
     pub has_status: bool,
-    pub has_scale: bool,
+    /// Where the `scale` subresource finds replicas, when it is served.
+    pub scale: Option<ScalePaths>,
     /// Objects that storage removes after this many seconds (Events).
     pub ttl_seconds: Option<i64>,
 }
@@ -39,7 +42,7 @@ impl Resource {
             categories: Vec::new(),
             storage_prefix: plural.to_string(),
             has_status: false,
-            has_scale: false,
+            scale: None,
             ttl_seconds: None,
         }
     }
@@ -70,8 +73,9 @@ impl Resource {
         self
     }
 
+    /// The scale subresource of kube's workloads (`.spec.replicas`).
     pub fn with_scale(mut self) -> Self {
-        self.has_scale = true;
+        self.scale = Some(ScalePaths::Workload);
         self
     }
 
@@ -105,10 +109,13 @@ impl Resource {
     }
 
     /// Subresources served besides the object itself.
-    pub fn subresources(&self) -> impl Iterator<Item = &'static str> {
-        let status = self.has_status.then_some("status");
-        let scale = self.has_scale.then_some("scale");
-        status.into_iter().chain(scale)
+    pub fn subresources(&self) -> &'static [&'static str] {
+        match (self.has_status, self.scale.is_some()) {
+            (true, true) => &["status", "scale"],
+            (true, false) => &["status"],
+            (false, true) => &["scale"],
+            (false, false) => &[],
+        }
     }
 
     pub fn is(&self, group: &str, plural: &str) -> bool {

@@ -20,6 +20,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 
 use super::metadata;
+use super::scale;
 use super::strategy::{Strategy, WriteHooks};
 use super::{Codec, Resource};
 use crate::admission::{self, Attributes, GroupVersionKind, GroupVersionResource, Operation};
@@ -490,16 +491,17 @@ impl Store {
     /// (kube's scale subresource): `attributes` hold the whole workloads
     /// before and after, with the replicas admission settled on.
     async fn admit_scale(&self, attributes: &mut Attributes) -> Result<(), ApiError> {
+        let paths = self.resource.scale.as_ref().ok_or(ApiError::NoSuchPath)?;
         let workload = attributes.object.take().unwrap_or_default();
         let old_workload = attributes.old_object.take().unwrap_or_default();
-        let own_kind = std::mem::replace(&mut attributes.kind, super::scale::kind());
+        let own_kind = std::mem::replace(&mut attributes.kind, scale::kind());
         let normalize = attributes.normalize.take();
-        attributes.object = Some(super::scale::of(&workload));
-        attributes.old_object = Some(super::scale::of(&old_workload));
+        attributes.object = Some(scale::of(paths, &workload)?);
+        attributes.old_object = Some(scale::of(paths, &old_workload)?);
         self.admission.admit(attributes).await?;
-        let workload = super::scale::with_replicas(workload, attributes.object.as_ref());
+        let workload = scale::with_admitted_replicas(paths, workload, attributes.object.as_ref());
         self.validate_update(Some(&workload), Some(&old_workload))?;
-        attributes.object = Some(super::scale::of(&workload));
+        attributes.object = Some(scale::of(paths, &workload)?);
         self.admission.validate(attributes).await?;
         (attributes.kind, attributes.normalize) = (own_kind, normalize);
         attributes.object = Some(workload);

@@ -27,6 +27,37 @@ pub fn is_empty(selector: &Value) -> bool {
     selector["matchLabels"].as_object().is_none_or(Map::is_empty) && expressions(selector).next().is_none()
 }
 
+/// The selector as label-selector text (kube's `LabelSelectorAsSelector`
+/// printed): requirements sorted by key, `k=v`, `k in (a,b)`, `k notin
+/// (a,b)`, `k`, `!k`; values sorted. What a Scale's `status.selector`
+/// shows an autoscaler.
+pub fn to_text(selector: &Value) -> String {
+    let mut requirements: Vec<(&str, String)> = selector["matchLabels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| (key.as_str(), format!("{key}={}", value.as_str().unwrap_or_default())))
+        .collect();
+    for expression in expressions(selector) {
+        let key = expression["key"].as_str().unwrap_or_default();
+        let mut values: Vec<&str> =
+            expression["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        values.sort_unstable();
+        values.dedup();
+        let text = match expression["operator"].as_str().unwrap_or_default() {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            // Validation keeps other operators out of stored objects.
+            _ => continue,
+        };
+        requirements.push((key, text));
+    }
+    requirements.sort_by(|a, b| a.0.cmp(b.0));
+    requirements.into_iter().map(|(_, text)| text).collect::<Vec<_>>().join(",")
+}
+
 fn expressions(selector: &Value) -> impl Iterator<Item = &Value> {
     selector["matchExpressions"].as_array().into_iter().flatten()
 }
@@ -115,6 +146,19 @@ mod tests {
         assert!(!matches(&expr("Sideways", &[]), Some(&web)));
         assert!(is_empty(&json!({"matchLabels": {}})));
         assert!(!is_empty(&expr("Exists", &[])));
+    }
+
+    #[test]
+    fn selectors_print_as_kube_prints_them_sorted_by_key() {
+        let selector = json!({"matchLabels": {"tier": "front", "app": "web"}, "matchExpressions": [
+            {"key": "zone", "operator": "In", "values": ["b", "a"]},
+            {"key": "env", "operator": "NotIn", "values": ["dev"]},
+            {"key": "canary", "operator": "DoesNotExist"},
+            {"key": "owner", "operator": "Exists"},
+        ]});
+        assert_eq!(to_text(&selector), "app=web,!canary,env notin (dev),owner,tier=front,zone in (a,b)");
+        assert_eq!(to_text(&json!({})), "");
+        assert_eq!(to_text(&Value::Null), "");
     }
 
     #[test]

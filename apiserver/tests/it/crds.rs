@@ -3,7 +3,8 @@
 //! Established and served; its objects are defaulted, pruned (with kube's
 //! warning), refused with kube's 422 texts, printed with the CRD's columns,
 //! listed by `kubectl get all`, explained, watched, updated through the
-//! status subresource; a CRD whose names clash is not served; a CRD that
+//! status subresource and scaled through the scale subresource (`kubectl
+//! scale`, at the paths the CRD names); a CRD whose names clash is not served; a CRD that
 //! is not structural is refused; a restarted server serves what was
 //! established; deleting a CRD deletes its objects first.
 
@@ -26,7 +27,9 @@ spec:
   - name: v1
     served: true
     storage: true
-    subresources: {status: {}}
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}
     additionalPrinterColumns:
     - {name: Replicas, type: integer, jsonPath: .spec.replicas}
     - {name: Color, type: string, jsonPath: .spec.color}
@@ -47,6 +50,8 @@ spec:
           status:
             type: object
             properties:
+              replicas: {type: integer}
+              selector: {type: string}
               conditions:
                 type: array
                 items:
@@ -233,6 +238,79 @@ async fn objects(api: &ApiServer) {
     );
 }
 
+/// The scale subresource at the CRD's paths: what `kubectl scale` and an
+/// autoscaler read and write, checked by the CRD's schema.
+async fn scaled(api: &ApiServer) {
+    let scale_url = "/apis/example.com/v1/namespaces/default/widgets/w1/scale";
+    // A controller reports replicas and its selector through status.
+    api.ok(&[
+        "patch",
+        "wd",
+        "w1",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"replicas":2,"selector":"app=w1,tier in (front)"}}"#,
+    ]);
+    assert_eq!(api.ok(&["scale", "wd", "w1", "--replicas=4"]).trim(), "widget.example.com/w1 scaled");
+    let scale = json(&api.ok(&["get", "--raw", scale_url]));
+    assert_eq!((&scale["kind"], &scale["apiVersion"]), (&"Scale".into(), &"autoscaling/v1".into()));
+    assert_eq!(
+        (&scale["spec"], &scale["status"]),
+        (
+            &serde_json::json!({"replicas": 4}),
+            &serde_json::json!({"replicas": 2, "selector": "app=w1,tier in (front)"})
+        )
+    );
+    let widget = json(&api.ok(&["get", "wd", "w1", "-o", "json", "--show-managed-fields"]));
+    assert_eq!(
+        (widget["spec"]["replicas"].as_i64(), widget["metadata"]["generation"].as_i64()),
+        (Some(4), Some(3))
+    );
+    assert_eq!(scale["metadata"]["resourceVersion"], widget["metadata"]["resourceVersion"]);
+    // The scaler owns the replicas, recorded against the subresource.
+    let scaler = widget["metadata"]["managedFields"]
+        .as_array()
+        .and_then(|all| all.iter().find(|e| e["subresource"] == "scale"))
+        .unwrap_or_else(|| panic!("no scale entry: {widget}"));
+    assert_eq!(scaler["fieldsV1"], serde_json::json!({"f:spec": {"f:replicas": {}}}));
+    // The CRD's schema holds for replicas set through the Scale: kube's
+    // 422 texts, nothing changed.
+    let out = api.kubectl(&["scale", "wd", "w1", "--replicas=11"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"
+        ),
+        "{err}"
+    );
+    let negative = serde_json::json!({"apiVersion": "autoscaling/v1", "kind": "Scale",
+        "metadata": {"name": "w1", "namespace": "default"}, "spec": {"replicas": -1}});
+    let (ok, _, err) = api.kubectl_in(&["replace", "--raw", scale_url, "-f", "-"], &negative.to_string());
+    assert!(!ok);
+    assert!(err.contains(".spec.replicas: Invalid value: -1: should be a non-negative integer"), "{err}");
+    assert!(err.contains("spec.replicas in body should be greater than or equal to 1"), "{err}");
+    // A Scale naming an older resourceVersion is a conflict.
+    let stale = serde_json::json!({"apiVersion": "autoscaling/v1", "kind": "Scale",
+        "metadata": {"name": "w1", "namespace": "default", "resourceVersion": "1"}, "spec": {"replicas": 5}});
+    let (ok, _, err) = api.kubectl_in(&["replace", "--raw", scale_url, "-f", "-"], &stale.to_string());
+    assert!(!ok);
+    assert!(err.contains("the object has been modified"), "{err}");
+    assert_eq!(json(&api.ok(&["get", "wd", "w1", "-o", "json"]))["spec"]["replicas"], 4);
+    // Discovery names the subresource and its kind, as autoscalers look it up.
+    let listed = json(&api.ok(&["get", "--raw", "/apis/example.com/v1"]));
+    let entry = listed["resources"]
+        .as_array()
+        .and_then(|all| all.iter().find(|r| r["name"] == "widgets/scale"))
+        .unwrap_or_else(|| panic!("no widgets/scale: {listed}"));
+    assert_eq!(
+        (&entry["kind"], &entry["group"], &entry["version"]),
+        (&"Scale".into(), &"autoscaling".into(), &"v1".into())
+    );
+    // Back to what the suite expects further on.
+    api.ok(&["scale", "wd", "w1", "--replicas=3"]);
+}
+
 async fn watched(api: &ApiServer) {
     let addr = api.url.trim_start_matches("http://");
     let mut watch = open_watch(addr, "/apis/example.com/v1/namespaces/default/widgets?watch=1").await;
@@ -402,6 +480,7 @@ async fn crd_suite(backend: Backend) {
     let mut api = ApiServer::start(backend).await;
     install(&api).await;
     objects(&api).await;
+    scaled(&api).await;
     watched(&api).await;
     versions(&api).await;
     refusals(&api).await;

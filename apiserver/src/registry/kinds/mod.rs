@@ -226,7 +226,7 @@ pub(crate) mod tests {
             assert!(a.codec.openapi().is_some(), "{}", a.resource.kind);
             let openapi = a.codec.openapi().unwrap();
             // The OpenAPI description serves the subresources the resource does.
-            assert_eq!(openapi.subresources.to_vec(), a.resource.subresources().collect::<Vec<_>>());
+            assert_eq!(openapi.subresources.to_vec(), a.resource.subresources().to_vec());
             for b in &kinds[i + 1..] {
                 assert!(!a.resource.is(&b.resource.group, &b.resource.plural));
             }
