@@ -90,6 +90,9 @@ pub struct Setup {
     pub lookups: Lookups,
     /// The webhook plugins' counters, for `/metrics`.
     pub webhook_metrics: Arc<webhook::WebhookMetrics>,
+    /// How the webhook plugins reach webhooks (shared with CRDs'
+    /// conversion webhooks).
+    pub webhook_caller: Arc<webhook::Caller>,
 }
 
 impl Setup {
@@ -126,7 +129,12 @@ impl Setup {
         let webhooks = webhook::Webhooks::new(&lookups, credentials);
         let mut chain = plugins::build(enabled, config, &lookups, &webhooks);
         chain.extend(checks);
-        Setup { chain: Arc::new(Chain::new(chain)), lookups, webhook_metrics: webhooks.metrics.clone() }
+        Setup {
+            chain: Arc::new(Chain::new(chain)),
+            lookups,
+            webhook_metrics: webhooks.metrics.clone(),
+            webhook_caller: webhooks.caller(),
+        }
     }
 }
 

@@ -69,8 +69,13 @@ impl ReadDelegator {
 
     /// An object read some other way (a write's result), as this resource
     /// reads it.
-    pub fn present(&self, value: Value) -> Value {
-        self.view.present(value)
+    pub async fn present(&self, value: Value) -> Result<Value, ApiError> {
+        self.view.present(value).await.map_err(|e| self.error(e, ""))
+    }
+
+    /// An object written through this resource, as it is stored.
+    pub async fn to_storage(&self, value: Value) -> Result<Value, ApiError> {
+        self.view.to_storage(value).await.map_err(|e| self.error(e, ""))
     }
 
     pub fn cacher(&self) -> &Cacher {

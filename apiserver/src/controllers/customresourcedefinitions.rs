@@ -252,7 +252,7 @@ fn serve(resources: &Resources, state: &mut State, name: &str, crd: &Value) -> R
     }
     unserve(resources, state, name);
     let mut keys: Vec<(String, String, String)> = Vec::new();
-    for kind in customresource::kinds(crd) {
+    for kind in customresource::kinds(crd, resources.webhook_caller()) {
         let r = &kind.resource;
         let key = (r.group.clone(), r.version.clone(), r.plural.clone());
         if let Err(e) = resources.add(kind) {

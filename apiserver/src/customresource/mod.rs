@@ -7,10 +7,13 @@
 //! * `schema`: a view over one schema node.
 //! * `prune`, `defaults`, `validation`, `rules`: what the schema does to an
 //!   object (`rules`: its `x-kubernetes-validations`, in CEL).
+//! * `conversion`: objects between versions (`None`, or the CRD's
+//!   conversion webhook).
 //! * `printer`: `kubectl get` columns.
 //! * `openapi`: the version in the OpenAPI documents (`kubectl explain`).
 //! * `strategy`: the [`crate::registry::Strategy`] of a custom resource.
 
+mod conversion;
 mod defaults;
 mod openapi;
 mod printer;
@@ -20,15 +23,18 @@ pub mod schema;
 mod strategy;
 pub mod validation;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 
+use crate::admission::webhook::Caller;
 use crate::registry::kinds::Kind;
 use crate::registry::scale::ScalePaths;
 use crate::registry::{Codec, Resource};
 use crate::storage::ReadView;
+use conversion::{Converter, VersionConversion};
 use printer::Columns;
 use schema::Node;
 use strategy::CustomResourceStrategy;
@@ -36,7 +42,7 @@ use strategy::CustomResourceStrategy;
 /// A CRD's served versions as kinds to serve (the CRD is valid: its
 /// validation ran when it was stored); a CRD being deleted takes no new
 /// objects.
-pub fn kinds(crd: &Value) -> Vec<Kind> {
+pub fn kinds(crd: &Value, caller: &Arc<Caller>) -> Vec<Kind> {
     let terminating = crd["metadata"]["deletionTimestamp"].is_string();
     let spec = &crd["spec"];
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
@@ -51,6 +57,13 @@ pub fn kinds(crd: &Value) -> Vec<Kind> {
     let storage =
         versions.iter().find(|v| v["storage"] == true).map(|v| text(&v["name"])).unwrap_or_default();
     let storage_api_version = format!("{group}/{storage}");
+    let converter = Arc::new(Converter::of_crd(crd, caller));
+    let schemas: Arc<HashMap<String, Value>> = Arc::new(
+        versions
+            .iter()
+            .map(|v| (format!("{group}/{}", text(&v["name"])), v["schema"]["openAPIV3Schema"].clone()))
+            .collect(),
+    );
     versions
         .iter()
         .filter(|v| v["served"].as_bool().unwrap_or(false))
@@ -70,35 +83,35 @@ pub fn kinds(crd: &Value) -> Vec<Kind> {
             };
             let schema = version["schema"]["openAPIV3Schema"].clone();
             let columns = Columns::of_version(version);
-            let mut strategy = CustomResourceStrategy::new(
-                resource.qualified_kind(),
-                storage_api_version.clone(),
-                schema.clone(),
-                columns,
-            )
-            .with_scale(resource.scale.clone());
+            let mut strategy =
+                CustomResourceStrategy::new(resource.qualified_kind(), schema.clone(), columns)
+                    .with_scale(resource.scale.clone());
             if terminating {
                 strategy = strategy.terminating(resource.qualified_name());
             }
             let codec = pruning_codec(schema.clone()).described_by(openapi::describe(&resource, &schema));
-            let view = read_view(&resource, schema);
+            let view = read_view(&resource, &storage_api_version, &converter, &schemas);
             Kind { resource, codec, strategy: Arc::new(strategy), hooks: None, view }
         })
         .collect()
 }
 
-/// Objects are stored in the storage version; read through a version they
-/// are that version's (conversion `None`: only apiVersion changes), and
-/// its schema defaults apply on reading, so a default added to a CRD shows
-/// on objects stored before (as in kube).
-fn read_view(resource: &Resource, schema: Value) -> ReadView {
-    // Always: objects stored before the storage version changed carry the
-    // old one.
-    let api_version = Value::from(resource.api_version());
-    ReadView::new(Arc::new(move |object: &mut Value| {
-        object["apiVersion"] = api_version.clone();
-        defaults::apply_defaults(object, Node(&schema));
-    }))
+/// Objects are stored in the storage version and read in the version
+/// read through, converted by the CRD's strategy, pruned and defaulted as
+/// kube does it (so a default added to a CRD shows on objects stored
+/// before).
+fn read_view(
+    resource: &Resource,
+    storage_api_version: &str,
+    converter: &Arc<Converter>,
+    schemas: &Arc<HashMap<String, Value>>,
+) -> ReadView {
+    ReadView::new(Arc::new(VersionConversion::new(
+        converter.clone(),
+        resource.api_version(),
+        storage_api_version.to_string(),
+        schemas.clone(),
+    )))
 }
 
 /// Decoding a custom resource: the schema prunes it, ObjectMeta its

@@ -19,10 +19,6 @@ use crate::table::ColumnDefinition;
 pub struct CustomResourceStrategy {
     /// `Widget.example.com`, as errors name the kind.
     qualified_kind: String,
-    /// `example.com/v1`: objects are stored in the storage version
-    /// whichever version they were written through (versions differ in
-    /// name only: conversion `None`).
-    storage_api_version: String,
     validator: Validator,
     /// Where the scale subresource keeps replicas, checked on every write.
     scale: Option<ScalePaths>,
@@ -32,15 +28,9 @@ pub struct CustomResourceStrategy {
 }
 
 impl CustomResourceStrategy {
-    pub fn new(
-        qualified_kind: String,
-        storage_api_version: String,
-        schema: Value,
-        columns: Columns,
-    ) -> CustomResourceStrategy {
+    pub fn new(qualified_kind: String, schema: Value, columns: Columns) -> CustomResourceStrategy {
         CustomResourceStrategy {
             qualified_kind,
-            storage_api_version,
             validator: Validator::new(schema),
             scale: None,
             columns,
@@ -102,10 +92,6 @@ impl Strategy for CustomResourceStrategy {
             }),
             None => Ok(()),
         }
-    }
-
-    fn to_storage(&self, object: &mut Value) {
-        object["apiVersion"] = Value::from(self.storage_api_version.as_str());
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {

@@ -293,7 +293,7 @@ fn path_segment_causes(name: &str) -> Vec<Cause> {
 
 /// Every label key a qualified name, every value a label value; kube
 /// reports them on `metadata.labels` itself.
-fn label_causes(meta: &Value) -> Vec<Cause> {
+pub fn label_causes(meta: &Value) -> Vec<Cause> {
     let Some(labels) = meta["labels"].as_object() else { return Vec::new() };
     let mut causes = Vec::new();
     for (key, value) in labels {
@@ -312,7 +312,7 @@ const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
 
 /// Annotation keys are qualified names whatever their case; keys and values
 /// together at most 256 KiB.
-fn annotation_causes(meta: &Value) -> Vec<Cause> {
+pub fn annotation_causes(meta: &Value) -> Vec<Cause> {
     let Some(annotations) = meta["annotations"].as_object() else { return Vec::new() };
     let mut causes = Vec::new();
     let mut total = 0;

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 use super::kinds::Kind;
 use super::store::Store;
 use crate::admission;
+use crate::admission::webhook::Caller;
 use crate::cacher::{CacheConfig, Cacher, ReadDelegator};
 use crate::errors::ApiError;
 use crate::storage::Storage;
@@ -45,6 +46,8 @@ pub struct Resources {
     /// Bumped on every change, so that derived documents (OpenAPI) know when
     /// to rebuild.
     generation: watch::Sender<u64>,
+    /// How the server reaches webhooks (CRDs' conversion webhooks).
+    webhooks: Arc<Caller>,
 }
 
 impl Resources {
@@ -61,7 +64,20 @@ impl Resources {
             cache,
             etcd_prefix: normalize_prefix(etcd_prefix),
             generation: watch::channel(0).0,
+            webhooks: Arc::new(Caller::new(&admission::Lookups::default())),
         }
+    }
+
+    /// Reaching webhooks through `caller` (the admission plugins' own, so
+    /// Services resolve and connections are shared).
+    pub fn with_webhook_caller(mut self, caller: Arc<Caller>) -> Resources {
+        self.webhooks = caller;
+        self
+    }
+
+    /// How the server reaches webhooks.
+    pub fn webhook_caller(&self) -> &Arc<Caller> {
+        &self.webhooks
     }
 
     /// Where every resource's objects are.

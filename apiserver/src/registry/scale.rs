@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::admission::GroupVersionKind;
 use crate::errors::{ApiError, Cause};
+use crate::runtime::golang::{go_type, go_value};
 use crate::selector::object as label_selector;
 
 /// The replicas kube's custom resource scale handler hands a patch when
@@ -291,54 +292,6 @@ fn accessor_error(path: &str, found: &Value, expected: &str) -> String {
         go_value(found),
         go_type(found)
     )
-}
-
-/// Go's `%T` of a decoded JSON value.
-fn go_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_i64() => "int64",
-        Value::Number(_) => "float64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
-    }
-}
-
-/// Go's `%v` of a decoded JSON value (maps with their keys sorted, as Go
-/// prints them).
-fn go_value(value: &Value) -> String {
-    match value {
-        Value::Null => "<nil>".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => i.to_string(),
-            (None, Some(f)) => go_float(f),
-            (None, None) => n.to_string(),
-        },
-        Value::String(s) => s.clone(),
-        Value::Array(items) => format!("[{}]", items.iter().map(go_value).collect::<Vec<_>>().join(" ")),
-        Value::Object(fields) => {
-            let mut pairs: Vec<_> = fields.iter().map(|(k, v)| format!("{k}:{}", go_value(v))).collect();
-            pairs.sort();
-            format!("map[{}]", pairs.join(" "))
-        }
-    }
-}
-
-/// Go's `%v` of a float64: its shortest digits, in exponent form
-/// (`1e+06`) below 1e-4 and from 1e6 up.
-fn go_float(f: f64) -> String {
-    let exponent = format!("{f:e}");
-    let (mantissa, power) = exponent.split_once('e').unwrap_or((&exponent, "0"));
-    let power: i32 = power.parse().unwrap_or(0);
-    if f != 0.0 && !(-4..6).contains(&power) {
-        let sign = if power < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", power.abs())
-    } else {
-        f.to_string()
-    }
 }
 
 /// What Go's JSON decoder calls a value it cannot put in an int32.

@@ -244,20 +244,21 @@ impl Store {
             if self.storage.get(&key).await.map_err(|e| self.error(e, &name))?.is_some() {
                 return Err(ApiError::AlreadyExists { qualified: self.resource.qualified_name(), name });
             }
-            return Ok(self.reads.present(object));
+            return self.reads.present(object).await;
         }
-        let mut object = object;
-        self.strategy.to_storage(&mut object);
-        let stored = match admitted.and_then(|()| encode(&object)) {
-            Ok(bytes) => self
+        let written = async {
+            admitted?;
+            let object = self.reads.to_storage(object).await?;
+            let bytes = encode(&object)?;
+            let rv = self
                 .storage
                 .create(&key, bytes, self.resource.ttl_seconds)
                 .await
-                .map_err(|e| self.error(e, &name)),
-            Err(e) => Err(e),
+                .map_err(|e| self.error(e, &name))?;
+            Ok((object, rv))
         };
-        match stored {
-            Ok(rv) => Ok(self.reads.present(crate::cacher::to_value_at(&key, object, rv))),
+        match written.await {
+            Ok((object, rv)) => self.reads.present(crate::cacher::to_value_at(&key, object, rv)).await,
             Err(e) => {
                 // Not stored: give back what the kind took for it.
                 undo_begin(undo).await;
@@ -434,8 +435,10 @@ impl Store {
                     name: name.to_string(),
                 });
             };
-            let old =
-                self.reads.present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?);
+            let old = self
+                .reads
+                .present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?)
+                .await?;
             let mut new = update(&old)?;
             if ctx.field_manager.is_none() {
                 // The server's own writes are nobody's, but what they remove
@@ -452,11 +455,11 @@ impl Store {
                 self.validate_update(attributes.object.as_ref(), attributes.old_object.as_ref())?;
                 self.admission.validate(&attributes).await?;
             }
-            let mut new = attributes.object.take().unwrap_or_default();
+            let new = attributes.object.take().unwrap_or_default();
             if ctx.dry_run {
-                return Ok(self.reads.present(new));
+                return self.reads.present(new).await;
             }
-            self.strategy.to_storage(&mut new);
+            let new = self.reads.to_storage(new).await?;
             let bytes = encode(&new)?;
             if bytes == stored.value {
                 // Nothing changed: nothing is written.
@@ -471,7 +474,7 @@ impl Store {
                 .map_err(|e| self.error(e, name))?
             {
                 Swap::Done(rv) => {
-                    let value = self.reads.present(crate::cacher::to_value_at(&key, new, rv));
+                    let value = self.reads.present(crate::cacher::to_value_at(&key, new, rv)).await?;
                     self.finish_deletion(&key, name, &value, rv).await?;
                     return Ok(value);
                 }
@@ -555,7 +558,7 @@ impl Store {
                 self.storage.delete(&key, &opts.preconditions).await.map_err(|e| self.error(e, name))?;
             let deleted = crate::cacher::to_value(&key, &deleted.value, deleted.resource_version)?;
             self.after_delete(&deleted).await;
-            return Ok(Deleted::Gone(self.reads.present(deleted)));
+            return Ok(Deleted::Gone(self.reads.present(deleted).await?));
         }
         // An object already being deleted keeps its finalizers: none may be
         // added once deletion began.

@@ -75,10 +75,6 @@ pub trait Strategy: Send + Sync + Debug {
     /// server's metadata is filled in.
     fn prepare_for_create(&self, _object: &mut Value) {}
 
-    /// The object as it is stored (a custom resource in its storage
-    /// version), just before it is written; reads present it back.
-    fn to_storage(&self, _object: &mut Value) {}
-
     /// The kind's part of a replacing object: what it keeps from `old`.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
 

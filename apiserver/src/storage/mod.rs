@@ -24,7 +24,7 @@ pub use continue_token::ContinueToken;
 pub use etcd3::Etcd3Store;
 pub use interface::{Change, Storage, StorageWatch, Swap, WatchEnd, WatchUpdate};
 pub use memory::MemoryStorage;
-pub use on_read::{OnRead, OnReadStorage, ReadView};
+pub use on_read::{OnRead, OnReadStorage, ReadView, VersionView};
 
 use bytes::Bytes;
 
@@ -112,4 +112,8 @@ pub enum StorageError {
     /// etcd did not answer as it should (its message).
     #[error("etcd: {0}")]
     Etcd(String),
+    /// An object could not be put in the version it is read or stored in
+    /// (a conversion webhook failed): the reason.
+    #[error("{0}")]
+    Conversion(String),
 }

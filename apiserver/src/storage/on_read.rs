@@ -1,8 +1,9 @@
 //! Objects as one served resource reads them (kube's storage codec
 //! decoding into the request's version): a wrapper over [`Storage`] whose
-//! reads (get, list, watch) pass each object through an [`OnRead`], so the
-//! watch cache and the reads of that resource see it converted and
-//! defaulted. Writes go through unchanged.
+//! reads (get, list, watch) pass the objects through a [`VersionView`], so
+//! the watch cache and the reads of that resource see them converted and
+//! defaulted. Writes go through unchanged; the registry puts objects in the
+//! stored version first ([`ReadView::to_storage`]).
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,23 +16,40 @@ use super::{
     ListPage, Object, Preconditions, Storage, StorageError, StorageWatch, Swap, WatchEnd, WatchUpdate,
 };
 
-/// What reading does to an object (a custom resource version's apiVersion
-/// and schema defaults).
-pub type OnRead = Arc<dyn Fn(&mut Value) + Send + Sync>;
+/// How one served resource sees stored objects, and stores the ones
+/// written through it (a custom resource version: converted, by a webhook
+/// for some, and defaulted by its schema). Objects go in batches, so a
+/// list is converted in one call.
+#[async_trait]
+pub trait VersionView: Send + Sync {
+    /// `objects` (JSON objects, as stored) as this resource reads them;
+    /// the reason when they cannot be.
+    async fn read(&self, objects: Vec<Value>) -> Result<Vec<Value>, String>;
 
-/// Passes `bytes` through `on_read`; bytes that are not a JSON object are
-/// left as they are (their reader reports them).
-pub fn apply(on_read: &OnRead, bytes: &Bytes) -> Bytes {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(mut value) if value.is_object() => {
-            on_read(&mut value);
-            serde_json::to_vec(&value).map(Bytes::from).unwrap_or_else(|_| bytes.clone())
-        }
-        _ => bytes.clone(),
-    }
+    /// `object` (as written through this resource) as it is stored.
+    async fn store(&self, object: Value) -> Result<Value, String>;
 }
 
-/// A resource's [`OnRead`], if it has one (most have none).
+pub type OnRead = Arc<dyn VersionView>;
+
+/// Passes stored `objects` through `on_read` in one batch; bytes that are
+/// not a JSON object are left as they are (their reader reports them).
+async fn apply(on_read: &dyn VersionView, objects: Vec<Bytes>) -> Result<Vec<Bytes>, StorageError> {
+    let decoded: Vec<Option<Value>> =
+        objects.iter().map(|bytes| serde_json::from_slice(bytes).ok().filter(Value::is_object)).collect();
+    let batch: Vec<Value> = decoded.iter().flatten().cloned().collect();
+    let mut viewed = on_read.read(batch).await.map_err(StorageError::Conversion)?.into_iter();
+    Ok(objects
+        .into_iter()
+        .zip(decoded)
+        .map(|(bytes, value)| match value.and_then(|_| viewed.next()) {
+            Some(value) => serde_json::to_vec(&value).map(Bytes::from).unwrap_or(bytes),
+            None => bytes,
+        })
+        .collect())
+}
+
+/// A resource's [`VersionView`], if it has one (most have none).
 #[derive(Clone, Default)]
 pub struct ReadView(Option<OnRead>);
 
@@ -47,13 +65,22 @@ impl ReadView {
     }
 
     /// An object as this resource reads it.
-    pub fn present(&self, mut value: Value) -> Value {
-        if let Some(on_read) = &self.0
-            && value.is_object()
-        {
-            on_read(&mut value);
+    pub async fn present(&self, value: Value) -> Result<Value, StorageError> {
+        match &self.0 {
+            Some(on_read) if value.is_object() => {
+                let mut viewed = on_read.read(vec![value]).await.map_err(StorageError::Conversion)?;
+                viewed.pop().ok_or_else(|| StorageError::Conversion("no object came back".into()))
+            }
+            _ => Ok(value),
         }
-        value
+    }
+
+    /// An object written through this resource as it is stored.
+    pub async fn to_storage(&self, value: Value) -> Result<Value, StorageError> {
+        match &self.0 {
+            Some(on_read) => on_read.store(value).await.map_err(StorageError::Conversion),
+            None => Ok(value),
+        }
     }
 
     /// `storage` as this resource reads it.
@@ -81,8 +108,9 @@ impl OnReadStorage {
         OnReadStorage { inner, on_read }
     }
 
-    fn object(&self, object: Object) -> Object {
-        Object { value: apply(&self.on_read, &object.value), resource_version: object.resource_version }
+    async fn object(&self, object: Object) -> Result<Object, StorageError> {
+        let value = apply(self.on_read.as_ref(), vec![object.value]).await?.pop().unwrap_or_default();
+        Ok(Object { value, resource_version: object.resource_version })
     }
 }
 
@@ -93,7 +121,10 @@ impl Storage for OnReadStorage {
     }
 
     async fn get(&self, key: &str) -> Result<Option<Object>, StorageError> {
-        Ok(self.inner.get(key).await?.map(|o| self.object(o)))
+        match self.inner.get(key).await? {
+            Some(object) => Ok(Some(self.object(object).await?)),
+            None => Ok(None),
+        }
     }
 
     async fn current_revision(&self, prefix: &str) -> Result<i64, StorageError> {
@@ -116,8 +147,10 @@ impl Storage for OnReadStorage {
         token: Option<&str>,
     ) -> Result<ListPage, StorageError> {
         let mut page = self.inner.list(prefix, limit, resource_version, token).await?;
-        for (_, object) in page.items.iter_mut() {
-            object.value = apply(&self.on_read, &object.value);
+        let stored = page.items.iter_mut().map(|(_, object)| std::mem::take(&mut object.value)).collect();
+        let viewed = apply(self.on_read.as_ref(), stored).await?;
+        for ((_, object), value) in page.items.iter_mut().zip(viewed) {
+            object.value = value;
         }
         Ok(page)
     }
@@ -144,11 +177,29 @@ impl StorageWatch for OnReadWatch {
     async fn next(&mut self) -> Result<WatchUpdate, WatchEnd> {
         match self.inner.next().await? {
             WatchUpdate::Changes(mut changes) => {
+                // Every value and previous value of the batch in one call;
+                // one that cannot be read breaks the watch (its reader
+                // resumes, as after any break).
+                let mut stored = Vec::new();
+                let mut had_prev = Vec::with_capacity(changes.len());
                 for change in changes.iter_mut() {
                     if !change.deleted {
-                        change.value = apply(&self.on_read, &change.value);
+                        stored.push(std::mem::take(&mut change.value));
                     }
-                    change.prev = change.prev.as_ref().map(|prev| apply(&self.on_read, prev));
+                    had_prev.push(change.prev.is_some());
+                    stored.extend(change.prev.take());
+                }
+                let viewed = apply(self.on_read.as_ref(), stored)
+                    .await
+                    .map_err(|e| WatchEnd::Broken(e.to_string()))?;
+                let mut viewed = viewed.into_iter();
+                for (change, had_prev) in changes.iter_mut().zip(had_prev) {
+                    if !change.deleted {
+                        change.value = viewed.next().unwrap_or_default();
+                    }
+                    if had_prev {
+                        change.prev = viewed.next();
+                    }
                 }
                 Ok(WatchUpdate::Changes(changes))
             }
@@ -168,27 +219,94 @@ mod tests {
     use super::*;
     use crate::storage::MemoryStorage;
 
+    /// Reads as `example.com/v2`, stores as `example.com/v1`; an object
+    /// marked broken cannot be read (a conversion webhook that fails).
+    struct V2;
+
+    #[async_trait]
+    impl VersionView for V2 {
+        async fn read(&self, objects: Vec<Value>) -> Result<Vec<Value>, String> {
+            objects
+                .into_iter()
+                .map(|mut o| match o["broken"] == true {
+                    true => Err("conversion webhook failed".to_string()),
+                    false => {
+                        o["apiVersion"] = json!("example.com/v2");
+                        Ok(o)
+                    }
+                })
+                .collect()
+        }
+
+        async fn store(&self, mut object: Value) -> Result<Value, String> {
+            object["apiVersion"] = json!("example.com/v1");
+            Ok(object)
+        }
+    }
+
+    fn body(n: i64, broken: bool) -> Bytes {
+        Bytes::from(json!({"apiVersion": "example.com/v1", "n": n, "broken": broken}).to_string())
+    }
+
+    fn decode(bytes: &Bytes) -> Value {
+        serde_json::from_slice(bytes).unwrap()
+    }
+
     #[tokio::test]
-    async fn reads_pass_through_and_writes_do_not() {
+    async fn reads_pass_through_the_view_and_writes_do_not() {
         let memory: Arc<dyn Storage> = Arc::new(MemoryStorage::default());
-        let on_read: OnRead = Arc::new(|v: &mut Value| v["apiVersion"] = json!("example.com/v2"));
-        let viewed = OnReadStorage::new(memory.clone(), on_read);
+        let view = ReadView::new(Arc::new(V2));
+        let viewed = view.over(memory.clone());
         let mut watch = viewed.watch("/w/", 0).await.unwrap();
-        let body = Bytes::from(json!({"apiVersion": "example.com/v1", "n": 1}).to_string());
-        viewed.create("/w/a", body, None).await.unwrap();
-        let stored: Value =
-            serde_json::from_slice(&memory.get("/w/a").await.unwrap().unwrap().value).unwrap();
-        assert_eq!(stored["apiVersion"], "example.com/v1", "stored as written");
-        let read: Value = serde_json::from_slice(&viewed.get("/w/a").await.unwrap().unwrap().value).unwrap();
-        assert_eq!((read["apiVersion"].as_str(), read["n"].as_i64()), (Some("example.com/v2"), Some(1)));
+        let created = viewed.create("/w/a", body(1, false), None).await.unwrap();
+        assert!(matches!(viewed.put_if("/w/a", body(2, false), created).await.unwrap(), Swap::Done(_)));
+        assert_eq!(decode(&memory.get("/w/a").await.unwrap().unwrap().value)["apiVersion"], "example.com/v1");
+        let read = decode(&viewed.get("/w/a").await.unwrap().unwrap().value);
+        assert_eq!((read["apiVersion"].as_str(), read["n"].as_i64()), (Some("example.com/v2"), Some(2)));
+        viewed.create("/w/b", Bytes::from_static(b"not json"), None).await.unwrap();
         let listed = viewed.list("/w/", 0, 0, None).await.unwrap();
-        let item: Value = serde_json::from_slice(&listed.items[0].1.value).unwrap();
-        assert_eq!(item["apiVersion"], "example.com/v2");
-        loop {
+        assert_eq!(decode(&listed.items[0].1.value)["apiVersion"], "example.com/v2");
+        assert_eq!(listed.items[1].1.value, Bytes::from_static(b"not json"), "left for its reader to report");
+        // A change and the value before it are both read through the view.
+        let mut seen = Vec::new();
+        while seen.len() < 2 {
             if let WatchUpdate::Changes(changes) = watch.next().await.unwrap() {
-                let seen: Value = serde_json::from_slice(&changes[0].value).unwrap();
-                assert_eq!(seen["apiVersion"], "example.com/v2");
-                break;
+                seen.extend(changes);
+            }
+        }
+        assert_eq!(decode(&seen[1].value)["n"], 2);
+        assert_eq!(
+            seen[1].prev.as_ref().map(|p| decode(p)["apiVersion"].clone()),
+            Some(json!("example.com/v2"))
+        );
+        // Writes' own results and what they store.
+        let stored = view.to_storage(json!({"apiVersion": "example.com/v2"})).await.unwrap();
+        assert_eq!(stored["apiVersion"], "example.com/v1");
+        assert_eq!(view.present(stored).await.unwrap()["apiVersion"], "example.com/v2");
+    }
+
+    #[tokio::test]
+    async fn an_object_that_cannot_be_read_fails_the_read_and_breaks_the_watch() {
+        let memory: Arc<dyn Storage> = Arc::new(MemoryStorage::default());
+        let view = ReadView::new(Arc::new(V2));
+        let viewed = view.over(memory.clone());
+        let mut watch = viewed.watch("/w/", 0).await.unwrap();
+        memory.create("/w/a", body(1, true), None).await.unwrap();
+        let failed = |e: StorageError| e.to_string();
+        assert_eq!(viewed.get("/w/a").await.map_err(failed).unwrap_err(), "conversion webhook failed");
+        assert_eq!(
+            viewed.list("/w/", 0, 0, None).await.map_err(failed).unwrap_err(),
+            "conversion webhook failed"
+        );
+        assert!(matches!(view.present(json!({"broken": true})).await, Err(StorageError::Conversion(_))));
+        loop {
+            match watch.next().await {
+                Ok(WatchUpdate::Changes(_)) => panic!("an unreadable change was delivered"),
+                Ok(_) => continue,
+                Err(end) => {
+                    assert_eq!(end, WatchEnd::Broken("conversion webhook failed".into()));
+                    break;
+                }
             }
         }
     }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+pub use super::caller::Target;
 use super::conditions::Conditions;
 use crate::admission::Lookup;
 use crate::admission::lookup::Parsed;
@@ -35,13 +36,6 @@ pub struct Hook {
     pub review_version: &'static str,
     pub reinvoke_if_needed: bool,
     pub conditions: Conditions,
-}
-
-/// Where a webhook is reached.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Target {
-    Url(String),
-    Service { namespace: String, name: String, path: String, port: u16 },
 }
 
 /// The configurations of one kind, parsed once per change.

@@ -10,10 +10,13 @@
 //! * `matching`: which webhooks a write goes to.
 //! * `conditions`: `matchConditions` in CEL.
 //! * `review`: the AdmissionReview request and the checks of the answer.
+//! * `caller`: where a webhook is reached (its URL, or its Service's
+//!   endpoint), shared with CRD conversion webhooks.
 //! * `client`: the HTTPS calls.
 //! * `credentials`: what the server presents to webhooks (kubeConfigFile).
 //! * `metrics`: `apiserver_admission_webhook_*`.
 
+mod caller;
 mod client;
 pub mod conditions;
 mod config;
@@ -31,9 +34,9 @@ use serde_json::{Value, json};
 
 pub use metrics::WebhookMetrics;
 
-use self::client::{Client, Endpoint};
+pub use self::caller::{Caller, Target};
 use self::conditions::Decision;
-use self::config::{Hook, Source, Target};
+use self::config::{Hook, Source};
 use self::credentials::Credentials;
 use self::metrics::Outcome;
 use self::review::Answer;
@@ -46,13 +49,19 @@ use crate::errors::{ApiError, go_quote};
 pub struct Webhooks {
     mutating: Source,
     validating: Source,
-    client: Client,
+    caller: Arc<Caller>,
     namespaces: Lookup,
-    services: Lookup,
-    endpoints: Lookup,
     /// Credentials for mutating and for validating webhooks.
     credentials: WebhookCredentials,
     pub metrics: Arc<WebhookMetrics>,
+}
+
+impl Webhooks {
+    /// How webhooks are reached, for the server's other webhooks
+    /// (CustomResourceDefinition conversion).
+    pub fn caller(&self) -> Arc<Caller> {
+        self.caller.clone()
+    }
 }
 
 /// Each plugin's credentials, from its WebhookAdmissionConfiguration.
@@ -68,10 +77,8 @@ impl Webhooks {
             credentials,
             mutating: Source::new(lookups.mutating_webhooks.clone()),
             validating: Source::new(lookups.validating_webhooks.clone()),
-            client: Client::default(),
+            caller: Arc::new(Caller::new(lookups)),
             namespaces: lookups.namespaces.clone(),
-            services: lookups.services.clone(),
-            endpoints: lookups.endpoints.clone(),
             metrics: Arc::default(),
         })
     }
@@ -260,73 +267,24 @@ impl Webhooks {
         attributes: &Attributes,
         may_patch: bool,
     ) -> Result<Answer, String> {
-        let endpoint = self.endpoint(hook).await.map_err(|why| format!("failed to call webhook: {why}"))?;
+        let endpoint = self
+            .caller
+            .endpoint(&hook.target, hook.timeout)
+            .await
+            .map_err(|why| format!("failed to call webhook: {why}"))?;
         let uid = uuid::Uuid::new_v4().to_string();
         let body = review::body(hook.review_version, review::request(attributes, &uid));
         let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
         let credentials = if may_patch { &self.credentials.mutating } else { &self.credentials.validating };
         let identity = credentials.for_host(&endpoint.server_name, endpoint.port());
         let response = self
+            .caller
             .client
             .post(&endpoint, &hook.ca_bundle, identity, body, hook.timeout)
             .await
             .map_err(|why| format!("failed to call webhook: {why}"))?;
         review::answer(hook.review_version, &uid, &response, may_patch)
             .map_err(|why| format!("received invalid webhook response: {why}"))
-    }
-
-    /// Where `hook` is reached now: its URL, or an endpoint of its Service.
-    async fn endpoint(&self, hook: &Hook) -> Result<Endpoint, String> {
-        let timeout = format!("timeout={}s", hook.timeout.as_secs());
-        match &hook.target {
-            Target::Url(url) => url_endpoint(url, &timeout),
-            Target::Service { namespace, name, path, port } => {
-                let address = self.service_address(namespace, name, *port).await?;
-                let host = format!("{name}.{namespace}.svc");
-                let path = if path.is_empty() { "/" } else { path };
-                Ok(Endpoint {
-                    address,
-                    server_name: host.clone(),
-                    authority: format!("{host}:{port}"),
-                    path: format!("{path}?{timeout}"),
-                })
-            }
-        }
-    }
-
-    /// The first ready address of the Service's endpoints, on the target
-    /// port of the Service's port `port`.
-    async fn service_address(&self, namespace: &str, name: &str, port: u16) -> Result<String, String> {
-        let not_found = |what: &str| format!("{what} {} not found", go_quote(name));
-        let service = self.services.find(Some(namespace), name).await.map_err(|e| e.to_string())?;
-        let service = service.ok_or_else(|| not_found("services"))?;
-        let service_port = service["spec"]["ports"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|p| p["port"].as_u64() == Some(u64::from(port)))
-            .ok_or_else(|| {
-                format!("service {} has no port {port}", go_quote(&format!("{namespace}/{name}")))
-            })?;
-        let port_name = service_port["name"].as_str().unwrap_or_default();
-        let endpoints = self.endpoints.find(Some(namespace), name).await.map_err(|e| e.to_string())?;
-        let endpoints = endpoints.ok_or_else(|| not_found("endpoints"))?;
-        for subset in endpoints["subsets"].as_array().into_iter().flatten() {
-            let ports = subset["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
-            let target = ports
-                .iter()
-                .find(|p| p["name"].as_str().unwrap_or_default() == port_name)
-                .or(if ports.len() == 1 { ports.first() } else { None })
-                .and_then(|p| p["port"].as_u64());
-            let ip = subset["addresses"].as_array().and_then(|a| a.first()).and_then(|a| a["ip"].as_str());
-            if let (Some(ip), Some(target)) = (ip, target) {
-                return Ok(match ip.contains(':') {
-                    true => format!("[{ip}]:{target}"),
-                    false => format!("{ip}:{target}"),
-                });
-            }
-        }
-        Err(format!("no endpoints available for service {}", go_quote(name)))
     }
 
     /// Applies a mutating webhook's answer to the object: its patch (then
@@ -409,21 +367,6 @@ fn denial(name: &str, status: &Value) -> ApiError {
     ApiError::Denied { code, reason: reason.to_string(), message, details }
 }
 
-/// A webhook URL (`https://host[:port][/path]`) as an endpoint.
-fn url_endpoint(url: &str, timeout: &str) -> Result<Endpoint, String> {
-    let uri: axum::http::Uri = url.parse().map_err(|e| format!("parse {}: {e}", go_quote(url)))?;
-    let host = uri.host().ok_or_else(|| format!("no host in {}", go_quote(url)))?;
-    let port = uri.port_u16().unwrap_or(443);
-    let authority = uri.authority().map(|a| a.as_str().to_string()).unwrap_or_default();
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let address = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
-    let path = match uri.path() {
-        "" => "/",
-        path => path,
-    };
-    Ok(Endpoint { address, server_name: host.to_string(), authority, path: format!("{path}?{timeout}") })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,14 +441,5 @@ mod tests {
             reason_only.to_string(),
             "admission webhook \"p.example.com\" denied the request: NotAllowed"
         );
-    }
-
-    #[test]
-    fn urls_become_endpoints_with_the_timeout_query() {
-        let e = url_endpoint("https://127.0.0.1:8443/mutate", "timeout=10s").unwrap();
-        assert_eq!(e.address, "127.0.0.1:8443");
-        assert_eq!(e.url(), "https://127.0.0.1:8443/mutate?timeout=10s");
-        let bare = url_endpoint("https://hooks.example.com", "timeout=5s").unwrap();
-        assert_eq!((bare.address.as_str(), bare.path.as_str()), ("hooks.example.com:443", "/?timeout=5s"));
     }
 }

@@ -147,7 +147,8 @@ pub fn serve_with(
     service_ips: service::IpRange,
     admission: admission::Setup,
 ) -> Result<Resources, ApiError> {
-    let resources = Resources::new(storage.clone(), admission.chain, CacheConfig::default(), etcd_prefix);
+    let resources = Resources::new(storage.clone(), admission.chain, CacheConfig::default(), etcd_prefix)
+        .with_webhook_caller(admission.webhook_caller);
     let context = KindContext { storage, etcd_prefix: resources.etcd_prefix().to_string(), service_ips };
     for kind in builtin(&context) {
         resources.add(kind)?;

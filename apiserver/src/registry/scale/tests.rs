@@ -187,13 +187,3 @@ fn admission_may_change_the_replicas_a_scale_asks_for() {
     assert_eq!(admitted["spec"]["size"], 3);
     assert_eq!(with_admitted_replicas(&paths, pool.clone(), Some(&json!({"spec": {}}))), pool);
 }
-
-#[test]
-fn floats_print_as_go_prints_them() {
-    assert_eq!(go_float(1.5), "1.5");
-    assert_eq!(go_float(123456.5), "123456.5");
-    assert_eq!(go_float(1e6), "1e+06");
-    assert_eq!(go_float(1.25e21), "1.25e+21");
-    assert_eq!(go_float(0.00001), "1e-05");
-    assert_eq!(go_float(0.0), "0");
-}
