@@ -41,6 +41,7 @@ pub mod secret;
 pub mod service;
 pub mod serviceaccount;
 pub mod statefulset;
+pub mod webhook_client;
 
 /// One kind, as registered with [`super::Resources`].
 #[derive(Debug, Clone)]

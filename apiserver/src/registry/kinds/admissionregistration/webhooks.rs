@@ -9,6 +9,7 @@ use k8s_openapi::api::admissionregistration::v1 as registration;
 use serde_json::{Value, json};
 
 use super::super::Kind;
+use super::super::webhook_client::{service_causes, url_causes};
 use super::{
     cause, invalid, match_condition_causes, one_of, required, rule_causes, selector_causes, strings,
 };
@@ -199,79 +200,14 @@ fn fully_qualified_name(name: &str, field: &str) -> Vec<Cause> {
 fn client_config_causes(config: &Value, at: &str) -> Vec<Cause> {
     match (config["url"].as_str(), config["service"].is_object()) {
         (Some(url), false) => url_causes(url, &format!("{at}.url")),
-        (None, true) => service_causes(&config["service"], &format!("{at}.service")),
+        (None, true) => {
+            let service = &config["service"];
+            let text = |key: &str| service[key].as_str().unwrap_or_default();
+            let port = service["port"].as_i64().unwrap_or(443);
+            service_causes(&format!("{at}.service"), text("namespace"), text("name"), service["path"].as_str(), port)
+        }
         _ => vec![required(at, "exactly one of url or service is required")],
     }
-}
-
-fn url_causes(url: &str, at: &str) -> Vec<Cause> {
-    const FORM: &str = "; desired format: https://host[/path]";
-    let Ok(parsed) = url.parse::<axum::http::Uri>() else {
-        return vec![required(at, &format!("url must be a valid URL{FORM}"))];
-    };
-    let mut causes = Vec::new();
-    let scheme = parsed.scheme_str().unwrap_or_default();
-    if scheme != "https" {
-        causes.push(invalid(at, &json!(scheme), &format!("'https' is the only allowed URL scheme{FORM}")));
-    }
-    let authority = parsed.authority().map(|a| a.as_str()).unwrap_or_default();
-    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (u, h));
-    if host.is_empty() {
-        causes.push(invalid(at, &json!(host), &format!("host must be provided{FORM}")));
-    }
-    if !user.is_empty() {
-        causes.push(invalid(at, &json!(user), "user information is not permitted in the URL"));
-    }
-    if let Some((_, fragment)) = url.split_once('#') {
-        causes.push(invalid(at, &json!(fragment), "fragments are not permitted in the URL"));
-    }
-    if let Some(query) = parsed.query() {
-        causes.push(invalid(at, &json!(query), "query parameters are not permitted in the URL"));
-    }
-    causes
-}
-
-fn service_causes(service: &Value, at: &str) -> Vec<Cause> {
-    let mut causes = Vec::new();
-    if service["name"].as_str().is_none_or(str::is_empty) {
-        causes.push(required(&format!("{at}.name"), "service name is required"));
-    }
-    if service["namespace"].as_str().is_none_or(str::is_empty) {
-        causes.push(required(&format!("{at}.namespace"), "service namespace is required"));
-    }
-    let port = service["port"].as_i64().unwrap_or(443);
-    if !(1..=65535).contains(&port) {
-        causes.push(invalid(
-            &format!("{at}.port"),
-            &json!(port),
-            "port is not valid: must be between 1 and 65535, inclusive",
-        ));
-    }
-    let path = service["path"].as_str().unwrap_or_default();
-    if path.is_empty() || path == "/" {
-        return causes;
-    }
-    let field = format!("{at}.path");
-    if path == "//" {
-        causes.push(invalid(&field, &json!(path), "segment[0] may not be empty"));
-        return causes;
-    }
-    if !path.starts_with('/') {
-        causes.push(invalid(&field, &json!(path), "must start with a '/'"));
-    }
-    let steps = path.strip_prefix('/').unwrap_or(path);
-    let steps = steps.strip_suffix('/').unwrap_or(steps);
-    for (i, step) in steps.split('/').enumerate() {
-        if step.is_empty() {
-            causes.push(invalid(&field, &json!(path), &format!("segment[{i}] may not be empty")));
-            continue;
-        }
-        for problem in crate::registry::metadata::name_causes(crate::registry::NameRule::Subdomain, step) {
-            let why = problem.message.splitn(3, ": ").nth(2).unwrap_or_default().to_string();
-            causes.push(invalid(&field, &json!(path), &format!("segment[{i}]: {why}")));
-        }
-    }
-    causes
 }
 
 /// kube's `validateAdmissionReviewVersions`: some, DNS-1035 labels, no

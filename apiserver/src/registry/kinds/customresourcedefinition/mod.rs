@@ -105,7 +105,7 @@ impl Strategy for CrdStrategy {
     }
 
     /// kube's v1 defaults: singular and listKind from the kind, conversion
-    /// None; and numbers in schemas as Go writes them (`10`, not `10.0`).
+    /// None, a conversion webhook's Service on port 443; and numbers in schemas as Go writes them (`10`, not `10.0`).
     fn set_defaults(&self, crd: &mut Value) {
         let Some(spec) = crd.get_mut("spec").filter(|s| s.is_object()) else { return };
         if let Some(names) = spec.get_mut("names").filter(|n| n.is_object())
@@ -120,6 +120,11 @@ impl Strategy for CrdStrategy {
         }
         if spec["conversion"].is_null() {
             spec["conversion"] = json!({"strategy": "None"});
+        }
+        if let Some(service) = spec.pointer_mut("/conversion/webhook/clientConfig/service").filter(|s| s.is_object())
+            && service["port"].is_null()
+        {
+            service["port"] = json!(443);
         }
         for version in spec.get_mut("versions").and_then(Value::as_array_mut).into_iter().flatten() {
             if let Some(schema) = version.get_mut("schema") {

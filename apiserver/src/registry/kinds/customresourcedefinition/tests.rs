@@ -1042,3 +1042,103 @@ fn preserve_unknown_fields_true_is_refused_in_v1() {
         ]
     );
 }
+
+/// [`crd`] with this `spec.conversion`.
+fn with_conversion(conversion: Value) -> Value {
+    with(crd(), "/spec/conversion", conversion)
+}
+
+fn webhook(client_config: Value) -> Value {
+    json!({"strategy": "Webhook", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": client_config}})
+}
+
+#[test]
+fn conversion_strategies_and_their_webhooks_are_checked_as_kube_checks_them() {
+    let at = "spec.conversion";
+    assert_eq!(refusals(&with_conversion(json!({"strategy": "None"}))), Vec::<String>::new());
+    assert_eq!(refusals(&with_conversion(webhook(json!({"url": "https://hooks.example.com/convert"})))), Vec::<String>::new());
+    assert_eq!(refusals(&with_conversion(json!({}))), [format!("{at}.strategy: Required value")]);
+    assert_eq!(
+        refusals(&with_conversion(json!({"strategy": "Magic"}))),
+        [format!(r#"{at}.strategy: Unsupported value: "Magic": supported values: "None", "Webhook""#)]
+    );
+    // Kube's internal field names, both problems at once.
+    assert_eq!(
+        refusals(&with_conversion(json!({"strategy": "Webhook"}))),
+        [
+            format!("{at}.webhookClientConfig: Required value: required when strategy is set to Webhook"),
+            format!("{at}.conversionReviewVersions: Required value"),
+        ]
+    );
+    assert_eq!(
+        refusals(&with_conversion(json!({"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://h"}}}))),
+        [
+            format!("{at}.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook"),
+            format!("{at}.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook"),
+        ]
+    );
+    let cc = format!("{at}.webhookClientConfig");
+    assert_eq!(
+        refusals(&with_conversion(webhook(json!({})))),
+        [format!("{cc}: Required value: exactly one of url or service is required")]
+    );
+    assert_eq!(
+        refusals(&with_conversion(webhook(json!({"url": "http://u:p@h/x?a=b#f"})))),
+        [
+            format!(r#"{cc}.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]"#),
+            format!(r#"{cc}.url: Invalid value: "u:p": user information is not permitted in the URL"#),
+            format!(r#"{cc}.url: Invalid value: "f": fragments are not permitted in the URL"#),
+            format!(r#"{cc}.url: Invalid value: "a=b": query parameters are not permitted in the URL"#),
+        ]
+    );
+    // kube swaps the Service's name and namespace when it checks them.
+    assert_eq!(
+        refusals(&with_conversion(webhook(json!({"service": {"name": "hooks", "port": 0, "path": "/a//b"}})))),
+        [
+            format!("{cc}.service.name: Required value"),
+            format!("{cc}.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive"),
+            format!(r#"{cc}.service.path: Invalid value: "/a//b": segment[1] may not be empty"#),
+        ]
+    );
+    let versions = |v: Value| {
+        let mut conversion = webhook(json!({"url": "https://h"}));
+        conversion["webhook"]["conversionReviewVersions"] = v;
+        refusals(&with_conversion(conversion))
+    };
+    let rv = format!("{at}.conversionReviewVersions");
+    assert_eq!(versions(json!([])), [format!("{rv}: Required value")]);
+    assert_eq!(versions(json!(["v2", "v1beta1"])), Vec::<String>::new(), "unknown ones beside a known one");
+    assert_eq!(
+        versions(json!(["v2", "v2", "V3"])),
+        [
+            format!(r#"{rv}[1]: Invalid value: "v2": duplicate version"#),
+            format!(r#"{rv}[2]: Invalid value: "V3": {DNS_1035}"#),
+            format!(r#"{rv}: Invalid value: ["v2","v2","V3"]: must include at least one of v1, v1beta1"#),
+        ]
+    );
+}
+
+#[test]
+fn an_update_keeps_what_kube_lets_an_update_keep() {
+    let update = |new: &Value, old: &Value| check(kind().strategy.validate_update(new, old), new);
+    let mut unknown = webhook(json!({"url": "https://h", "caBundle": "bm90IHBlbQ=="}));
+    unknown["webhook"]["conversionReviewVersions"] = json!(["v2"]);
+    let old = with_conversion(unknown);
+    // Review versions this server never spoke, and a caBundle that is not
+    // PEM on a CRD that is not established: kept.
+    assert_eq!(update(&old, &old), Vec::<String>::new());
+    // Once established with no bundle, a bundle must be PEM; a create
+    // never checks it.
+    let mut established = with_conversion(webhook(json!({"url": "https://h"})));
+    established["status"]["conditions"] = json!([{"type": "Established", "status": "True"}]);
+    let bad_bundle = with(established.clone(), "/spec/conversion/webhook/clientConfig/caBundle", json!("bm90IHBlbQ=="));
+    assert_eq!(
+        update(&bad_bundle, &established),
+        [r#"spec.conversion.webhookClientConfig.caBundle: Invalid value: "bm90IHBlbQ==": unable to load root certificates: unable to parse bytes as PEM block"#]
+    );
+    assert_eq!(refusals(&bad_bundle), Vec::<String>::new());
+    // A Service gets kube's default port.
+    let mut defaulted = with_conversion(webhook(json!({"service": {"namespace": "ns", "name": "hooks"}})));
+    kind().strategy.set_defaults(&mut defaulted);
+    assert_eq!(defaulted["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["port"], 443);
+}

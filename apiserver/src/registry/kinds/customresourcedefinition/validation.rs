@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 
 use super::structural;
 use crate::errors::Cause;
-use crate::registry::kinds::field::{cause, invalid, not_supported, required};
+use crate::registry::kinds::field::{cause, forbidden, invalid, not_supported, required};
+use crate::registry::kinds::webhook_client;
 use crate::registry::metadata::{dns_1035_errors, dns_subdomain_errors};
 use crate::runtime::jsonpath::JsonPath;
 use crate::runtime::meta;
@@ -24,8 +25,25 @@ const SCOPES: [&str; 2] = ["Cluster", "Namespaced"];
 const COLUMN_TYPES: &str = "boolean,date,integer,number,string";
 const COLUMN_FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
 const APPROVAL: &str = "api-approved.kubernetes.io";
+const STRATEGIES: [&str; 2] = ["None", "Webhook"];
+/// The ConversionReview versions this server speaks.
+const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 
 pub fn validate(crd: &Value) -> Vec<Cause> {
+    validate_with(crd, Leniency::default())
+}
+
+/// What an update lets through that a create does not (kube's validation
+/// options): review versions all unknown to this server, kept from
+/// before; a caBundle that is not PEM, unless the CRD was established with
+/// a good one.
+#[derive(Debug, Clone, Copy, Default)]
+struct Leniency {
+    unknown_review_versions: bool,
+    invalid_ca_bundle_checked: bool,
+}
+
+fn validate_with(crd: &Value, leniency: Leniency) -> Vec<Cause> {
     let spec = &crd["spec"];
     let mut causes = name_causes(crd);
     causes.extend(group_causes(spec));
@@ -39,6 +57,7 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
     causes.extend(version_causes(spec));
     causes.extend(names_causes(&spec["names"], "spec.names", true));
     causes.extend(shared_causes(spec));
+    causes.extend(conversion_causes(spec, leniency));
     causes.extend(approval_causes(crd));
     if spec["preserveUnknownFields"] == json!(true) {
         causes.push(invalid(
@@ -52,7 +71,15 @@ pub fn validate(crd: &Value) -> Vec<Cause> {
 
 /// On update, what may never change, besides everything checked on create.
 pub fn validate_update(new: &Value, old: &Value, established: bool) -> Vec<Cause> {
-    let mut causes = validate(new);
+    let old_conversion = &old["spec"]["conversion"];
+    let old_versions = strings(&old_conversion["webhook"]["conversionReviewVersions"]);
+    let old_bundle = old_conversion["webhook"]["clientConfig"]["caBundle"].as_str().unwrap_or_default();
+    let leniency = Leniency {
+        unknown_review_versions: !old_versions.is_empty() && !old_versions.iter().any(|v| REVIEW_VERSIONS.contains(v)),
+        invalid_ca_bundle_checked: established
+            && (old_bundle.is_empty() || webhook_client::ca_bundle_causes(old_bundle, "").is_empty()),
+    };
+    let mut causes = validate_with(new, leniency);
     let mut immutable = vec![("spec.group", "/spec/group"), ("spec.names.plural", "/spec/names/plural")];
     if established {
         immutable.insert(0, ("spec.names.kind", "/spec/names/kind"));
@@ -63,6 +90,103 @@ pub fn validate_update(new: &Value, old: &Value, established: bool) -> Vec<Cause
         if now != before {
             causes.push(invalid(field, now.unwrap_or(&Value::Null), "field is immutable"));
         }
+    }
+    causes
+}
+
+/// `spec.conversion`, reported under kube's internal field names
+/// (`spec.conversion.webhookClientConfig`, `.conversionReviewVersions`):
+/// a known strategy; a webhook exactly when the strategy is Webhook,
+/// reached at a URL or a Service, speaking a review version this server
+/// speaks.
+fn conversion_causes(spec: &Value, leniency: Leniency) -> Vec<Cause> {
+    let conversion = &spec["conversion"];
+    if conversion.is_null() {
+        return Vec::new();
+    }
+    let mut causes = Vec::new();
+    let strategy = conversion["strategy"].as_str().unwrap_or_default();
+    if strategy != "None" && spec["preserveUnknownFields"] == json!(true) {
+        causes.push(invalid(
+            "spec.conversion.strategy",
+            &json!(strategy),
+            "must be None if spec.preserveUnknownFields is true",
+        ));
+    }
+    match strategy {
+        "" => causes.push(required("spec.conversion.strategy", "")),
+        s if !STRATEGIES.contains(&s) => causes.push(not_supported("spec.conversion.strategy", s, &STRATEGIES)),
+        _ => {}
+    }
+    let webhook = &conversion["webhook"];
+    let config = &webhook["clientConfig"];
+    let versions = &webhook["conversionReviewVersions"];
+    let at = "spec.conversion.webhookClientConfig";
+    if strategy != "Webhook" {
+        if config.is_object() {
+            causes.push(forbidden(at, "should not be set when strategy is not set to Webhook"));
+        }
+        if !strings(versions).is_empty() {
+            causes.push(forbidden(
+                "spec.conversion.conversionReviewVersions",
+                "should not be set when strategy is not set to Webhook",
+            ));
+        }
+        return causes;
+    }
+    if !config.is_object() {
+        causes.push(required(at, "required when strategy is set to Webhook"));
+    } else {
+        causes.extend(client_config_causes(config, at, leniency));
+    }
+    causes.extend(review_version_causes(versions, leniency));
+    causes
+}
+
+fn client_config_causes(config: &Value, at: &str, leniency: Leniency) -> Vec<Cause> {
+    let service = &config["service"];
+    let mut causes = match (config["url"].as_str(), service.is_object()) {
+        (Some(url), false) => webhook_client::url_causes(url, &format!("{at}.url")),
+        (None, true) => {
+            let text = |key: &str| service[key].as_str().unwrap_or_default();
+            let port = service["port"].as_i64().unwrap_or(443);
+            // kube hands the CRD's Service name and namespace over in each
+            // other's place, so a missing namespace is reported as a
+            // missing name and the other way round.
+            let (namespace, name) = (text("name"), text("namespace"));
+            webhook_client::service_causes(&format!("{at}.service"), namespace, name, service["path"].as_str(), port)
+        }
+        _ => vec![required(at, "exactly one of url or service is required")],
+    };
+    let bundle = config["caBundle"].as_str().unwrap_or_default();
+    if !bundle.is_empty() && leniency.invalid_ca_bundle_checked {
+        causes.extend(webhook_client::ca_bundle_causes(bundle, &format!("{at}.caBundle")));
+    }
+    causes
+}
+
+/// kube's `validateConversionReviewVersions`: some, no duplicates, each a
+/// DNS-1035 label, and one this server speaks (unless an update keeps
+/// ones it never spoke).
+fn review_version_causes(value: &Value, leniency: Leniency) -> Vec<Cause> {
+    let at = "spec.conversion.conversionReviewVersions";
+    let versions = strings(value);
+    if versions.is_empty() {
+        return vec![required(at, "")];
+    }
+    let mut causes = Vec::new();
+    for (i, version) in versions.iter().enumerate() {
+        let field = format!("{at}[{i}]");
+        if versions[..i].contains(version) {
+            causes.push(invalid(&field, &json!(version), "duplicate version"));
+            continue;
+        }
+        for why in dns_1035_errors(version) {
+            causes.push(invalid(&field, &json!(version), &why));
+        }
+    }
+    if !leniency.unknown_review_versions && !versions.iter().any(|v| REVIEW_VERSIONS.contains(v)) {
+        causes.push(invalid(at, value, "must include at least one of v1, v1beta1"));
     }
     causes
 }
