@@ -366,12 +366,27 @@ async fn clean_up(resources: &Resources, crd: &Value) -> Result<(), ApiError> {
 async fn delete_objects(resources: &Resources, crd: &Value) -> Result<(), (&'static str, String)> {
     let group = crd["spec"]["group"].as_str().unwrap_or_default();
     let plural = crd["status"]["acceptedNames"]["plural"].as_str().unwrap_or_default();
-    // Its own storage only (never a built-in resource of the same name).
+    // Its own storage only (never a built-in resource of the same name),
+    // through the storage version when it is served: objects stored in it
+    // need no conversion (a broken conversion webhook does not keep the
+    // CRD from going).
     let prefix = format!("{group}/{plural}");
-    let served = resources.all().into_iter().find(|s| {
-        let resource = s.store.resource();
-        resource.is(group, plural) && resource.storage_prefix == prefix
-    });
+    let storage_version = crd["spec"]["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["storage"] == true)
+        .and_then(|v| v["name"].as_str());
+    let mut served: Vec<_> = resources
+        .all()
+        .into_iter()
+        .filter(|s| {
+            let resource = s.store.resource();
+            resource.is(group, plural) && resource.storage_prefix == prefix
+        })
+        .collect();
+    served.sort_by_key(|s| Some(s.store.resource().version.as_str()) != storage_version);
+    let served = served.into_iter().next();
     let Some(served) = served else {
         return Err((
             "InstanceDeletionFailed",

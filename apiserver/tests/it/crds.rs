@@ -5,7 +5,8 @@
 //! listed by `kubectl get all`, explained, watched, updated through the
 //! status subresource and scaled through the scale subresource (`kubectl
 //! scale`, at the paths the CRD names); a CRD whose names clash is not served; a CRD that
-//! is not structural is refused; a restarted server serves what was
+//! is not structural is refused; versions that differ are converted by
+//! the CRD's conversion webhook (a real HTTPS one); a restarted server serves what was
 //! established; deleting a CRD deletes its objects first.
 
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{ApiServer, Backend, json, next_event, open_watch};
+use crate::webhook_server::WebhookServer;
 
 const CRD: &str = r#"
 apiVersion: apiextensions.k8s.io/v1
@@ -381,6 +383,113 @@ async fn versions(api: &ApiServer) {
     api.ok(&["delete", "crd", "things.example.com"]);
 }
 
+/// A CRD whose versions differ (`spec.size` in v1beta1 is `spec.count`
+/// in v1) converted by its webhook: objects written through either version
+/// are stored in v1 and read in the version asked for; a webhook that
+/// fails fails the reads that need it, with kube's text.
+const SPROCKETS: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: sprockets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: sprockets, kind: Sprocket}
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {url: "URL", caBundle: CA}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}}
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {count: {type: integer}}}}}}
+"#;
+
+async fn converted(api: &ApiServer) {
+    let webhook = WebhookServer::start().await;
+    let crd = |path: &str| SPROCKETS.replace("URL", &webhook.url(path)).replace("CA", &webhook.ca_bundle());
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], &crd("/convert"));
+    assert!(ok, "{err}");
+    api.ok(&["wait", "--for=condition=Established", "crd/sprockets.example.com", "--timeout=30s"]);
+    let read = |version: &str, name: &str| {
+        json(&api.ok(&["get", &format!("sprockets.{version}.example.com"), name, "-o", "json"]))
+    };
+
+    // Written through v1beta1: stored in v1 (converted), answered in v1beta1
+    // (converted back).
+    let old_style =
+        "apiVersion: example.com/v1beta1\nkind: Sprocket\nmetadata: {name: s1}\nspec: {size: 3}\n";
+    let (ok, out, err) = api.kubectl_in(&["create", "-f", "-", "-o", "json"], old_style);
+    assert!(ok, "{err}");
+    let created = json(&out);
+    assert_eq!(
+        (&created["apiVersion"], &created["spec"]),
+        (&"example.com/v1beta1".into(), &serde_json::json!({"size": 3}))
+    );
+    assert!(webhook.calls.load(std::sync::atomic::Ordering::SeqCst) >= 2, "to v1 and back");
+    let in_v1 = read("v1", "s1");
+    assert_eq!(
+        (&in_v1["apiVersion"], &in_v1["spec"]),
+        (&"example.com/v1".into(), &serde_json::json!({"count": 3}))
+    );
+    assert_eq!(in_v1["metadata"]["labels"]["converted-to"], "v1", "labels set by the webhook are kept");
+    // Written through v1, read through both; lists convert every item.
+    let new_style = "apiVersion: example.com/v1\nkind: Sprocket\nmetadata: {name: s2}\nspec: {count: 5}\n";
+    let (ok, _, err) = api.kubectl_in(&["create", "-f", "-"], new_style);
+    assert!(ok, "{err}");
+    assert_eq!(read("v1beta1", "s2")["spec"], serde_json::json!({"size": 5}));
+    let listed = json(&api.ok(&["get", "sprockets.v1beta1.example.com", "-o", "json"]));
+    let sizes: Vec<&Value> = listed["items"].as_array().unwrap().iter().map(|i| &i["spec"]["size"]).collect();
+    assert_eq!(sizes, [&serde_json::json!(3), &serde_json::json!(5)]);
+    // An update through v1beta1 goes through the webhook both ways.
+    api.ok(&["patch", "sprockets.v1beta1.example.com", "s1", "--type=merge", "-p", r#"{"spec":{"size":4}}"#]);
+    assert_eq!(read("v1", "s1")["spec"], serde_json::json!({"count": 4}));
+
+    // A webhook that answers other objects: refused, nothing changed.
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], &crd("/convert-rename"));
+    assert!(ok, "{err}");
+    wait_until("the renaming webhook is in use", || {
+        let out = api.kubectl(&["get", "sprockets.v1beta1.example.com", "s1"]);
+        String::from_utf8_lossy(&out.stderr).contains("must have the same name: s1 != someone-else")
+    });
+    let out = api.kubectl(&["get", "sprockets.v1beta1.example.com", "s1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("conversion webhook for example.com/v1, Kind=Sprocket returned invalid object: must have the same name: s1 != someone-else"),
+        "{err}"
+    );
+    // A webhook that refuses: reads needing it fail with its message, reads
+    // in the stored version need no webhook.
+    let (ok, _, err) = api.kubectl_in(&["apply", "-f", "-"], &crd("/convert-fail"));
+    assert!(ok, "{err}");
+    wait_until("the failing webhook is in use", || {
+        !api.kubectl(&["get", "sprockets.v1beta1.example.com", "s1"]).status.success()
+            && String::from_utf8_lossy(&api.kubectl(&["get", "sprockets.v1beta1.example.com", "s1"]).stderr)
+                .contains("today")
+    });
+    let out = api.kubectl(&["get", "sprockets.v1beta1.example.com", "-o", "json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "conversion webhook for example.com/v1, Kind=Sprocket failed: sprockets cannot be converted today"
+        ),
+        "{err}"
+    );
+    let refused = api.kubectl_in(&["create", "-f", "-"], &old_style.replace("s1", "s3"));
+    assert!(!refused.0);
+    assert!(refused.2.contains("sprockets cannot be converted today"), "{}", refused.2);
+    assert_eq!(read("v1", "s1")["spec"]["count"], 4);
+    assert!(!api.kubectl(&["get", "sprockets.v1.example.com", "s3"]).status.success(), "nothing stored");
+    api.ok(&["delete", "crd", "sprockets.example.com"]);
+}
+
 async fn refusals(api: &ApiServer) {
     // Names in use by another CRD of the group: stored, not served.
     let clash = CRD.replace("widgets", "gadgets").replace("kind: Widget", "kind: Gadget");
@@ -483,6 +592,7 @@ async fn crd_suite(backend: Backend) {
     scaled(&api).await;
     watched(&api).await;
     versions(&api).await;
+    converted(&api).await;
     refusals(&api).await;
     // A restarted server serves what was established, from storage.
     api.restart().await;

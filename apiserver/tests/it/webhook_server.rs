@@ -1,6 +1,8 @@
 //! A real HTTPS admission webhook for the tests, on loopback with its own
 //! CA: each path answers AdmissionReviews one way (allow with a patch,
-//! deny, answer late, answer garbage or the wrong uid).
+//! deny, answer late, answer garbage or the wrong uid); `/convert*` paths
+//! answer ConversionReviews (a Sprocket's `spec.size` in v1beta1 is
+//! `spec.count` in v1).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -92,6 +94,9 @@ async fn answer(
     let body = request.into_body().collect().await?.to_bytes();
     calls.fetch_add(1, Ordering::SeqCst);
     let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    if path.starts_with("/convert") {
+        return Ok(json_reply(convert(&path, &review)));
+    }
     let uid = review["request"]["uid"].as_str().unwrap_or_default().to_string();
     let object = &review["request"]["object"];
     let mut response = json!({"uid": uid, "allowed": true});
@@ -156,11 +161,43 @@ async fn answer(
     }
     let review =
         json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": response});
-    let mut reply = Response::new(Full::new(Bytes::from(review.to_string())));
+    Ok(json_reply(review))
+}
+
+fn json_reply(body: Value) -> Response<Full<Bytes>> {
+    let mut reply = Response::new(Full::new(Bytes::from(body.to_string())));
     reply
         .headers_mut()
         .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
-    Ok(reply)
+    reply
+}
+
+/// A ConversionReview's answer: `/convert` renames `spec.size` (v1beta1)
+/// to `spec.count` (v1) and back, labelling what it converted;
+/// `/convert-fail` refuses; `/convert-rename` answers other objects.
+fn convert(path: &str, review: &Value) -> Value {
+    let request = &review["request"];
+    let desired = request["desiredAPIVersion"].as_str().unwrap_or_default();
+    let (from, to) = if desired.ends_with("/v1") { ("size", "count") } else { ("count", "size") };
+    let mut converted = Vec::new();
+    for object in request["objects"].as_array().into_iter().flatten() {
+        let mut object = object.clone();
+        object["apiVersion"] = json!(desired);
+        if let Some(n) = object["spec"].as_object_mut().and_then(|spec| spec.remove(from)) {
+            object["spec"][to] = n;
+        }
+        object["metadata"]["labels"]["converted-to"] = json!(desired.rsplit('/').next());
+        if path == "/convert-rename" {
+            object["metadata"]["name"] = json!("someone-else");
+        }
+        converted.push(object);
+    }
+    let result = match path {
+        "/convert-fail" => json!({"status": "Failure", "message": "sprockets cannot be converted today"}),
+        _ => json!({"status": "Success"}),
+    };
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+           "response": {"uid": request["uid"], "result": result, "convertedObjects": converted}})
 }
 
 /// `response` carrying `operations` as its JSON Patch.

@@ -204,7 +204,13 @@ fn client_config_causes(config: &Value, at: &str) -> Vec<Cause> {
             let service = &config["service"];
             let text = |key: &str| service[key].as_str().unwrap_or_default();
             let port = service["port"].as_i64().unwrap_or(443);
-            service_causes(&format!("{at}.service"), text("namespace"), text("name"), service["path"].as_str(), port)
+            service_causes(
+                &format!("{at}.service"),
+                text("namespace"),
+                text("name"),
+                service["path"].as_str(),
+                port,
+            )
         }
         _ => vec![required(at, "exactly one of url or service is required")],
     }

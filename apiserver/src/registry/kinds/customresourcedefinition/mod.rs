@@ -121,7 +121,8 @@ impl Strategy for CrdStrategy {
         if spec["conversion"].is_null() {
             spec["conversion"] = json!({"strategy": "None"});
         }
-        if let Some(service) = spec.pointer_mut("/conversion/webhook/clientConfig/service").filter(|s| s.is_object())
+        if let Some(service) =
+            spec.pointer_mut("/conversion/webhook/clientConfig/service").filter(|s| s.is_object())
             && service["port"].is_null()
         {
             service["port"] = json!(443);

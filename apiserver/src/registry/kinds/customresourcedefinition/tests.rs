@@ -1056,7 +1056,10 @@ fn webhook(client_config: Value) -> Value {
 fn conversion_strategies_and_their_webhooks_are_checked_as_kube_checks_them() {
     let at = "spec.conversion";
     assert_eq!(refusals(&with_conversion(json!({"strategy": "None"}))), Vec::<String>::new());
-    assert_eq!(refusals(&with_conversion(webhook(json!({"url": "https://hooks.example.com/convert"})))), Vec::<String>::new());
+    assert_eq!(
+        refusals(&with_conversion(webhook(json!({"url": "https://hooks.example.com/convert"})))),
+        Vec::<String>::new()
+    );
     assert_eq!(refusals(&with_conversion(json!({}))), [format!("{at}.strategy: Required value")]);
     assert_eq!(
         refusals(&with_conversion(json!({"strategy": "Magic"}))),
@@ -1071,10 +1074,16 @@ fn conversion_strategies_and_their_webhooks_are_checked_as_kube_checks_them() {
         ]
     );
     assert_eq!(
-        refusals(&with_conversion(json!({"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://h"}}}))),
+        refusals(&with_conversion(
+            json!({"strategy": "None", "webhook": {"conversionReviewVersions": ["v1"], "clientConfig": {"url": "https://h"}}})
+        )),
         [
-            format!("{at}.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook"),
-            format!("{at}.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook"),
+            format!(
+                "{at}.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook"
+            ),
+            format!(
+                "{at}.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook"
+            ),
         ]
     );
     let cc = format!("{at}.webhookClientConfig");
@@ -1085,7 +1094,9 @@ fn conversion_strategies_and_their_webhooks_are_checked_as_kube_checks_them() {
     assert_eq!(
         refusals(&with_conversion(webhook(json!({"url": "http://u:p@h/x?a=b#f"})))),
         [
-            format!(r#"{cc}.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]"#),
+            format!(
+                r#"{cc}.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]"#
+            ),
             format!(r#"{cc}.url: Invalid value: "u:p": user information is not permitted in the URL"#),
             format!(r#"{cc}.url: Invalid value: "f": fragments are not permitted in the URL"#),
             format!(r#"{cc}.url: Invalid value: "a=b": query parameters are not permitted in the URL"#),
@@ -1093,10 +1104,14 @@ fn conversion_strategies_and_their_webhooks_are_checked_as_kube_checks_them() {
     );
     // kube swaps the Service's name and namespace when it checks them.
     assert_eq!(
-        refusals(&with_conversion(webhook(json!({"service": {"name": "hooks", "port": 0, "path": "/a//b"}})))),
+        refusals(&with_conversion(webhook(
+            json!({"service": {"name": "hooks", "port": 0, "path": "/a//b"}})
+        ))),
         [
             format!("{cc}.service.name: Required value"),
-            format!("{cc}.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive"),
+            format!(
+                "{cc}.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive"
+            ),
             format!(r#"{cc}.service.path: Invalid value: "/a//b": segment[1] may not be empty"#),
         ]
     );
@@ -1131,10 +1146,13 @@ fn an_update_keeps_what_kube_lets_an_update_keep() {
     // never checks it.
     let mut established = with_conversion(webhook(json!({"url": "https://h"})));
     established["status"]["conditions"] = json!([{"type": "Established", "status": "True"}]);
-    let bad_bundle = with(established.clone(), "/spec/conversion/webhook/clientConfig/caBundle", json!("bm90IHBlbQ=="));
+    let bad_bundle =
+        with(established.clone(), "/spec/conversion/webhook/clientConfig/caBundle", json!("bm90IHBlbQ=="));
     assert_eq!(
         update(&bad_bundle, &established),
-        [r#"spec.conversion.webhookClientConfig.caBundle: Invalid value: "bm90IHBlbQ==": unable to load root certificates: unable to parse bytes as PEM block"#]
+        [
+            r#"spec.conversion.webhookClientConfig.caBundle: Invalid value: "bm90IHBlbQ==": unable to load root certificates: unable to parse bytes as PEM block"#
+        ]
     );
     assert_eq!(refusals(&bad_bundle), Vec::<String>::new());
     // A Service gets kube's default port.

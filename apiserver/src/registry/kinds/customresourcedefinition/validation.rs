@@ -75,7 +75,8 @@ pub fn validate_update(new: &Value, old: &Value, established: bool) -> Vec<Cause
     let old_versions = strings(&old_conversion["webhook"]["conversionReviewVersions"]);
     let old_bundle = old_conversion["webhook"]["clientConfig"]["caBundle"].as_str().unwrap_or_default();
     let leniency = Leniency {
-        unknown_review_versions: !old_versions.is_empty() && !old_versions.iter().any(|v| REVIEW_VERSIONS.contains(v)),
+        unknown_review_versions: !old_versions.is_empty()
+            && !old_versions.iter().any(|v| REVIEW_VERSIONS.contains(v)),
         invalid_ca_bundle_checked: established
             && (old_bundle.is_empty() || webhook_client::ca_bundle_causes(old_bundle, "").is_empty()),
     };
@@ -115,7 +116,9 @@ fn conversion_causes(spec: &Value, leniency: Leniency) -> Vec<Cause> {
     }
     match strategy {
         "" => causes.push(required("spec.conversion.strategy", "")),
-        s if !STRATEGIES.contains(&s) => causes.push(not_supported("spec.conversion.strategy", s, &STRATEGIES)),
+        s if !STRATEGIES.contains(&s) => {
+            causes.push(not_supported("spec.conversion.strategy", s, &STRATEGIES))
+        }
         _ => {}
     }
     let webhook = &conversion["webhook"];
@@ -154,7 +157,13 @@ fn client_config_causes(config: &Value, at: &str, leniency: Leniency) -> Vec<Cau
             // other's place, so a missing namespace is reported as a
             // missing name and the other way round.
             let (namespace, name) = (text("name"), text("namespace"));
-            webhook_client::service_causes(&format!("{at}.service"), namespace, name, service["path"].as_str(), port)
+            webhook_client::service_causes(
+                &format!("{at}.service"),
+                namespace,
+                name,
+                service["path"].as_str(),
+                port,
+            )
         }
         _ => vec![required(at, "exactly one of url or service is required")],
     };
