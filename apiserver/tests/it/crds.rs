@@ -448,6 +448,20 @@ async fn converted(api: &ApiServer) {
     let listed = json(&api.ok(&["get", "sprockets.v1beta1.example.com", "-o", "json"]));
     let sizes: Vec<&Value> = listed["items"].as_array().unwrap().iter().map(|i| &i["spec"]["size"]).collect();
     assert_eq!(sizes, [&serde_json::json!(3), &serde_json::json!(5)]);
+    // Watchers of v1beta1 see changes made through v1 converted.
+    let addr = api.url.trim_start_matches("http://");
+    let mut watch = open_watch(
+        addr,
+        "/apis/example.com/v1beta1/namespaces/default/sprockets?watch=1&fieldSelector=metadata.name%3Ds2",
+    )
+    .await;
+    assert_eq!(next_event(&mut watch).await["object"]["spec"], serde_json::json!({"size": 5}));
+    api.ok(&["patch", "sprockets.v1.example.com", "s2", "--type=merge", "-p", r#"{"spec":{"count":6}}"#]);
+    let changed = next_event(&mut watch).await;
+    assert_eq!(
+        (&changed["type"], &changed["object"]["spec"]),
+        (&"MODIFIED".into(), &serde_json::json!({"size": 6}))
+    );
     // An update through v1beta1 goes through the webhook both ways.
     api.ok(&["patch", "sprockets.v1beta1.example.com", "s1", "--type=merge", "-p", r#"{"spec":{"size":4}}"#]);
     assert_eq!(read("v1", "s1")["spec"], serde_json::json!({"count": 4}));
