@@ -18,11 +18,7 @@ use crate::apiserver_decode::builtin_kinds;
 const NOW: &str = "2026-01-01T00:00:00Z";
 
 pub fn run(data: &[u8]) {
-    let Some((&selector, rest)) = data.split_first() else { return };
-    let (live, config) = match rest.iter().position(|&b| b == 0) {
-        Some(nul) => (&rest[..nul], &rest[nul + 1..]),
-        None => (&b"{}"[..], rest),
-    };
+    let Some((selector, live, config)) = crate::split_input(data) else { return };
     let Ok(live) = serde_json::from_slice::<Value>(live) else { return };
     let Ok(mut config) = serde_json::from_slice::<Value>(config) else { return };
     let kinds = builtin_kinds();

@@ -20,6 +20,17 @@ pub mod selectors;
 pub mod store_model;
 pub mod watch_requests;
 
+/// Splits a target's input into its selector byte, the JSON object before
+/// a NUL byte (which JSON text cannot contain; `{}` when there is none) and
+/// the body after it. None for an empty input.
+pub fn split_input(data: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&selector, rest) = data.split_first()?;
+    Some(match rest.iter().position(|&b| b == 0) {
+        Some(nul) => (selector, &rest[..nul], &rest[nul + 1..]),
+        None => (selector, &b"{}"[..], rest),
+    })
+}
+
 /// One fuzz target: its name (= its corpus directory and binary) and entry point.
 pub type Target = (&'static str, fn(&[u8]));
 

@@ -17,11 +17,7 @@ use crate::apiserver_decode::builtin_kinds;
 const TYPES: [PatchType; 3] = [PatchType::Json, PatchType::Merge, PatchType::Strategic];
 
 pub fn run(data: &[u8]) {
-    let Some((&selector, rest)) = data.split_first() else { return };
-    let (original, patch) = match rest.iter().position(|&b| b == 0) {
-        Some(nul) => (&rest[..nul], &rest[nul + 1..]),
-        None => (&b"{}"[..], rest),
-    };
+    let Some((selector, original, patch)) = crate::split_input(data) else { return };
     let Ok(original) = serde_json::from_slice::<Value>(original) else { return };
     let kind = TYPES[usize::from(selector & 0x3) % TYPES.len()];
     let kinds = builtin_kinds();

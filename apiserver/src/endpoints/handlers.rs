@@ -314,11 +314,7 @@ impl<'a> Request<'a> {
                 ),
             });
         }
-        let rv = wanted["resourceVersion"].as_str().unwrap_or_default();
-        if !rv.is_empty() && have["resourceVersion"].as_str() != Some(rv) {
-            return Err(crate::errors::modified(&self.resource.qualified_name(), name));
-        }
-        Ok(())
+        self.store.check_resource_version(name, old, wanted["resourceVersion"].as_str().unwrap_or_default())
     }
 }
 

@@ -202,21 +202,23 @@ impl FieldManager {
             finish(&mut managed);
         }
         let manager = self.manager(manager, Operation::Apply, subresource);
-        let mut new =
-            match self.apply_managed(&live_content, config, &mut managed.clone(), &manager, force, now) {
-                Ok(new) => new,
-                // kubectl's client-side apply said the same: the server-side
-                // apply takes over from it, if that covers every conflict.
-                Err(Refusal::Conflicts(conflicts)) if manager.name == "kubectl" => {
-                    let left = last_applied::remaining_conflicts(self, &live_content, conflicts);
-                    if !left.is_empty() {
-                        return Err(conflict::error(&left));
-                    }
-                    self.apply_managed(&live_content, config, &mut managed, &manager, true, now)?
+        let takeover = manager.name == "kubectl";
+        // Only kubectl's takeover tries again, from the managers as they were.
+        let mut attempt = if takeover { managed.clone() } else { std::mem::take(&mut managed) };
+        let mut new = match self.apply_managed(&live_content, config, &mut attempt, &manager, force, now) {
+            Ok(new) => new,
+            // kubectl's client-side apply said the same: the server-side
+            // apply takes over from it, if that covers every conflict.
+            Err(Refusal::Conflicts(conflicts)) if takeover => {
+                let left = last_applied::remaining_conflicts(self, &live_content, conflicts);
+                if !left.is_empty() {
+                    return Err(conflict::error(&left));
                 }
-                Err(refusal) => return Err(refusal.into()),
-            };
-        if manager.name == "kubectl" {
+                self.apply_managed(&live_content, config, &mut managed, &manager, true, now)?
+            }
+            Err(refusal) => return Err(refusal.into()),
+        };
+        if takeover {
             last_applied::update_annotation(&mut new, config);
         }
         Ok(new)

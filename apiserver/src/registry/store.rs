@@ -285,9 +285,7 @@ impl Store {
             resource_version: None,
         };
         self.update_with(ctx, namespace, name, subresource, |old| {
-            if !wanted_rv.is_empty() && meta::resource_version_of(old) != wanted_rv {
-                return Err(errors::modified(&self.resource.qualified_name(), name));
-            }
+            self.check_resource_version(name, old, &wanted_rv)?;
             check_preconditions(&self.resource, name, old, &wanted_uid)?;
             let mut new = object.clone();
             metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, subresource);
@@ -315,12 +313,8 @@ impl Store {
         let updated = self
             .update_with(ctx, namespace, name, subresource, |old| {
                 let patched = patch::apply(kind, self.strategy.patch_schema(), old, body)?;
-                let (mut new, warned) = self.decode(patched, validation)?;
-                check_body_name(&self.resource, name, namespace, &new)?;
-                let rv = meta::resource_version_of(&new);
-                if !rv.is_empty() && meta::resource_version_of(old) != rv {
-                    return Err(errors::modified(&self.resource.qualified_name(), name));
-                }
+                let (mut new, warned) = self.decode_change(patched, namespace, name, validation)?;
+                self.check_resource_version(name, old, meta::resource_version_of(&new))?;
                 metadata::prepare_update(&self.resource, self.strategy.as_ref(), old, &mut new, subresource);
                 self.track(ctx, old, &mut new, subresource);
                 warnings = warned;
@@ -328,6 +322,30 @@ impl Store {
             })
             .await?;
         Ok((updated, warnings))
+    }
+
+    /// A client's change to the object (a patch's or an apply's result)
+    /// decoded as the kind's, and named as in the URL; with the decoder's
+    /// warnings.
+    fn decode_change(
+        &self,
+        changed: Value,
+        namespace: Option<&str>,
+        name: &str,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        let (new, warned) = self.decode(changed, validation)?;
+        check_body_name(&self.resource, name, namespace, &new)?;
+        Ok((new, warned))
+    }
+
+    /// A resourceVersion a client names (none: `""`) must be the stored
+    /// object's: kube's 409 otherwise.
+    pub fn check_resource_version(&self, name: &str, old: &Value, wanted: &str) -> Result<(), ApiError> {
+        if !wanted.is_empty() && meta::resource_version_of(old) != wanted {
+            return Err(errors::modified(&self.resource.qualified_name(), name));
+        }
+        Ok(())
     }
 
     /// Records a client's update in `new`'s managedFields.
@@ -358,13 +376,9 @@ impl Store {
                 .update_with(ctx, namespace, name, subresource, |old| {
                     let applied =
                         self.fields.apply(old, config, &manager, force, subresource, &meta::now())?;
-                    let (mut new, warned) = self.decode(applied, validation)?;
-                    check_body_name(&self.resource, name, namespace, &new)?;
+                    let (mut new, warned) = self.decode_change(applied, namespace, name, validation)?;
                     // A resourceVersion applied is a precondition.
-                    let rv = meta::resource_version_of(config);
-                    if !rv.is_empty() && meta::resource_version_of(old) != rv {
-                        return Err(errors::modified(&self.resource.qualified_name(), name));
-                    }
+                    self.check_resource_version(name, old, meta::resource_version_of(config))?;
                     // The managers the apply wrote are final: preparing the
                     // update (which takes everything but status from the
                     // stored object for /status) must not bring back the
