@@ -85,10 +85,11 @@ impl Converter {
         if !self.knows(desired) {
             return Err(format!("request to convert CR to an invalid group/version: {desired}"));
         }
-        if let Some(unknown) = objects.iter().map(api_version).find(|v| !self.knows(v)) {
-            return Err(format!("request to convert CR from an invalid group/version: {unknown}"));
-        }
         match &self.how {
+            // Objects stored in a version the CRD no longer lists are read
+            // as before (kube refuses them, but also refuses the CRD update
+            // that strands them, through status.storedVersions, which is
+            // not checked here yet).
             How::None => {
                 for object in &mut objects {
                     object["apiVersion"] = json!(desired);
@@ -96,6 +97,9 @@ impl Converter {
                 Ok(objects)
             }
             How::Webhook(webhook) => {
+                if let Some(unknown) = objects.iter().map(api_version).find(|v| !self.knows(v)) {
+                    return Err(format!("request to convert CR from an invalid group/version: {unknown}"));
+                }
                 let version = webhook.review_version.ok_or("no supported conversion review versions")?;
                 let pending: Vec<usize> =
                     (0..objects.len()).filter(|&i| api_version(&objects[i]) != desired).collect();

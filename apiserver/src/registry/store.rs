@@ -244,7 +244,8 @@ impl Store {
             if self.storage.get(&key).await.map_err(|e| self.error(e, &name))?.is_some() {
                 return Err(ApiError::AlreadyExists { qualified: self.resource.qualified_name(), name });
             }
-            return self.reads.present(object).await;
+            // Through storage's version and back, as a real create.
+            return self.reads.present(self.reads.to_storage(object).await?).await;
         }
         let written = async {
             admitted?;
@@ -471,7 +472,7 @@ impl Store {
             }
             let new = attributes.object.take().unwrap_or_default();
             if ctx.dry_run {
-                return self.reads.present(new).await;
+                return self.reads.present(self.reads.to_storage(new).await?).await;
             }
             let new = self.reads.to_storage(new).await?;
             let bytes = encode(&new)?;

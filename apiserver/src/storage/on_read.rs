@@ -6,6 +6,8 @@
 //! stored version first ([`ReadView::to_storage`]).
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -13,7 +15,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use super::{
-    ListPage, Object, Preconditions, Storage, StorageError, StorageWatch, Swap, WatchEnd, WatchUpdate,
+    Change, ListPage, Object, Preconditions, Storage, StorageError, StorageWatch, Swap, WatchEnd, WatchUpdate,
 };
 
 /// How one served resource sees stored objects, and stores the ones
@@ -157,14 +159,24 @@ impl Storage for OnReadStorage {
 
     async fn watch(&self, prefix: &str, start: i64) -> Result<Box<dyn StorageWatch>, StorageError> {
         let inner = self.inner.watch(prefix, start).await?;
-        Ok(Box::new(OnReadWatch { inner, on_read: self.on_read.clone() }))
+        Ok(Box::new(OnReadWatch { inner, on_read: self.on_read.clone(), in_flight: None }))
     }
 }
 
 struct OnReadWatch {
     inner: Box<dyn StorageWatch>,
     on_read: OnRead,
+    /// Changes taken from `inner` and their conversion under way: `next`
+    /// may be dropped while a conversion webhook answers (its reader races
+    /// it with progress requests); the next call goes on with the same
+    /// conversion, so no change is lost and none is converted twice.
+    in_flight: Option<InFlight>,
 }
+
+/// Changes being read: the changes with their values taken out, which of
+/// them had a value before, and the conversion of the values.
+type InFlight =
+    (Vec<Change>, Vec<bool>, Pin<Box<dyn Future<Output = Result<Vec<Bytes>, StorageError>> + Send>>);
 
 impl fmt::Debug for OnReadWatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -175,36 +187,44 @@ impl fmt::Debug for OnReadWatch {
 #[async_trait]
 impl StorageWatch for OnReadWatch {
     async fn next(&mut self) -> Result<WatchUpdate, WatchEnd> {
-        match self.inner.next().await? {
-            WatchUpdate::Changes(mut changes) => {
-                // Every value and previous value of the batch in one call;
-                // one that cannot be read breaks the watch (its reader
-                // resumes, as after any break).
-                let mut stored = Vec::new();
-                let mut had_prev = Vec::with_capacity(changes.len());
-                for change in changes.iter_mut() {
-                    if !change.deleted {
-                        stored.push(std::mem::take(&mut change.value));
-                    }
-                    had_prev.push(change.prev.is_some());
-                    stored.extend(change.prev.take());
+        if self.in_flight.is_none() {
+            let mut changes = match self.inner.next().await? {
+                WatchUpdate::Changes(changes) => changes,
+                other => return Ok(other),
+            };
+            // Every value and previous value of the batch in one call; one
+            // that cannot be read breaks the watch (its reader resumes, as
+            // after any break).
+            let mut stored = Vec::new();
+            let mut had_prev = Vec::with_capacity(changes.len());
+            for change in changes.iter_mut() {
+                if !change.deleted {
+                    stored.push(std::mem::take(&mut change.value));
                 }
-                let viewed = apply(self.on_read.as_ref(), stored)
-                    .await
-                    .map_err(|e| WatchEnd::Broken(e.to_string()))?;
-                let mut viewed = viewed.into_iter();
-                for (change, had_prev) in changes.iter_mut().zip(had_prev) {
-                    if !change.deleted {
-                        change.value = viewed.next().unwrap_or_default();
-                    }
-                    if had_prev {
-                        change.prev = viewed.next();
-                    }
-                }
-                Ok(WatchUpdate::Changes(changes))
+                had_prev.push(change.prev.is_some());
+                stored.extend(change.prev.take());
             }
-            other => Ok(other),
+            let on_read = self.on_read.clone();
+            let conversion = Box::pin(async move { apply(on_read.as_ref(), stored).await });
+            self.in_flight = Some((changes, had_prev, conversion));
         }
+        let Some((_, _, conversion)) = self.in_flight.as_mut() else {
+            return Err(WatchEnd::Broken("no changes in flight".into()));
+        };
+        let viewed = conversion.as_mut().await;
+        let Some((mut changes, had_prev, _)) = self.in_flight.take() else {
+            return Err(WatchEnd::Broken("no changes in flight".into()));
+        };
+        let mut viewed = viewed.map_err(|e| WatchEnd::Broken(e.to_string()))?.into_iter();
+        for (change, had_prev) in changes.iter_mut().zip(had_prev) {
+            if !change.deleted {
+                change.value = viewed.next().unwrap_or_default();
+            }
+            if had_prev {
+                change.prev = viewed.next();
+            }
+        }
+        Ok(WatchUpdate::Changes(changes))
     }
 
     async fn request_progress(&mut self) {
@@ -308,6 +328,45 @@ mod tests {
                     break;
                 }
             }
+        }
+    }
+
+    /// Reads as V2 does, slowly (a conversion webhook taking its time).
+    struct Slow;
+
+    #[async_trait]
+    impl VersionView for Slow {
+        async fn read(&self, objects: Vec<Value>) -> Result<Vec<Value>, String> {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            V2.read(objects).await
+        }
+
+        async fn store(&self, object: Value) -> Result<Value, String> {
+            V2.store(object).await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_watch_dropped_while_converting_delivers_the_change_on_the_next_call() {
+        let memory: Arc<dyn Storage> = Arc::new(MemoryStorage::default());
+        let viewed = ReadView::new(Arc::new(Slow)).over(memory.clone());
+        let mut watch = viewed.watch("/w/", 0).await.unwrap();
+        memory.create("/w/a", body(1, false), None).await.unwrap();
+        // Its reader gives up on `next` (a progress request won the race)
+        // while the conversion is under way...
+        let mut dropped = 0;
+        loop {
+            match tokio::time::timeout(std::time::Duration::from_millis(50), watch.next()).await {
+                Err(_) => dropped += 1,
+                Ok(Ok(WatchUpdate::Changes(changes))) => {
+                    // ...and the change still comes.
+                    assert!(dropped > 0, "the conversion was never interrupted");
+                    assert_eq!(decode(&changes[0].value)["apiVersion"], "example.com/v2");
+                    break;
+                }
+                Ok(other) => assert!(other.is_ok(), "{other:?}"),
+            }
+            assert!(dropped < 40, "the change never came");
         }
     }
 }
