@@ -189,11 +189,11 @@ fn as_int(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| v.as_u64().map(|u| i64::try_from(u).unwrap_or(i64::MAX)))
 }
 
-fn bool_at(v: &Value, path: &[&str]) -> Option<bool> {
+pub(crate) fn bool_at(v: &Value, path: &[&str]) -> Option<bool> {
     at(v, path).and_then(Value::as_bool)
 }
 
-fn arr_at<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
+pub(crate) fn arr_at<'a>(v: &'a Value, path: &[&str]) -> &'a [Value] {
     at(v, path).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
@@ -235,7 +235,7 @@ fn count(len: usize) -> i64 {
 }
 
 /// A map of labels as `k=v` pairs sorted by key, or "<none>".
-fn format_labels(v: Option<&Value>) -> String {
+pub(crate) fn format_labels(v: Option<&Value>) -> String {
     let pairs: Vec<String> = v
         .and_then(Value::as_object)
         .map(|m| {
@@ -311,7 +311,7 @@ pub(crate) fn format_selector(sel: Option<&Value>) -> String {
 }
 
 /// Container names and images, each joined with ",".
-fn container_cells(pod_spec: Option<&Value>) -> [Value; 2] {
+pub(crate) fn container_cells(pod_spec: Option<&Value>) -> [Value; 2] {
     let containers = pod_spec.map(|spec| arr_at(spec, &["containers"])).unwrap_or(&[]);
     let names: Vec<&str> = containers.iter().map(|c| str_at(c, &["name"])).collect();
     let images: Vec<&str> = containers.iter().map(|c| str_at(c, &["image"])).collect();
@@ -372,9 +372,10 @@ pub(crate) const NAME: Col = Col {
 };
 pub(crate) const AGE: Col =
     col("Age", "string", "How long ago the object was created (from metadata.creationTimestamp).");
-const CONTAINERS: Col = wide("Containers", "string", "The names of the containers in the pod template.");
-const IMAGES: Col = wide("Images", "string", "The images of the containers in the pod template.");
-const SELECTOR: Col =
+pub(crate) const CONTAINERS: Col =
+    wide("Containers", "string", "The names of the containers in the pod template.");
+pub(crate) const IMAGES: Col = wide("Images", "string", "The images of the containers in the pod template.");
+pub(crate) const SELECTOR: Col =
     wide("Selector", "string", "The label selector that picks the pods this object manages.");
 
 const NAMESPACE_COLS: &[Col] = &[NAME, col("Status", "string", "The namespace's lifecycle phase."), AGE];

@@ -380,6 +380,7 @@ async fn collect_dependent(resources: &Resources, uid: &str, node: &Node) -> Res
     let opts = DeleteOptions {
         preconditions: Preconditions { uid: Some(uid.to_string()), resource_version: None },
         propagation: Some(propagation),
+        grace_period_seconds: None,
     };
     match store.delete(&WriteContext::server(), node.namespace.as_deref(), &node.name, &opts).await {
         Ok(_) | Err(ApiError::NotFound { .. } | ApiError::Conflict { .. }) => Ok(()),

@@ -80,6 +80,7 @@ pub fn kinds(crd: &Value, caller: &Arc<Caller>) -> Vec<Kind> {
                 has_status: version["subresources"]["status"].is_object(),
                 scale: ScalePaths::of_crd(&version["subresources"]["scale"]),
                 ttl_seconds: None,
+                returns_deleted: false,
             };
             let schema = version["schema"]["openAPIV3Schema"].clone();
             let columns = Columns::of_version(version);

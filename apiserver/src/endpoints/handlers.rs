@@ -198,8 +198,13 @@ impl<'a> Request<'a> {
             self.params,
         )?;
         let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
-        let opts = DeleteOptions { preconditions: options.preconditions, propagation: options.propagation };
+        let opts = DeleteOptions {
+            preconditions: options.preconditions,
+            propagation: options.propagation,
+            grace_period_seconds: options.grace_period_seconds,
+        };
         match self.store.delete(&ctx, self.namespace, self.name, &opts).await? {
+            Deleted::Gone(object) if self.resource.returns_deleted => Ok(self.ok(StatusCode::OK, object)),
             Deleted::Gone(object) => {
                 Ok(respond::json_response(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
             }
@@ -215,7 +220,11 @@ impl<'a> Request<'a> {
             self.params,
         )?;
         let ctx = self.write_context(self.params.dry_run()? || options.dry_run);
-        let opts = DeleteOptions { preconditions: options.preconditions, propagation: options.propagation };
+        let opts = DeleteOptions {
+            preconditions: options.preconditions,
+            propagation: options.propagation,
+            grace_period_seconds: options.grace_period_seconds,
+        };
         let list_opts = self.params.list_options(self.store, self.namespace)?;
         let mut list = self.store.list(&list_opts).await?;
         let mut deleted = Vec::with_capacity(list.items.len());

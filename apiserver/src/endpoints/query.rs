@@ -265,6 +265,8 @@ pub struct DeleteBody {
     /// `propagationPolicy` or `orphanDependents`, from the body or else
     /// the query.
     pub propagation: Option<Propagation>,
+    /// `gracePeriodSeconds`, from the body or else the query.
+    pub grace_period_seconds: Option<i64>,
 }
 
 pub fn delete_body(body: &[u8], params: &Params) -> Result<DeleteBody, ApiError> {
@@ -283,6 +285,22 @@ pub fn delete_body(body: &[u8], params: &Params) -> Result<DeleteBody, ApiError>
             fields.entry(name).or_insert(value);
         }
     }
+    if let (Some(text), Some(fields)) = (params.get("gracePeriodSeconds"), opts.as_object_mut()) {
+        let seconds: i64 = text.parse().map_err(|_| {
+            ApiError::BadRequest(format!(
+                "invalid DeleteOptions: gracePeriodSeconds: \"{text}\" is not an integer"
+            ))
+        })?;
+        fields.entry("gracePeriodSeconds").or_insert(seconds.into());
+    }
+    let grace_period_seconds = match &opts["gracePeriodSeconds"] {
+        serde_json::Value::Null => None,
+        value => Some(value.as_i64().ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "invalid DeleteOptions: gracePeriodSeconds: {value} is not an integer"
+            ))
+        })?),
+    };
     let pre = &opts["preconditions"];
     let resource_version = match pre["resourceVersion"].as_str() {
         Some(text) if !text.is_empty() => Some(
@@ -312,6 +330,7 @@ pub fn delete_body(body: &[u8], params: &Params) -> Result<DeleteBody, ApiError>
         },
         dry_run,
         propagation: propagation(&opts)?,
+        grace_period_seconds,
     })
 }
 

@@ -262,6 +262,11 @@ pub fn dns_1035_errors(text: &str) -> Vec<String> {
     format_errors(text, 63, is_dns_1035_label(text), DNS_1035_MSG)
 }
 
+/// kube's `IsDNS1123Label`: why `text` is not one (none if it is).
+pub fn dns_label_errors(text: &str) -> Vec<String> {
+    format_errors(text, 63, is_dns_label(text), DNS_LABEL_MSG)
+}
+
 /// kube's `IsDNS1123Subdomain`: why `text` is not one (none if it is).
 pub fn dns_subdomain_errors(text: &str) -> Vec<String> {
     format_errors(text, 253, is_dns_subdomain(text), DNS_SUBDOMAIN_MSG)
@@ -408,6 +413,7 @@ mod tests {
     fn create_fills_server_metadata_and_generate_name() {
         let deploy = kinds::deployment::kind();
         let mut obj = json!({"metadata": {"generateName": "web-", "resourceVersion": "5"}, "spec": {}, "status": {"replicas": 3}});
+        deploy.strategy.set_defaults(&mut obj);
         let name =
             prepare_create(&deploy.resource, deploy.strategy.as_ref(), &mut obj, Some("default")).unwrap();
         assert!(name.starts_with("web-") && name.len() == 9, "{name}");

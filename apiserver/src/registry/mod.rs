@@ -8,11 +8,13 @@
 //! * `strategy`: what a kind does differently (and its write hooks).
 //! * `codec`: how a kind's objects are decoded and described (OpenAPI).
 //! * `metadata`: what the server owns on every object.
+//! * `defaults`: kube's defaulting, shared by the kinds.
 //! * `store`: the generic store.
 //! * `resources`: the served set, with its watch caches.
 //! * `kinds`: the built-in kinds, one module each.
 
 mod codec;
+pub mod defaults;
 pub mod kinds;
 pub mod metadata;
 mod resource;

@@ -26,6 +26,9 @@ pub struct Resource {
     pub scale: Option<ScalePaths>,
     /// Objects that storage removes after this many seconds (Events).
     pub ttl_seconds: Option<i64>,
+    /// Whether a delete answers with the deleted object rather than a
+    /// Status (kube's store `ReturnDeletedObject`).
+    pub returns_deleted: bool,
 }
 
 impl Resource {
@@ -44,6 +47,7 @@ impl Resource {
             has_status: false,
             scale: None,
             ttl_seconds: None,
+            returns_deleted: false,
         }
     }
 
@@ -76,6 +80,13 @@ impl Resource {
     /// The scale subresource of kube's workloads (`.spec.replicas`).
     pub fn with_scale(mut self) -> Self {
         self.scale = Some(ScalePaths::Workload);
+        self
+    }
+
+    /// A delete answers with the object deleted, as kube's stores of pods,
+    /// services, claims and a few more do.
+    pub fn returns_deleted_object(mut self) -> Self {
+        self.returns_deleted = true;
         self
     }
 

@@ -12,7 +12,7 @@
 //!   all again from the fresh object after a concurrent write;
 //! * delete: preconditions and admission against the stored object, then a
 //!   delete on its revision, or a deletionTimestamp while finalizers (or a
-//!   kind's graceful deletion) hold it.
+//!   kind's graceful deletion: a pod's grace period) hold it.
 
 use std::sync::Arc;
 
@@ -40,6 +40,9 @@ pub struct DeleteOptions {
     /// `propagationPolicy` (or the older `orphanDependents`); `None`: what
     /// the object's finalizers say, else Background.
     pub propagation: Option<Propagation>,
+    /// `gracePeriodSeconds`: how long a gracefully deleted object (a pod)
+    /// is given; None for the kind's own default.
+    pub grace_period_seconds: Option<i64>,
 }
 
 /// What becomes of an object's dependents (objects whose ownerReferences
@@ -561,42 +564,140 @@ impl Store {
         attributes.old_object = Some(current.clone());
         self.admission.admit(&mut attributes).await?;
         self.admission.validate(&attributes).await?;
+        // kube treats a negative grace period as one second.
+        let requested = opts.grace_period_seconds.map(|seconds| if seconds < 0 { 1 } else { seconds });
+        if meta::is_being_deleted(&current) {
+            return self.delete_again(ctx, namespace, name, current, requested, opts).await;
+        }
+        let grace = self.strategy.grace_period(&current, requested);
         let collector_finalizers = gc_finalizers(&current, opts.propagation);
-        let graceful = !meta::finalizers(&current).is_empty()
-            || collector_finalizers.is_some()
-            || self.strategy.delete_is_graceful();
-        if !graceful {
-            if ctx.dry_run {
+        let held = !meta::finalizers(&current).is_empty() || collector_finalizers.is_some();
+        if !held && grace.is_none() && !self.strategy.delete_is_graceful() {
+            return self.delete_now(ctx, &key, name, current, &opts.preconditions).await;
+        }
+        let marked = self.mark_deleted(ctx, namespace, name, grace.unwrap_or(0), opts).await?;
+        self.after_marking(ctx, &key, name, marked, &opts.preconditions).await
+    }
+
+    /// A delete of an object already being deleted: a graceful one may
+    /// only shorten its grace period; finalizers are not added any more.
+    async fn delete_again(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        name: &str,
+        current: Value,
+        requested: Option<i64>,
+        opts: &DeleteOptions,
+    ) -> Result<Deleted, ApiError> {
+        let key = self.key(namespace, name);
+        let graceful = self.strategy.grace_period(&current, requested).is_some();
+        let period = meta::deletion_grace_period(&current).unwrap_or(0);
+        match requested {
+            Some(shorter) if graceful && shorter < period => {
+                let marked = self
+                    .update_with(ctx, namespace, name, None, |old| {
+                        check_preconditions(&self.resource, name, old, &opts.preconditions)?;
+                        let mut new = old.clone();
+                        let meta = metadata_mut(&mut new);
+                        meta.remove("resourceVersion");
+                        // The deadline moves by what the period lost.
+                        meta.insert("deletionTimestamp".into(), json!(shortened(old, shorter)));
+                        meta.insert("deletionGracePeriodSeconds".into(), json!(shorter));
+                        Ok(new)
+                    })
+                    .await?;
+                self.after_marking(ctx, &key, name, marked, &opts.preconditions).await
+            }
+            // A graceful deletion whose period already ran out (an earlier
+            // delete marked it but did not remove it) finishes now.
+            _ if graceful && period == 0 && meta::finalizers(&current).is_empty() => {
+                self.delete_now(ctx, &key, name, current, &opts.preconditions).await
+            }
+            _ => Ok(Deleted::Pending(current)),
+        }
+    }
+
+    /// Marks an object for deletion: a deletionTimestamp `grace` seconds
+    /// ahead, the collector's finalizers the propagation asks for, and a
+    /// new generation (kube's `BeforeDelete` / `markAsDeleting`).
+    async fn mark_deleted(
+        &self,
+        ctx: &WriteContext,
+        namespace: Option<&str>,
+        name: &str,
+        grace: i64,
+        opts: &DeleteOptions,
+    ) -> Result<Value, ApiError> {
+        self.update_with(ctx, namespace, name, None, |old| {
+            check_preconditions(&self.resource, name, old, &opts.preconditions)?;
+            let mut new = old.clone();
+            let finalizers = gc_finalizers(old, opts.propagation);
+            let meta = metadata_mut(&mut new);
+            meta.remove("resourceVersion");
+            meta.insert("deletionTimestamp".into(), json!(meta::seconds_from_now(grace)));
+            meta.insert("deletionGracePeriodSeconds".into(), json!(grace));
+            if let Some(generation) = meta.get("generation").and_then(Value::as_i64).filter(|g| *g > 0) {
+                meta.insert("generation".into(), json!(generation + 1));
+            }
+            if let Some(finalizers) = finalizers {
+                meta.insert("finalizers".into(), json!(finalizers));
+            }
+            self.strategy.prepare_for_delete(&mut new);
+            Ok(new)
+        })
+        .await
+    }
+
+    /// After marking: an object nothing holds and whose grace period is
+    /// zero goes now (a pod never scheduled, a forced delete); any other
+    /// waits for its finalizers, or its kubelet.
+    async fn after_marking(
+        &self,
+        ctx: &WriteContext,
+        key: &str,
+        name: &str,
+        marked: Value,
+        preconditions: &Preconditions,
+    ) -> Result<Deleted, ApiError> {
+        let graceful = self.strategy.grace_period(&marked, None).is_some();
+        let expired = meta::deletion_grace_period(&marked).unwrap_or(0) == 0;
+        if graceful && expired && meta::finalizers(&marked).is_empty() {
+            // The update already ran the preconditions; the delete is on the
+            // marked revision (a concurrent change is a conflict).
+            let at = Preconditions {
+                resource_version: meta::resource_version_of(&marked).parse().ok(),
+                uid: preconditions.uid.clone(),
+            };
+            return self.delete_now(ctx, key, name, marked, &at).await;
+        }
+        Ok(Deleted::Pending(marked))
+    }
+
+    /// Removes an object from storage at once; the object as it was last
+    /// stored (`current` for a dry run).
+    async fn delete_now(
+        &self,
+        ctx: &WriteContext,
+        key: &str,
+        name: &str,
+        current: Value,
+        preconditions: &Preconditions,
+    ) -> Result<Deleted, ApiError> {
+        if ctx.dry_run {
+            return Ok(Deleted::Gone(current));
+        }
+        let deleted = match self.storage.delete(key, preconditions).await {
+            Ok(deleted) => deleted,
+            // Another delete won the race (a kubelet finishing the pod).
+            Err(StorageError::NotFound { .. }) if meta::is_being_deleted(&current) => {
                 return Ok(Deleted::Gone(current));
             }
-            let deleted =
-                self.storage.delete(&key, &opts.preconditions).await.map_err(|e| self.error(e, name))?;
-            let deleted = crate::cacher::to_value(&key, &deleted.value, deleted.resource_version)?;
-            self.after_delete(&deleted).await;
-            return Ok(Deleted::Gone(self.reads.present(deleted).await?));
-        }
-        // An object already being deleted keeps its finalizers: none may be
-        // added once deletion began.
-        if meta::is_being_deleted(&current) {
-            return Ok(Deleted::Pending(current));
-        }
-        let marked = self
-            .update_with(ctx, namespace, name, None, |old| {
-                check_preconditions(&self.resource, name, old, &opts.preconditions)?;
-                let mut new = old.clone();
-                let finalizers = gc_finalizers(old, opts.propagation);
-                let meta = metadata_mut(&mut new);
-                meta.remove("resourceVersion");
-                meta.insert("deletionTimestamp".into(), json!(meta::now()));
-                meta.insert("deletionGracePeriodSeconds".into(), json!(0));
-                if let Some(finalizers) = finalizers {
-                    meta.insert("finalizers".into(), json!(finalizers));
-                }
-                self.strategy.prepare_for_delete(&mut new);
-                Ok(new)
-            })
-            .await?;
-        Ok(Deleted::Pending(marked))
+            Err(e) => return Err(self.error(e, name)),
+        };
+        let deleted = crate::cacher::to_value(key, &deleted.value, deleted.resource_version)?;
+        self.after_delete(&deleted).await;
+        Ok(Deleted::Gone(self.reads.present(deleted).await?))
     }
 
     async fn after_delete(&self, object: &Value) {
@@ -838,9 +939,27 @@ fn gc_finalizers(object: &Value, propagation: Option<Propagation>) -> Option<Vec
 /// An object being deleted goes once nothing holds it: no finalizers left
 /// (and for a namespace, none in `spec.finalizers` either: those are its
 /// contents, cleared by the namespace controller).
+/// A graceful deletion still running (a pod's kubelet has not finished it)
+/// holds it too (kube's `shouldDeleteDuringUpdate`).
 fn deletion_finished(object: &Value, namespace: bool) -> bool {
     let spec_finalizers = namespace && object["spec"]["finalizers"].as_array().is_some_and(|f| !f.is_empty());
-    meta::is_being_deleted(object) && meta::finalizers(object).is_empty() && !spec_finalizers
+    let grace_running = meta::deletion_grace_period(object).is_some_and(|seconds| seconds > 0);
+    meta::is_being_deleted(object)
+        && meta::finalizers(object).is_empty()
+        && !spec_finalizers
+        && !grace_running
+}
+
+/// The deletionTimestamp of an object whose grace period is cut to
+/// `seconds`: earlier by what the period lost.
+fn shortened(object: &Value, seconds: i64) -> String {
+    let period = meta::deletion_grace_period(object).unwrap_or(0);
+    let deadline =
+        object["metadata"]["deletionTimestamp"].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok());
+    match deadline.and_then(|d| d.checked_sub(jiff::SignedDuration::from_secs(period - seconds)).ok()) {
+        Some(at) => at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        None => meta::seconds_from_now(seconds),
+    }
 }
 
 /// The bytes stored: the object without its resourceVersion (that is the

@@ -89,6 +89,14 @@ pub trait Strategy: Send + Sync + Debug {
         self.validate(new)
     }
 
+    /// kube's `CheckGracefulDelete`: for a kind whose objects are deleted
+    /// gracefully (pods), how many seconds the object being deleted is
+    /// given, from the client's `gracePeriodSeconds` (`requested`, never
+    /// negative here) and the object; None for kinds that go at once.
+    fn grace_period(&self, _object: &Value, _requested: Option<i64>) -> Option<i64> {
+        None
+    }
+
     /// Whether a delete always goes through a deletionTimestamp, whatever
     /// the finalizers (namespaces: their contents go first).
     fn delete_is_graceful(&self) -> bool {

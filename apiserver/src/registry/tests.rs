@@ -518,6 +518,7 @@ async fn deletes_honour_uid_and_resource_version_preconditions() {
     let wrong_uid = DeleteOptions {
         preconditions: Preconditions { uid: Some("other".into()), resource_version: None },
         propagation: None,
+        grace_period_seconds: None,
     };
     let err = store.delete(&ctx(), Some("default"), "a", &wrong_uid).await.unwrap_err();
     assert_eq!(err.code(), 409);
@@ -530,6 +531,7 @@ async fn deletes_honour_uid_and_resource_version_preconditions() {
     let stale = DeleteOptions {
         preconditions: Preconditions { uid: None, resource_version: Some(rv(&cm) - 1) },
         propagation: None,
+        grace_period_seconds: None,
     };
     let err = store.delete(&ctx(), Some("default"), "a", &stale).await.unwrap_err();
     assert_eq!(err.code(), 409);
@@ -544,6 +546,7 @@ async fn deletes_honour_uid_and_resource_version_preconditions() {
     let right = DeleteOptions {
         preconditions: Preconditions { uid: Some(uid), resource_version: Some(rv(&cm)) },
         propagation: None,
+        grace_period_seconds: None,
     };
     let Deleted::Gone(gone) = store.delete(&ctx(), Some("default"), "a", &right).await.unwrap() else {
         panic!("a configmap without finalizers goes at once")
@@ -796,4 +799,90 @@ async fn watches_of_a_store_see_its_writes() {
     let Delivery::Event { kind, object, .. } = got else { panic!("an event") };
     assert_eq!(kind.as_str(), "ADDED");
     assert_eq!(object.value, cm);
+}
+
+/// A pod bound to a node is given its grace period and left to the
+/// kubelet; a delete with a shorter period (the kubelet's 0) finishes it; a
+/// pod never scheduled goes at once, answered with the pod as last stored.
+#[tokio::test]
+async fn pods_are_deleted_gracefully_as_kube_deletes_them() {
+    let c = Cluster::new().await;
+    let pod = |name: &str, node: &str| json!({"metadata": {"name": name}, "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx"}]}});
+    c.create("", "serviceaccounts", Some("default"), json!({"metadata": {"name": "default"}})).await.unwrap();
+    c.create("", "pods", Some("default"), pod("bound", "node-1")).await.unwrap();
+    c.create("", "pods", Some("default"), pod("unscheduled", "")).await.unwrap();
+    let store = c.store("", "pods");
+    let with_grace =
+        |seconds: Option<i64>| DeleteOptions { grace_period_seconds: seconds, ..DeleteOptions::default() };
+
+    let Deleted::Pending(marked) =
+        store.delete(&ctx(), Some("default"), "bound", &with_grace(None)).await.unwrap()
+    else {
+        panic!("a bound pod waits for its kubelet")
+    };
+    assert_eq!(marked["metadata"]["deletionGracePeriodSeconds"], 30, "the pod's own period");
+    assert_eq!(marked["metadata"]["generation"], 2, "marking bumps the generation");
+    let deadline: jiff::Timestamp =
+        marked["metadata"]["deletionTimestamp"].as_str().unwrap().parse().unwrap();
+    let ahead = deadline.duration_since(jiff::Timestamp::now()).as_secs();
+    assert!((25..=31).contains(&ahead), "the deadline is the period ahead: {ahead}s");
+    // A longer period changes nothing; a shorter one moves the deadline.
+    let Deleted::Pending(same) =
+        store.delete(&ctx(), Some("default"), "bound", &with_grace(Some(60))).await.unwrap()
+    else {
+        panic!("still waiting")
+    };
+    assert_eq!(same["metadata"], marked["metadata"]);
+    let Deleted::Pending(shorter) =
+        store.delete(&ctx(), Some("default"), "bound", &with_grace(Some(10))).await.unwrap()
+    else {
+        panic!("still waiting")
+    };
+    assert_eq!(shorter["metadata"]["deletionGracePeriodSeconds"], 10);
+    let moved: jiff::Timestamp = shorter["metadata"]["deletionTimestamp"].as_str().unwrap().parse().unwrap();
+    assert_eq!(deadline.duration_since(moved).as_secs(), 20);
+    assert!(c.get("", "pods", Some("default"), "bound").await.is_ok());
+    // The kubelet's final delete.
+    let Deleted::Gone(gone) =
+        store.delete(&ctx(), Some("default"), "bound", &with_grace(Some(0))).await.unwrap()
+    else {
+        panic!("a zero period deletes")
+    };
+    assert_eq!(gone["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert!(matches!(c.get("", "pods", Some("default"), "bound").await, Err(ApiError::NotFound { .. })));
+
+    let Deleted::Gone(gone) =
+        store.delete(&ctx(), Some("default"), "unscheduled", &with_grace(None)).await.unwrap()
+    else {
+        panic!("a pod no node ran goes at once")
+    };
+    assert_eq!(gone["metadata"]["name"], "unscheduled");
+    assert_eq!(gone["metadata"]["deletionGracePeriodSeconds"], 0);
+    assert!(matches!(
+        c.get("", "pods", Some("default"), "unscheduled").await,
+        Err(ApiError::NotFound { .. })
+    ));
+}
+
+/// A pod held by a finalizer keeps its grace period running after the
+/// finalizer goes; the update that clears the last finalizer of a pod whose
+/// period is zero removes it (kube's `shouldDeleteDuringUpdate`).
+#[tokio::test]
+async fn a_finalized_pod_goes_when_its_finalizer_and_grace_period_are_both_done() {
+    let c = Cluster::new().await;
+    let pod = json!({"metadata": {"name": "held", "finalizers": ["example.com/keep"]},
+        "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}});
+    c.create("", "serviceaccounts", Some("default"), json!({"metadata": {"name": "default"}})).await.unwrap();
+    c.create("", "pods", Some("default"), pod).await.unwrap();
+    let store = c.store("", "pods");
+    let forced = DeleteOptions { grace_period_seconds: Some(0), ..DeleteOptions::default() };
+    let Deleted::Pending(marked) = store.delete(&ctx(), Some("default"), "held", &forced).await.unwrap()
+    else {
+        panic!("the finalizer holds it")
+    };
+    assert_eq!(marked["metadata"]["deletionGracePeriodSeconds"], 0);
+    let mut released = marked.clone();
+    released["metadata"]["finalizers"] = json!([]);
+    c.update("", "pods", Some("default"), None, released).await.unwrap();
+    assert!(matches!(c.get("", "pods", Some("default"), "held").await, Err(ApiError::NotFound { .. })));
 }

@@ -50,7 +50,20 @@ pub fn remove_field(object: &mut Value, field: &str) {
 
 /// Now, as kube writes timestamps (RFC 3339, seconds, UTC).
 pub fn now() -> String {
-    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    seconds_from_now(0)
+}
+
+/// The time `seconds` from now (before it when negative), as kube writes
+/// a `metav1.Time`.
+pub fn seconds_from_now(seconds: i64) -> String {
+    let offset = jiff::SignedDuration::from_secs(seconds);
+    let at = jiff::Timestamp::now().checked_add(offset).unwrap_or_else(|_| jiff::Timestamp::now());
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// `metadata.deletionGracePeriodSeconds`, None when unset.
+pub fn deletion_grace_period(object: &Value) -> Option<i64> {
+    object["metadata"]["deletionGracePeriodSeconds"].as_i64()
 }
 
 /// The characters kube draws generated name suffixes from.

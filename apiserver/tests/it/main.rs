@@ -16,6 +16,7 @@ mod injector;
 mod kubectl;
 mod limits;
 mod node_client;
+mod object_semantics;
 mod pod_security;
 mod policies;
 mod quota;

@@ -1,9 +1,13 @@
-//! apps/v1 DaemonSets.
+//! apps/v1 DaemonSets, with kube's defaults (rolling updates one node at
+//! a time, ten old revisions kept).
 
 use k8s_openapi::api::apps::v1 as apps;
 
+use serde_json::{Value, json};
+
 use super::Kind;
 use crate::patch::strategic_schema::{TypeNode, nodes};
+use crate::registry::defaults::{self, pod_spec};
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
 
@@ -22,7 +26,40 @@ impl Strategy for DaemonSetStrategy {
         Some(&nodes::APPS_V1_DAEMON_SET)
     }
 
+    fn set_defaults(&self, object: &mut Value) {
+        set_defaults(object);
+    }
+
     fn printer(&self) -> &'static Printer {
         &table::DAEMONSET
+    }
+}
+
+/// kube's `SetDefaults_DaemonSet`, then the pod template's.
+fn set_defaults(object: &mut Value) {
+    let Some(spec) = defaults::object_at(object, "spec") else { return };
+    if let Some(strategy) = defaults::object_at(spec, "updateStrategy") {
+        defaults::string(strategy, "type", "RollingUpdate");
+        if strategy["type"] == "RollingUpdate"
+            && let Some(rolling) = defaults::object_at(strategy, "rollingUpdate")
+        {
+            defaults::pointer(rolling, "maxUnavailable", json!(1));
+            defaults::pointer(rolling, "maxSurge", json!(0));
+        }
+    }
+    defaults::pointer(spec, "revisionHistoryLimit", json!(10));
+    if let Some(template) = defaults::object_at(spec, "template") {
+        pod_spec::template(template);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::kinds::tests::golden;
+
+    #[test]
+    fn a_minimal_daemonset_is_defaulted_as_kube_stores_it() {
+        golden(&kind(), "daemonset");
     }
 }

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use crate::errors::Cause;
+use crate::errors::{ApiError, Cause};
+use crate::runtime::meta;
 use crate::selector::go_quote;
 
 pub fn cause(reason: &'static str, field: &str, message: String) -> Cause {
@@ -38,4 +39,18 @@ pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Cause {
 
 pub fn forbidden(field: &str, detail: &str) -> Cause {
     cause("FieldValueForbidden", field, format!("Forbidden: {detail}"))
+}
+
+/// kube's 422 for `object` of `kind` (`Ingress.networking.k8s.io`) when
+/// validation found `causes`.
+pub fn refuse(kind: &str, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
+    if causes.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::Invalid { kind: kind.to_string(), name: meta::name_of(object).to_string(), causes })
+}
+
+/// `field: Invalid value: ...: field is immutable` when `new` changed it.
+pub fn immutable(field: &str, new: &Value, old: &Value) -> Option<Cause> {
+    (new != old).then(|| invalid(field, new, "field is immutable"))
 }

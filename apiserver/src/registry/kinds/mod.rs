@@ -8,7 +8,6 @@ use k8s_openapi::schemars::JsonSchema;
 use k8s_openapi::{ListableResource, Resource as KubeResource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use super::{Codec, Resource, Resources, Strategy, WriteHooks};
 use crate::admission;
@@ -176,17 +175,11 @@ pub fn serve_with(
     Ok(resources)
 }
 
-/// Workloads with replicas: `spec.replicas` defaults to 1.
-fn default_replicas(object: &mut Value) {
-    if object["spec"].is_object() && object["spec"]["replicas"].is_null() {
-        object["spec"]["replicas"] = serde_json::json!(1);
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::storage::Etcd3Store;
+    use serde_json::Value;
 
     /// Every built-in kind served over a storage that is never reached
     /// (for tests of what is derived from the served set).
@@ -198,6 +191,41 @@ pub(crate) mod tests {
             service::IpRange::parse("10.0.0.0/24").unwrap(),
         )
         .unwrap()
+    }
+
+    /// Checks a kind's defaulting against `testdata/defaults/<name>.json`:
+    /// an object as a client sends it (`sent`, with the uid the server
+    /// would have given it) and what kube stores for it (`stored`), as
+    /// decoding, defaulting and the kind's preparation of a new object
+    /// leave it. Differences are listed by path.
+    pub(crate) fn golden(kind: &Kind, name: &str) {
+        let path = format!("{}/src/registry/kinds/testdata/defaults/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let case: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut object = kind.codec.roundtrip(case["sent"].clone()).unwrap();
+        kind.strategy.set_defaults(&mut object);
+        kind.strategy.prepare_for_create(&mut object);
+        let mut differences = Vec::new();
+        diff("", &case["stored"], &object, &mut differences);
+        assert!(differences.is_empty(), "{name}: stored differs from kube's:\n{}", differences.join("\n"));
+    }
+
+    fn diff(path: &str, want: &Value, got: &Value, out: &mut Vec<String>) {
+        match (want, got) {
+            (Value::Object(w), Value::Object(g)) => {
+                for key in w.keys().chain(g.keys().filter(|k| !w.contains_key(*k))) {
+                    let at = format!("{path}.{key}");
+                    diff(&at, w.get(key).unwrap_or(&Value::Null), g.get(key).unwrap_or(&Value::Null), out);
+                }
+            }
+            (Value::Array(w), Value::Array(g)) if w.len() == g.len() => {
+                for (i, (w, g)) in w.iter().zip(g).enumerate() {
+                    diff(&format!("{path}[{i}]"), w, g, out);
+                }
+            }
+            (w, g) if w != g => out.push(format!("{path}: kube {w}, rtcd {g}")),
+            _ => {}
+        }
     }
 
     #[test]

@@ -13,7 +13,11 @@ use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
     Kind::typed::<core::Namespace>(
-        Resource::new("", "Namespace", "namespaces").cluster_scoped().short_names(&["ns"]).with_status(),
+        Resource::new("", "Namespace", "namespaces")
+            .cluster_scoped()
+            .short_names(&["ns"])
+            .with_status()
+            .returns_deleted_object(),
         NamespaceStrategy,
     )
 }

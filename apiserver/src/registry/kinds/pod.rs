@@ -1,5 +1,7 @@
 //! Pods: created Pending (nothing schedules or runs them here); selectable
 //! by node, phase, IP and the other fields kubelets and controllers use.
+//! Deleted gracefully: a pod bound to a node is marked and left to its
+//! kubelet for its grace period; one never scheduled goes at once.
 
 use k8s_openapi::api::core::v1 as core;
 use serde_json::{Value, json};
@@ -7,14 +9,14 @@ use serde_json::{Value, json};
 use super::Kind;
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
-use crate::registry::{Resource, Strategy};
+use crate::registry::{Resource, Strategy, defaults};
 use crate::runtime::meta;
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
     Kind::typed::<core::Pod>(
-        Resource::new("", "Pod", "pods").short_names(&["po"]).in_all().with_status(),
+        Resource::new("", "Pod", "pods").short_names(&["po"]).in_all().with_status().returns_deleted_object(),
         PodStrategy,
     )
 }
@@ -70,26 +72,26 @@ impl Strategy for PodStrategy {
         Some(&nodes::CORE_V1_POD)
     }
 
-    /// kube's `SetDefaults_Pod`: a container's requests default to its
-    /// limits.
+    /// kube's defaults of a Pod and its spec (requests from limits,
+    /// pull policies, probes, volumes...).
     fn set_defaults(&self, object: &mut Value) {
-        for list in ["initContainers", "containers"] {
-            for container in object["spec"].get_mut(list).and_then(Value::as_array_mut).into_iter().flatten()
-            {
-                let Some(limits) = container["resources"]["limits"].as_object().cloned() else { continue };
-                let mut requests =
-                    container["resources"]["requests"].as_object().cloned().unwrap_or_default();
-                for (resource, value) in limits {
-                    requests.entry(resource).or_insert(value);
-                }
-                container["resources"]["requests"] = Value::Object(requests);
-            }
-        }
+        defaults::pod_spec::pod(object);
     }
 
     fn prepare_for_create(&self, object: &mut Value) {
         let qos = qos_class(&object["spec"]);
         object["status"] = json!({"phase": "Pending", "qosClass": qos});
+    }
+
+    /// kube's `CheckGracefulDelete` of pods: the period asked for, else
+    /// the pod's own; nothing to wait for when no node ever ran it or it
+    /// has finished.
+    fn grace_period(&self, pod: &Value, requested: Option<i64>) -> Option<i64> {
+        let own = pod["spec"]["terminationGracePeriodSeconds"].as_i64();
+        let unscheduled = pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
+        let finished = matches!(pod["status"]["phase"].as_str(), Some("Failed" | "Succeeded"));
+        let period = if unscheduled || finished { 0 } else { requested.or(own).unwrap_or(0) };
+        Some(if period < 0 { 1 } else { period })
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {

@@ -2,10 +2,11 @@
 //! scale subresource.
 
 use k8s_openapi::api::apps::v1 as apps;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::Kind;
 use crate::patch::strategic_schema::{TypeNode, nodes};
+use crate::registry::defaults::{self, pod_spec};
 use crate::registry::{Resource, Strategy};
 use crate::selector::{FieldLabels, attrs};
 use crate::table::{self, Printer};
@@ -38,8 +39,14 @@ impl Strategy for ReplicaSetStrategy {
         Some(&nodes::APPS_V1_REPLICA_SET)
     }
 
-    fn prepare_for_create(&self, object: &mut Value) {
-        super::default_replicas(object);
+    /// kube's `SetDefaults_ReplicaSet` (one replica), then the pod
+    /// template's.
+    fn set_defaults(&self, object: &mut Value) {
+        let Some(spec) = defaults::object_at(object, "spec") else { return };
+        defaults::pointer(spec, "replicas", json!(1));
+        if let Some(template) = defaults::object_at(spec, "template") {
+            pod_spec::template(template);
+        }
     }
 
     fn field_labels(&self) -> &'static FieldLabels {

@@ -29,7 +29,10 @@ pub const SCOPES: [&str; 7] = [
 
 pub fn kind() -> Kind {
     Kind::typed::<core::ResourceQuota>(
-        Resource::new("", "ResourceQuota", "resourcequotas").short_names(&["quota"]).with_status(),
+        Resource::new("", "ResourceQuota", "resourcequotas")
+            .short_names(&["quota"])
+            .with_status()
+            .returns_deleted_object(),
         ResourceQuotaStrategy,
     )
 }

@@ -9,7 +9,7 @@ use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
     Kind::typed::<core::ServiceAccount>(
-        Resource::new("", "ServiceAccount", "serviceaccounts").short_names(&["sa"]),
+        Resource::new("", "ServiceAccount", "serviceaccounts").short_names(&["sa"]).returns_deleted_object(),
         ServiceAccountStrategy,
     )
 }

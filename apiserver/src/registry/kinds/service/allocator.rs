@@ -2,8 +2,7 @@
 //! kube-apiserver's allocator gives them (Kubernetes 1.33+): each IP in use
 //! is an IPAddress object under `/registry/ipaddresses/<ip>` naming its
 //! Service, created if absent, so two Services never share one, and deleted
-//! with the Service. Also the Service defaults kubectl shows (type
-//! ClusterIP, TCP ports, targetPort = port).
+//! with the Service.
 
 use std::net::Ipv4Addr;
 
@@ -78,22 +77,6 @@ pub fn prepare(resource: &Resource, service: &mut Value, range: &IpRange) -> Res
     if !spec.is_object() {
         *spec = json!({});
     }
-    if spec["type"].as_str().unwrap_or_default().is_empty() {
-        spec["type"] = json!("ClusterIP");
-    }
-    if spec["sessionAffinity"].is_null() {
-        spec["sessionAffinity"] = json!("None");
-    }
-    if let Some(ports) = spec["ports"].as_array_mut() {
-        for port in ports.iter_mut().filter(|p| p.is_object()) {
-            if port["protocol"].is_null() {
-                port["protocol"] = json!("TCP");
-            }
-            if port["targetPort"].is_null() {
-                port["targetPort"] = port["port"].clone();
-            }
-        }
-    }
     if spec["type"] == "ExternalName" {
         return Ok(ClusterIp::NoAddress);
     }
@@ -166,13 +149,11 @@ mod tests {
     }
 
     #[test]
-    fn services_get_kubes_defaults_and_checked_addresses() {
+    fn services_get_checked_addresses() {
         let services = &Resource::new("", "Service", "services");
         let range = IpRange::parse("10.0.0.0/24").unwrap();
         let mut svc = json!({"metadata": {"name": "web"}, "spec": {"ports": [{"port": 80}]}});
         assert_eq!(prepare(services, &mut svc, &range).unwrap(), ClusterIp::Any);
-        assert_eq!(svc["spec"]["type"], "ClusterIP");
-        assert_eq!(svc["spec"]["ports"][0], json!({"port": 80, "protocol": "TCP", "targetPort": 80}));
         let mut headless = json!({"metadata": {"name": "h"}, "spec": {"clusterIP": "None"}});
         assert_eq!(prepare(services, &mut headless, &range).unwrap(), ClusterIp::NoAddress);
         let mut fixed = json!({"metadata": {"name": "f"}, "spec": {"clusterIP": "10.0.0.9"}});

@@ -1,6 +1,7 @@
 //! Services: names are DNS labels; each gets a cluster IP from the
 //! configured range when created (kept for life, freed when it is deleted)
-//! and kube's defaults (type ClusterIP, TCP ports, targetPort = port).
+//! and kube's defaults (`SetDefaults_Service`: type ClusterIP, TCP ports,
+//! targetPort = port, traffic policies, session affinity).
 
 mod allocator;
 
@@ -13,11 +14,12 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::FutureExt;
 use k8s_openapi::api::core::v1 as core;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{Kind, KindContext};
 use crate::errors::ApiError;
 use crate::patch::strategic_schema::{TypeNode, nodes};
+use crate::registry::defaults;
 use crate::registry::metadata::invalid;
 use crate::registry::{NameRule, Resource, Strategy, Undo, WriteHooks};
 use crate::selector::{FieldLabels, Refusal, attrs};
@@ -30,7 +32,8 @@ pub fn kind(context: &KindContext) -> Kind {
         .short_names(&["svc"])
         .in_all()
         .stored_under("services/specs")
-        .with_status();
+        .with_status()
+        .returns_deleted_object();
     let allocator = Allocator {
         resource: resource.clone(),
         storage: context.storage.clone(),
@@ -64,6 +67,15 @@ impl Strategy for ServiceStrategy {
         NameRule::Dns1035Label
     }
 
+    fn set_defaults(&self, object: &mut Value) {
+        set_defaults(object);
+    }
+
+    /// A new Service has no load balancer yet: kube writes its empty status.
+    fn prepare_for_create(&self, object: &mut Value) {
+        object["status"] = json!({"loadBalancer": {}});
+    }
+
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
         // A Service keeps the cluster IP it was given.
         for field in ["clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"] {
@@ -79,6 +91,50 @@ impl Strategy for ServiceStrategy {
 
     fn printer(&self) -> &'static Printer {
         &table::SERVICE
+    }
+}
+
+/// kube's `SetDefaults_Service`.
+fn set_defaults(object: &mut Value) {
+    let Some(spec) = defaults::object_at(object, "spec") else { return };
+    defaults::string(spec, "sessionAffinity", "None");
+    if spec["sessionAffinity"] == "None" {
+        defaults::remove(spec, "sessionAffinityConfig");
+    }
+    if spec["sessionAffinity"] == "ClientIP"
+        && spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"].is_null()
+    {
+        // Three hours, kube's DefaultClientIPServiceAffinitySeconds.
+        spec["sessionAffinityConfig"] = json!({"clientIP": {"timeoutSeconds": 10800}});
+    }
+    defaults::string(spec, "type", "ClusterIP");
+    for port in defaults::items(spec, "ports") {
+        defaults::string(port, "protocol", "TCP");
+        let target = &port["targetPort"];
+        if target.is_null() || *target == json!(0) || *target == json!("") {
+            port["targetPort"] = port["port"].clone();
+        }
+    }
+    let kind = spec["type"].as_str().unwrap_or_default().to_string();
+    let has_external_ips = spec["externalIPs"].as_array().is_some_and(|ips| !ips.is_empty());
+    let externally_accessible =
+        kind == "LoadBalancer" || kind == "NodePort" || (kind == "ClusterIP" && has_external_ips);
+    if externally_accessible {
+        defaults::string(spec, "externalTrafficPolicy", "Cluster");
+    }
+    if matches!(kind.as_str(), "NodePort" | "LoadBalancer" | "ClusterIP") {
+        defaults::pointer(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+    if kind == "LoadBalancer" {
+        defaults::pointer(spec, "allocateLoadBalancerNodePorts", json!(true));
+        let ingress = defaults::present(object, "status")
+            .and_then(|status| defaults::present(status, "loadBalancer"))
+            .map(|balancer| defaults::items(balancer, "ingress"));
+        for point in ingress.into_iter().flatten() {
+            if defaults::is_set(point, "ip") {
+                defaults::pointer(point, "ipMode", json!("VIP"));
+            }
+        }
     }
 }
 
@@ -157,5 +213,45 @@ async fn release(storage: &dyn Storage, key: &str, ip: Ipv4Addr) {
         && !matches!(e, StorageError::NotFound { .. })
     {
         tracing::warn!(%ip, error = %e, "could not free a service IP");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaulted(spec: Value) -> Value {
+        let mut service = json!({"metadata": {"name": "s"}, "spec": spec});
+        set_defaults(&mut service);
+        service["spec"].clone()
+    }
+
+    #[test]
+    fn services_get_kubes_defaults() {
+        assert_eq!(
+            defaulted(json!({"ports": [{"port": 80}, {"port": 53, "protocol": "UDP", "targetPort": "dns"}]})),
+            json!({"ports": [{"port": 80, "protocol": "TCP", "targetPort": 80},
+                    {"port": 53, "protocol": "UDP", "targetPort": "dns"}],
+                "sessionAffinity": "None", "type": "ClusterIP", "internalTrafficPolicy": "Cluster"})
+        );
+        let balancer = defaulted(json!({"type": "LoadBalancer", "sessionAffinity": "ClientIP"}));
+        assert_eq!(balancer["externalTrafficPolicy"], "Cluster");
+        assert_eq!(balancer["allocateLoadBalancerNodePorts"], true);
+        assert_eq!(balancer["sessionAffinityConfig"], json!({"clientIP": {"timeoutSeconds": 10800}}));
+        let external = defaulted(json!({"type": "ExternalName", "externalName": "db.example.com",
+            "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 5}}}));
+        assert!(external.get("internalTrafficPolicy").is_none(), "{external}");
+        assert!(external.get("sessionAffinityConfig").is_none(), "dropped with affinity None: {external}");
+    }
+
+    #[test]
+    fn load_balancer_addresses_default_to_vip_mode() {
+        let mut service = json!({"metadata": {"name": "lb"}, "spec": {"type": "LoadBalancer"},
+            "status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}, {"hostname": "lb.example.com"}]}}});
+        set_defaults(&mut service);
+        assert_eq!(
+            service["status"]["loadBalancer"]["ingress"],
+            json!([{"ip": "192.0.2.1", "ipMode": "VIP"}, {"hostname": "lb.example.com"}])
+        );
     }
 }

@@ -1,0 +1,221 @@
+//! kube's object semantics as clients see them, on rtcd and on etcd, with
+//! real kubectl and the official Python client: what the server defaults
+//! in workloads and Services, what a DELETE answers (the deleted object for
+//! the kinds kube returns it for, graceful deletion of pods).
+
+use serde_json::{Value, json};
+
+use crate::common::{ApiServer, Backend, json, request};
+
+const JSON: &str = "application/json";
+
+fn get(api: &ApiServer, what: &[&str]) -> Value {
+    let mut args = vec!["get"];
+    args.extend_from_slice(what);
+    args.extend_from_slice(&["-o", "json"]);
+    json(&api.ok(&args))
+}
+
+/// What kube fills into every pod template's spec and container.
+fn assert_template_defaults(kind: &str, spec: &Value, pull: &str) {
+    assert_eq!(spec["dnsPolicy"], "ClusterFirst", "{kind}: {spec}");
+    assert_eq!(spec["schedulerName"], "default-scheduler", "{kind}");
+    assert_eq!(spec["securityContext"], json!({}), "{kind}");
+    assert_eq!(spec["terminationGracePeriodSeconds"], 30, "{kind}");
+    let container = &spec["containers"][0];
+    assert_eq!(container["imagePullPolicy"], pull, "{kind}: {container}");
+    assert_eq!(container["terminationMessagePath"], "/dev/termination-log", "{kind}");
+    assert_eq!(container["terminationMessagePolicy"], "File", "{kind}");
+    assert!(spec.get("enableServiceLinks").is_none(), "{kind}: a Pod-only default");
+}
+
+fn workloads_are_defaulted(api: &ApiServer) {
+    api.ok(&["create", "deployment", "web", "--image=nginx:1.27"]);
+    let deployment = get(api, &["deployment", "web"]);
+    let spec = &deployment["spec"];
+    assert_eq!(spec["replicas"], 1);
+    assert_eq!(
+        spec["strategy"],
+        json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})
+    );
+    assert_eq!(
+        (spec["revisionHistoryLimit"].clone(), spec["progressDeadlineSeconds"].clone()),
+        (json!(10), json!(600))
+    );
+    assert_template_defaults("Deployment", &spec["template"]["spec"], "IfNotPresent");
+    assert_eq!(spec["template"]["spec"]["restartPolicy"], "Always");
+
+    // A Job selects its pods by its own uid, as kube generates it.
+    api.ok(&["create", "job", "pi", "--image=perl", "--", "perl", "-e", "print 1"]);
+    let job = get(api, &["job", "pi"]);
+    let uid = job["metadata"]["uid"].as_str().unwrap();
+    let spec = &job["spec"];
+    assert_eq!(
+        spec["selector"],
+        json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}),
+        "{job}"
+    );
+    let labels = &spec["template"]["metadata"]["labels"];
+    for (key, value) in [
+        ("batch.kubernetes.io/controller-uid", uid),
+        ("controller-uid", uid),
+        ("batch.kubernetes.io/job-name", "pi"),
+        ("job-name", "pi"),
+    ] {
+        assert_eq!(labels[key], value, "{labels}");
+        assert_eq!(job["metadata"]["labels"][key], value, "the Job carries its template's labels");
+    }
+    for (field, value) in [
+        ("backoffLimit", json!(6)),
+        ("completions", json!(1)),
+        ("parallelism", json!(1)),
+        ("completionMode", json!("NonIndexed")),
+        ("suspend", json!(false)),
+        ("manualSelector", json!(false)),
+        ("podReplacementPolicy", json!("TerminatingOrFailed")),
+    ] {
+        assert_eq!(spec[field], value, "Job spec.{field}");
+    }
+    assert_template_defaults("Job", &spec["template"]["spec"], "Always");
+
+    api.ok(&["create", "cronjob", "tick", "--image=busybox:1.36", "--schedule=*/5 * * * *", "--", "date"]);
+    let spec = get(api, &["cronjob", "tick"])["spec"].clone();
+    assert_eq!(spec["concurrencyPolicy"], "Allow");
+    assert_eq!(spec["suspend"], false);
+    assert_eq!(
+        (spec["successfulJobsHistoryLimit"].clone(), spec["failedJobsHistoryLimit"].clone()),
+        (json!(3), json!(1))
+    );
+    assert!(
+        spec["jobTemplate"]["spec"].get("backoffLimit").is_none(),
+        "a Job's own defaults wait for the Job"
+    );
+    assert_template_defaults("CronJob", &spec["jobTemplate"]["spec"]["template"]["spec"], "IfNotPresent");
+
+    let manifest = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+        "spec": {"serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"name": "pg", "image": "postgres:17"}]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}});
+    api.ok_stdin(&["create", "-f", "-"], &manifest.to_string());
+    let spec = get(api, &["statefulset", "db"])["spec"].clone();
+    assert_eq!(spec["podManagementPolicy"], "OrderedReady");
+    assert_eq!(spec["updateStrategy"], json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}));
+    assert_eq!(
+        spec["persistentVolumeClaimRetentionPolicy"],
+        json!({"whenDeleted": "Retain", "whenScaled": "Retain"})
+    );
+    let claim = &spec["volumeClaimTemplates"][0];
+    assert_eq!(
+        (claim["spec"]["volumeMode"].clone(), claim["status"].clone()),
+        (json!("Filesystem"), json!({"phase": "Pending"}))
+    );
+
+    // A change that drops a defaulted field gets it back, as in kube.
+    api.ok(&[
+        "patch",
+        "deployment",
+        "web",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/spec/revisionHistoryLimit"}]"#,
+    ]);
+    assert_eq!(get(api, &["deployment", "web"])["spec"]["revisionHistoryLimit"], 10);
+}
+
+fn services_are_defaulted(api: &ApiServer) {
+    api.ok(&["create", "service", "clusterip", "plain", "--tcp=80:8080"]);
+    let service = get(api, &["service", "plain"]);
+    let spec = &service["spec"];
+    assert_eq!((spec["type"].as_str(), spec["sessionAffinity"].as_str()), (Some("ClusterIP"), Some("None")));
+    assert_eq!(spec["internalTrafficPolicy"], "Cluster");
+    assert!(spec.get("externalTrafficPolicy").is_none(), "only for externally reachable Services: {spec}");
+    assert_eq!(spec["ports"][0]["protocol"], "TCP");
+    assert_eq!(service["status"], json!({"loadBalancer": {}}));
+
+    let sticky = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "sticky"},
+        "spec": {"sessionAffinity": "ClientIP", "externalIPs": ["192.0.2.7"], "ports": [{"port": 443}]}});
+    api.ok_stdin(&["create", "-f", "-"], &sticky.to_string());
+    let spec = get(api, &["service", "sticky"])["spec"].clone();
+    assert_eq!(spec["sessionAffinityConfig"], json!({"clientIP": {"timeoutSeconds": 10800}}));
+    assert_eq!(spec["externalTrafficPolicy"], "Cluster", "external IPs make it reachable from outside");
+    assert_eq!(spec["ports"][0]["targetPort"], 443);
+}
+
+/// Pods, Services and ServiceAccounts answer a DELETE with the object;
+/// ConfigMaps with a Status. A pod bound to a node is left to its kubelet
+/// (marked with its grace period) until deleted with a zero period.
+async fn deletes_answer_as_kube_does(api: &ApiServer) {
+    let addr = api.url.trim_start_matches("http://").to_string();
+    let pods = "/api/v1/namespaces/default/pods";
+    let pod = |name: &str, node: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx"}]}})
+        .to_string()
+    };
+    assert_eq!(request(&addr, "POST", pods, JSON, &pod("loose", "")).await.0, 201);
+    let (code, answer) = request(&addr, "DELETE", &format!("{pods}/loose"), JSON, "").await;
+    assert_eq!((code, answer["kind"].as_str()), (200, Some("Pod")), "{answer}");
+    assert_eq!(answer["metadata"]["name"], "loose");
+    assert_eq!(request(&addr, "GET", &format!("{pods}/loose"), JSON, "").await.0, 404);
+
+    assert_eq!(request(&addr, "POST", pods, JSON, &pod("bound", "node-1")).await.0, 201);
+    let (code, answer) = request(&addr, "DELETE", &format!("{pods}/bound"), JSON, "").await;
+    assert_eq!((code, answer["kind"].as_str()), (200, Some("Pod")), "{answer}");
+    assert_eq!(answer["metadata"]["deletionGracePeriodSeconds"], 30, "{answer}");
+    let (code, still) = request(&addr, "GET", &format!("{pods}/bound"), JSON, "").await;
+    assert_eq!(code, 200, "a bound pod waits for its kubelet");
+    assert!(still["metadata"]["deletionTimestamp"].is_string());
+    assert!(api.ok(&["get", "pods"]).contains("Terminating"), "kubectl shows it terminating");
+    api.ok(&["delete", "pod", "bound", "--grace-period=0", "--force"]);
+    assert_eq!(request(&addr, "GET", &format!("{pods}/bound"), JSON, "").await.0, 404);
+
+    api.ok(&["create", "serviceaccount", "robot"]);
+    let (code, answer) =
+        request(&addr, "DELETE", "/api/v1/namespaces/default/serviceaccounts/robot", JSON, "").await;
+    assert_eq!((code, answer["kind"].as_str()), (200, Some("ServiceAccount")), "{answer}");
+    let (code, answer) =
+        request(&addr, "DELETE", "/api/v1/namespaces/default/services/plain", JSON, "").await;
+    assert_eq!((code, answer["kind"].as_str()), (200, Some("Service")), "{answer}");
+    api.ok(&["create", "configmap", "settings"]);
+    let (code, answer) =
+        request(&addr, "DELETE", "/api/v1/namespaces/default/configmaps/settings", JSON, "").await;
+    assert_eq!(
+        (code, answer["kind"].as_str(), answer["status"].as_str()),
+        (200, Some("Status"), Some("Success"))
+    );
+
+    // The official client types a pod delete's answer as a V1Pod.
+    let script = r#"
+import json
+from kubernetes import client, config
+config.load_kube_config()
+v1 = client.CoreV1Api()
+v1.create_namespaced_pod("default", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "typed"},
+    "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+gone = v1.delete_namespaced_pod("typed", "default")
+print(json.dumps({"type": type(gone).__name__, "name": gone.metadata.name,
+    "pull": gone.spec.containers[0].image_pull_policy}))
+"#;
+    let out = api.python(script, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let result = json(String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default());
+    assert_eq!(result, json!({"type": "V1Pod", "name": "typed", "pull": "Always"}));
+}
+
+async fn object_semantics(backend: Backend) {
+    let api = ApiServer::start(backend).await;
+    workloads_are_defaulted(&api);
+    services_are_defaulted(&api);
+    deletes_answer_as_kube_does(&api).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn object_semantics_on_rtcd() {
+    object_semantics(Backend::Rtcd).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn object_semantics_on_etcd() {
+    object_semantics(Backend::Etcd).await;
+}
