@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser};
 
-use crate::registry::kinds::service::IpRange;
+use crate::registry::kinds::service::{IpRange, PortRange, Ranges};
 
 mod admission;
 mod audit;
@@ -45,9 +45,19 @@ pub struct Options {
     /// The IPv4 range Services' cluster IPs come from.
     #[arg(long, default_value = "10.0.0.0/24", value_parser = IpRange::parse)]
     pub service_cluster_ip_range: IpRange,
+    /// The ports NodePort and LoadBalancer Services' node ports come from.
+    #[arg(long, default_value = "30000-32767", value_parser = PortRange::parse)]
+    pub service_node_port_range: PortRange,
     /// Log verbosity as klog's -v: 0-1 info, 2-4 debug, 5 and up trace.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,
+}
+
+impl Options {
+    /// The ranges Services' cluster IPs and node ports come from.
+    pub fn service_ranges(&self) -> Ranges {
+        Ranges { cluster_ips: self.service_cluster_ip_range, node_ports: self.service_node_port_range }
+    }
 }
 
 /// Where objects are stored.

@@ -493,6 +493,9 @@ impl Store {
             {
                 Swap::Done(rv) => {
                     let value = self.reads.present(crate::cacher::to_value_at(&key, new, rv)).await?;
+                    if let (Some(hooks), Some(old)) = (&self.hooks, &attributes.old_object) {
+                        hooks.after_update(old, &value).await;
+                    }
                     self.finish_deletion(&key, name, &value, rv).await?;
                     return Ok(value);
                 }

@@ -150,6 +150,10 @@ pub trait WriteHooks: Send + Sync + Debug {
 
     /// After an object has been removed from storage.
     async fn after_delete(&self, object: &Value);
+
+    /// After an update has been stored: what `old` held and `new` does not
+    /// may be given back.
+    async fn after_update(&self, _old: &Value, _new: &Value) {}
 }
 
 /// Gives back what a `begin_create` took.

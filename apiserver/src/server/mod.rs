@@ -96,7 +96,7 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     let admission = admission_setup(&options.admission, vec![escalation.clone()])?;
     let admission_metrics = admission.metrics();
     let resources =
-        kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_cluster_ip_range, admission)
+        kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_ranges(), admission)
             .map_err(|e| StartError::Register(e.to_string()))?;
     tokio::spawn(crate::controllers::bootstrap::run(
         resources.clone(),
@@ -222,7 +222,7 @@ fn connection_limits(options: &Options) -> ConnectionLimits {
 /// Every built-in kind, served over `storage` as the flags say.
 pub fn serve_builtin_kinds(storage: Arc<dyn Storage>, options: &Options) -> Result<Resources, StartError> {
     let admission = admission_setup(&options.admission, Vec::new())?;
-    kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_cluster_ip_range, admission)
+    kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_ranges(), admission)
         .map_err(|e| StartError::Register(e.to_string()))
 }
 

@@ -1,6 +1,6 @@
 //! kube's object semantics as clients see them, on rtcd and on etcd, with
 //! real kubectl and the official Python client: what the server defaults
-//! in workloads and Services, what a DELETE answers (the deleted object for
+//! in workloads and Services (node ports included), what a DELETE answers (the deleted object for
 //! the kinds kube returns it for, graceful deletion of pods).
 
 use serde_json::{Value, json};
@@ -142,6 +142,52 @@ fn services_are_defaulted(api: &ApiServer) {
     assert_eq!(spec["ports"][0]["targetPort"], 443);
 }
 
+/// NodePort and LoadBalancer Services hold node ports from kube's range,
+/// one Service each, given back when the Service goes.
+fn services_get_node_ports(api: &ApiServer) {
+    api.ok(&["create", "service", "loadbalancer", "lb", "--tcp=80:8080,443:8443"]);
+    let spec = get(api, &["service", "lb"])["spec"].clone();
+    let ports: Vec<i64> = (0..2).map(|i| spec["ports"][i]["nodePort"].as_i64().unwrap()).collect();
+    assert!(ports.iter().all(|p| (30000..=32767).contains(p)) && ports[0] != ports[1], "{spec}");
+    assert_eq!(spec["allocateLoadBalancerNodePorts"], true);
+    let table = api.ok(&["get", "service", "lb"]);
+    assert!(table.contains(&format!("80:{}/TCP", ports[0])) && table.contains("<pending>"), "{table}");
+
+    api.ok(&["create", "service", "nodeport", "fixed", "--tcp=80:8080", "--node-port=30080"]);
+    assert_eq!(get(api, &["service", "fixed"])["spec"]["ports"][0]["nodePort"], 30080);
+    let (ok, _, stderr) =
+        api.kubectl_in(&["create", "service", "nodeport", "again", "--tcp=80:8080", "--node-port=30080"], "");
+    assert!(
+        !ok && stderr
+            .contains("spec.ports[0].nodePort: Invalid value: 30080: provided port is already allocated"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) =
+        api.kubectl_in(&["create", "service", "nodeport", "low", "--tcp=80:8080", "--node-port=8080"], "");
+    assert!(
+        !ok && stderr.contains("spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767"),
+        "{stderr}"
+    );
+    assert!(!api.kubectl(&["get", "service", "again"]).status.success(), "a refused Service is not stored");
+    // A replacing Service that names no node port keeps its own.
+    let replacing = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "fixed"},
+        "spec": {"type": "NodePort", "selector": {"app": "web"}, "ports": [{"name": "80-8080", "port": 80, "targetPort": 8080}]}});
+    api.ok_stdin(&["replace", "-f", "-"], &replacing.to_string());
+    assert_eq!(get(api, &["service", "fixed"])["spec"]["ports"][0]["nodePort"], 30080);
+    // Deleted, its port is free again.
+    api.ok(&["delete", "service", "fixed"]);
+    api.ok(&["create", "service", "nodeport", "again", "--tcp=80:8080", "--node-port=30080"]);
+    // A ClusterIP Service names none.
+    let misused = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "misused"},
+        "spec": {"ports": [{"port": 80, "nodePort": 30081}]}});
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], &misused.to_string());
+    assert!(
+        !ok && stderr
+            .contains("spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"),
+        "{stderr}"
+    );
+}
+
 /// Pods, Services and ServiceAccounts answer a DELETE with the object;
 /// ConfigMaps with a Status. A pod bound to a node is left to its kubelet
 /// (marked with its grace period) until deleted with a zero period.
@@ -207,6 +253,7 @@ async fn object_semantics(backend: Backend) {
     let api = ApiServer::start(backend).await;
     workloads_are_defaulted(&api);
     services_are_defaulted(&api);
+    services_get_node_ports(&api);
     deletes_answer_as_kube_does(&api).await;
 }
 

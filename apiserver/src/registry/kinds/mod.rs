@@ -93,7 +93,7 @@ pub struct KindContext {
     pub storage: Arc<dyn Storage>,
     /// `/registry`: where every key lives.
     pub etcd_prefix: String,
-    pub service_ips: service::IpRange,
+    pub services: service::Ranges,
 }
 
 /// Every built-in kind, in discovery order.
@@ -135,21 +135,22 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
 pub fn serve(
     storage: Arc<dyn Storage>,
     etcd_prefix: &str,
-    service_ips: service::IpRange,
+    services: impl Into<service::Ranges>,
 ) -> Result<Resources, ApiError> {
-    serve_with(storage, etcd_prefix, service_ips, admission::Setup::default_plugins())
+    serve_with(storage, etcd_prefix, services, admission::Setup::default_plugins())
 }
 
 /// As `serve`, through the admission `setup` given.
 pub fn serve_with(
     storage: Arc<dyn Storage>,
     etcd_prefix: &str,
-    service_ips: service::IpRange,
+    services: impl Into<service::Ranges>,
     admission: admission::Setup,
 ) -> Result<Resources, ApiError> {
     let resources = Resources::new(storage.clone(), admission.chain, CacheConfig::default(), etcd_prefix)
         .with_webhook_caller(admission.webhook_caller);
-    let context = KindContext { storage, etcd_prefix: resources.etcd_prefix().to_string(), service_ips };
+    let context =
+        KindContext { storage, etcd_prefix: resources.etcd_prefix().to_string(), services: services.into() };
     for kind in builtin(&context) {
         resources.add(kind)?;
     }
@@ -249,7 +250,7 @@ pub(crate) mod tests {
         let context = KindContext {
             storage: Arc::new(Etcd3Store::new(channel)),
             etcd_prefix: "/registry".into(),
-            service_ips: service::IpRange::parse("10.0.0.0/24").unwrap(),
+            services: service::IpRange::parse("10.0.0.0/24").unwrap().into(),
         };
         let kinds = builtin(&context);
         for (i, a) in kinds.iter().enumerate() {

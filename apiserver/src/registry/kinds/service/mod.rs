@@ -4,8 +4,10 @@
 //! targetPort = port, traffic policies, session affinity).
 
 mod allocator;
+mod node_ports;
 
 pub use allocator::IpRange;
+pub use node_ports::PortRange;
 
 use std::net::Ipv4Addr;
 use std::sync::Arc;
@@ -16,8 +18,8 @@ use futures_util::FutureExt;
 use k8s_openapi::api::core::v1 as core;
 use serde_json::{Value, json};
 
-use super::{Kind, KindContext};
-use crate::errors::ApiError;
+use super::{Kind, KindContext, field};
+use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::defaults;
 use crate::registry::metadata::invalid;
@@ -38,7 +40,8 @@ pub fn kind(context: &KindContext) -> Kind {
         resource: resource.clone(),
         storage: context.storage.clone(),
         etcd_prefix: context.etcd_prefix.clone(),
-        range: context.service_ips,
+        range: context.services.cluster_ips,
+        node_ports: context.services.node_ports,
     };
     Kind::typed::<core::Service>(resource, ServiceStrategy).with_hooks(allocator)
 }
@@ -83,6 +86,11 @@ impl Strategy for ServiceStrategy {
                 new["spec"][field] = value.clone();
             }
         }
+        node_ports::keep_allocated(new, old);
+    }
+
+    fn validate(&self, object: &Value) -> Result<(), ApiError> {
+        field::refuse("Service", object, node_ports::misplaced(object))
     }
 
     fn field_labels(&self) -> &'static FieldLabels {
@@ -91,6 +99,21 @@ impl Strategy for ServiceStrategy {
 
     fn printer(&self) -> &'static Printer {
         &table::SERVICE
+    }
+}
+
+/// The ranges Services' addresses and node ports come from
+/// (`--service-cluster-ip-range`, `--service-node-port-range`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranges {
+    pub cluster_ips: IpRange,
+    pub node_ports: PortRange,
+}
+
+impl From<IpRange> for Ranges {
+    /// These cluster IPs, and kube's default node ports.
+    fn from(cluster_ips: IpRange) -> Ranges {
+        Ranges { cluster_ips, node_ports: PortRange::default() }
     }
 }
 
@@ -138,39 +161,169 @@ fn set_defaults(object: &mut Value) {
     }
 }
 
-/// Takes a cluster IP for each new Service and frees it with the Service.
+/// Takes a cluster IP and node ports for each new Service and frees them
+/// with the Service.
 #[derive(Debug)]
 struct Allocator {
     resource: Resource,
     storage: Arc<dyn Storage>,
     etcd_prefix: String,
     range: IpRange,
+    node_ports: PortRange,
 }
 
 #[async_trait]
 impl WriteHooks for Allocator {
     async fn begin_create(&self, service: &mut Value, dry_run: bool) -> Result<Option<Undo>, ApiError> {
         let wants = allocator::prepare(&self.resource, service, &self.range)?;
+        self.check_node_port_ranges(service)?;
         if dry_run {
             return Ok(None);
         }
         let name = crate::runtime::meta::name_of(service).to_string();
         let namespace = crate::runtime::meta::namespace_of(service).unwrap_or_default().to_string();
-        let Some(ip) = self.allocate(&name, &namespace, wants).await? else { return Ok(None) };
-        allocator::assign(service, ip);
+        let ip = self.allocate(&name, &namespace, wants).await?;
+        let mut keys: Vec<String> =
+            ip.map(|ip| allocator::address_key(&self.etcd_prefix, ip)).into_iter().collect();
+        if let Some(ip) = ip {
+            allocator::assign(service, ip);
+        }
+        match self.allocate_node_ports(service, &namespace, &name).await {
+            Ok(ports) => keys.extend(ports.iter().map(|p| node_ports::port_key(&self.etcd_prefix, *p))),
+            Err(e) => {
+                release_all(self.storage.as_ref(), &keys).await;
+                return Err(e);
+            }
+        }
         let storage = self.storage.clone();
-        let key = allocator::address_key(&self.etcd_prefix, ip);
-        Ok(Some(Box::new(move || async move { release(storage.as_ref(), &key, ip).await }.boxed())))
+        Ok(Some(Box::new(move || async move { release_all(storage.as_ref(), &keys).await }.boxed())))
+    }
+
+    /// Node ports an update dropped (a port removed, a type that needs
+    /// none) are freed.
+    async fn after_update(&self, old: &Value, new: &Value) {
+        let still = node_ports::held(new);
+        let dropped = node_ports::held(old).into_iter().filter(|p| !still.contains(p));
+        let keys: Vec<String> = dropped.map(|p| node_ports::port_key(&self.etcd_prefix, p)).collect();
+        release_all(self.storage.as_ref(), &keys).await;
     }
 
     async fn after_delete(&self, service: &Value) {
-        if let Some(ip) = allocator::held_address(service) {
-            release(self.storage.as_ref(), &allocator::address_key(&self.etcd_prefix, ip), ip).await;
-        }
+        let address =
+            allocator::held_address(service).map(|ip| allocator::address_key(&self.etcd_prefix, ip));
+        let ports = node_ports::held(service).into_iter().map(|p| node_ports::port_key(&self.etcd_prefix, p));
+        let keys: Vec<String> = address.into_iter().chain(ports).collect();
+        release_all(self.storage.as_ref(), &keys).await;
     }
 }
 
 impl Allocator {
+    /// Refuses node ports outside the range before anything is taken.
+    fn check_node_port_ranges(&self, service: &Value) -> Result<(), ApiError> {
+        let wanted = node_ports::wanted(service);
+        let given = wanted
+            .ports
+            .iter()
+            .filter_map(|(i, port)| port.map(|p| (format!("spec.ports[{i}].nodePort"), p)));
+        let health = wanted.health_check.flatten().map(|p| ("spec.healthCheckNodePort".to_string(), p));
+        let causes: Vec<Cause> = given
+            .chain(health)
+            .filter(|(_, port)| !self.node_ports.contains(*port))
+            .map(|(at, port)| node_ports::out_of_range(&at, port, &self.node_ports))
+            .collect();
+        field::refuse("Service", service, causes)
+    }
+
+    /// Takes the node ports a Service asks for and free ones for the ports
+    /// that need one, writing them in; the ports taken. Nothing stays
+    /// taken when it fails.
+    async fn allocate_node_ports(
+        &self,
+        service: &mut Value,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<u16>, ApiError> {
+        let wanted = node_ports::wanted(service);
+        let health = wanted.health_check.map(|port| ("spec.healthCheckNodePort".to_string(), None, port));
+        let ports =
+            wanted.ports.iter().map(|(i, port)| (format!("spec.ports[{i}].nodePort"), Some(*i), *port));
+        let mut taken = Vec::new();
+        for (at, index, asked) in ports.chain(health) {
+            let port = match self.take_node_port(namespace, name, asked).await {
+                Ok(Some(port)) => port,
+                Ok(None) => {
+                    let cause = match asked {
+                        Some(port) => node_ports::taken(&at, port),
+                        None => field::cause(
+                            "FieldValueInvalid",
+                            &at,
+                            "Internal error: failed to allocate a nodePort: range is full".into(),
+                        ),
+                    };
+                    let keys: Vec<String> =
+                        taken.iter().map(|p| node_ports::port_key(&self.etcd_prefix, *p)).collect();
+                    release_all(self.storage.as_ref(), &keys).await;
+                    return Err(ApiError::Invalid {
+                        kind: "Service".into(),
+                        name: name.to_string(),
+                        causes: vec![cause],
+                    });
+                }
+                Err(e) => {
+                    let keys: Vec<String> =
+                        taken.iter().map(|p| node_ports::port_key(&self.etcd_prefix, *p)).collect();
+                    release_all(self.storage.as_ref(), &keys).await;
+                    return Err(e);
+                }
+            };
+            match index {
+                Some(i) => service["spec"]["ports"][i]["nodePort"] = json!(port),
+                None => service["spec"]["healthCheckNodePort"] = json!(port),
+            }
+            taken.push(port);
+        }
+        taken.sort_unstable();
+        taken.dedup();
+        Ok(taken)
+    }
+
+    /// Takes `asked`, or a free port from a random point of the range;
+    /// None when it is another Service's (or the range is full). A port
+    /// this Service already holds (one node port for TCP and UDP) is
+    /// taken again.
+    async fn take_node_port(
+        &self,
+        namespace: &str,
+        name: &str,
+        asked: Option<i64>,
+    ) -> Result<Option<u16>, ApiError> {
+        let candidates: Vec<u16> = match asked {
+            Some(port) => u16::try_from(port).into_iter().collect(),
+            None => self.node_ports.candidates().collect(),
+        };
+        let holder = node_ports::holder(namespace, name);
+        let record = Bytes::from(serde_json::to_vec(&holder).map_err(|e| ApiError::Internal(e.to_string()))?);
+        for port in candidates {
+            let key = node_ports::port_key(&self.etcd_prefix, port);
+            match self.storage.create(&key, record.clone(), None).await {
+                Ok(_) => return Ok(Some(port)),
+                Err(StorageError::AlreadyExists { .. }) if asked.is_some() => {
+                    let current = self.storage.get(&key).await.map_err(|e| self.storage_error(e, name))?;
+                    let ours =
+                        current.and_then(|o| serde_json::from_slice::<Value>(&o.value).ok()) == Some(holder);
+                    return Ok(ours.then_some(port));
+                }
+                Err(StorageError::AlreadyExists { .. }) => {}
+                Err(e) => return Err(self.storage_error(e, name)),
+            }
+        }
+        Ok(None)
+    }
+
+    fn storage_error(&self, e: StorageError, name: &str) -> ApiError {
+        ApiError::from_storage(e, &self.resource.qualified_name(), name)
+    }
+
     /// Takes the address asked for, or the first free one from a random
     /// point of the range.
     async fn allocate(
@@ -207,12 +360,14 @@ impl Allocator {
     }
 }
 
-/// Frees a Service's cluster IP.
-async fn release(storage: &dyn Storage, key: &str, ip: Ipv4Addr) {
-    if let Err(e) = storage.delete(key, &Preconditions::default()).await
-        && !matches!(e, StorageError::NotFound { .. })
-    {
-        tracing::warn!(%ip, error = %e, "could not free a service IP");
+/// Frees a Service's cluster IP and node ports.
+async fn release_all(storage: &dyn Storage, keys: &[String]) {
+    for key in keys {
+        if let Err(e) = storage.delete(key, &Preconditions::default()).await
+            && !matches!(e, StorageError::NotFound { .. })
+        {
+            tracing::warn!(%key, error = %e, "could not free a service address or node port");
+        }
     }
 }
 
