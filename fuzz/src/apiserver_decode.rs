@@ -28,7 +28,7 @@ pub(crate) fn builtin_kinds() -> &'static [Kind] {
         let context = KindContext {
             storage: Arc::new(MemoryStorage::new()),
             etcd_prefix: "/registry".to_string(),
-            service_ips,
+            services: service_ips.into(),
         };
         kinds::builtin(&context)
     })
