@@ -36,8 +36,8 @@
 //!    messages, fields out of order, and patch facts that do not fit their field, naming the line.
 //! 3. Run `cargo run -p rtcd-apiserver-codegen`, then `cargo test -p rtcd-apiserver-codegen` and
 //!    `cargo test -p rtcd-apiserver --lib`. A type with its own JSON form beyond Time, MicroTime,
-//!    FieldsV1, IntOrString and Quantity needs a new `Type` in `protobuf/mod.rs` and in the
-//!    generator's model.
+//!    FieldsV1, IntOrString, Quantity and RawExtension needs a new `Type` in `protobuf/mod.rs` and
+//!    in the generator's model.
 
 use std::process::ExitCode;
 

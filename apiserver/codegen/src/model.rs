@@ -111,12 +111,14 @@ pub enum Elem {
     IntOrString,
     /// api/resource Quantity.
     Quantity,
+    /// runtime RawExtension (its raw bytes are an object's JSON).
+    RawExtension,
     /// Index into [`Model::messages`].
     Message(usize),
 }
 
 impl Elem {
-    const NAMED: [(&'static str, Elem); 10] = [
+    const NAMED: [(&'static str, Elem); 11] = [
         ("string", Elem::String),
         ("bytes", Elem::Bytes),
         ("bool", Elem::Bool),
@@ -127,6 +129,7 @@ impl Elem {
         ("FieldsV1", Elem::FieldsV1),
         ("IntOrString", Elem::IntOrString),
         ("Quantity", Elem::Quantity),
+        ("RawExtension", Elem::RawExtension),
     ];
 
     /// A Go struct (a message, or a type with its own JSON form): `omitempty` never omits it.

@@ -312,7 +312,7 @@ impl<'a> Request<'a> {
     ) -> Result<(), ApiError> {
         let (name, wanted, have) = (self.name, &scale["metadata"], &old["metadata"]);
         let uid = wanted["uid"].as_str().unwrap_or_default();
-        if *paths == ScalePaths::Workload && !uid.is_empty() && have["uid"].as_str() != Some(uid) {
+        if paths.is_builtin() && !uid.is_empty() && have["uid"].as_str() != Some(uid) {
             let object_uid = have["uid"].as_str().unwrap_or_default();
             return Err(ApiError::Conflict {
                 // kube names the subresource as `deployments/scale.apps`.

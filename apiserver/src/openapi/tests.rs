@@ -10,8 +10,9 @@ use super::*;
 fn resources() -> Vec<OpenApiResource> {
     use k8s_openapi::api::{
         admissionregistration::v1 as registration, apps::v1 as apps, batch::v1 as batch,
-        coordination::v1 as coordination, core::v1 as core, policy::v1 as policy, rbac::v1 as rbac,
-        scheduling::v1 as scheduling,
+        coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
+        networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
+        scheduling::v1 as scheduling, storage::v1 as storage,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -42,6 +43,20 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<registration::ValidatingWebhookConfiguration>(&[]),
         OpenApiResource::of::<registration::ValidatingAdmissionPolicy>(&["status"]),
         OpenApiResource::of::<registration::ValidatingAdmissionPolicyBinding>(&[]),
+        OpenApiResource::of::<core::PodTemplate>(&[]),
+        OpenApiResource::of::<core::ReplicationController>(&["status", "scale"]),
+        OpenApiResource::of::<core::PersistentVolumeClaim>(&["status"]),
+        OpenApiResource::of::<core::PersistentVolume>(&["status"]),
+        OpenApiResource::of::<apps::ControllerRevision>(&[]),
+        OpenApiResource::of::<discovery::EndpointSlice>(&[]),
+        OpenApiResource::of::<networking::NetworkPolicy>(&[]),
+        OpenApiResource::of::<networking::Ingress>(&["status"]),
+        OpenApiResource::of::<networking::IngressClass>(&[]),
+        OpenApiResource::of::<node::RuntimeClass>(&[]),
+        OpenApiResource::of::<storage::StorageClass>(&[]),
+        OpenApiResource::of::<storage::CSIDriver>(&[]),
+        OpenApiResource::of::<storage::CSINode>(&[]),
+        OpenApiResource::of::<storage::VolumeAttachment>(&["status"]),
     ]
 }
 
@@ -57,15 +72,19 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 8] = [
+const GROUP_VERSIONS: [&str; 12] = [
     "api/v1",
     "apis/admissionregistration.k8s.io/v1",
     "apis/apps/v1",
     "apis/batch/v1",
     "apis/coordination.k8s.io/v1",
+    "apis/discovery.k8s.io/v1",
+    "apis/networking.k8s.io/v1",
+    "apis/node.k8s.io/v1",
     "apis/policy/v1",
     "apis/rbac.authorization.k8s.io/v1",
     "apis/scheduling.k8s.io/v1",
+    "apis/storage.k8s.io/v1",
 ];
 
 type Row =
@@ -157,6 +176,44 @@ fn resource_table() {
             "validatingadmissionpolicybindings",
             false,
             &[],
+        ),
+        ("", "v1", "PodTemplate", "PodTemplateList", "podtemplates", true, &[]),
+        (
+            "",
+            "v1",
+            "ReplicationController",
+            "ReplicationControllerList",
+            "replicationcontrollers",
+            true,
+            &["status", "scale"],
+        ),
+        (
+            "",
+            "v1",
+            "PersistentVolumeClaim",
+            "PersistentVolumeClaimList",
+            "persistentvolumeclaims",
+            true,
+            &["status"],
+        ),
+        ("", "v1", "PersistentVolume", "PersistentVolumeList", "persistentvolumes", false, &["status"]),
+        ("apps", "v1", "ControllerRevision", "ControllerRevisionList", "controllerrevisions", true, &[]),
+        ("discovery.k8s.io", "v1", "EndpointSlice", "EndpointSliceList", "endpointslices", true, &[]),
+        ("networking.k8s.io", "v1", "NetworkPolicy", "NetworkPolicyList", "networkpolicies", true, &[]),
+        ("networking.k8s.io", "v1", "Ingress", "IngressList", "ingresses", true, &["status"]),
+        ("networking.k8s.io", "v1", "IngressClass", "IngressClassList", "ingressclasses", false, &[]),
+        ("node.k8s.io", "v1", "RuntimeClass", "RuntimeClassList", "runtimeclasses", false, &[]),
+        ("storage.k8s.io", "v1", "StorageClass", "StorageClassList", "storageclasses", false, &[]),
+        ("storage.k8s.io", "v1", "CSIDriver", "CSIDriverList", "csidrivers", false, &[]),
+        ("storage.k8s.io", "v1", "CSINode", "CSINodeList", "csinodes", false, &[]),
+        (
+            "storage.k8s.io",
+            "v1",
+            "VolumeAttachment",
+            "VolumeAttachmentList",
+            "volumeattachments",
+            false,
+            &["status"],
         ),
     ];
     assert_eq!(table, expected);

@@ -21,8 +21,9 @@
 //!   `ProbeHandler` in `Probe`) are flattened into their parent;
 //! * `Time` is RFC 3339 in seconds (`2006-01-02T15:04:05Z`), `MicroTime` in microseconds,
 //!   `IntOrString` an int or a string, `Quantity` its string as sent (Go clients send the
-//!   canonical form; it is not re-canonicalised here), bytes are standard base64, `FieldsV1` its
-//!   JSON; strings that are not UTF-8 get U+FFFD, as Go's JSON encoder writes them.
+//!   canonical form; it is not re-canonicalised here), bytes are standard base64, `FieldsV1` and
+//!   `RawExtension` the JSON their raw bytes hold; strings that are not UTF-8 get U+FFFD, as Go's
+//!   JSON encoder writes them.
 //!
 //! Decoding follows the Go code generated for these types: unknown fields are skipped, the last
 //! value of a repeated singular field wins, repeated occurrences of a message field are merged,
@@ -210,6 +211,8 @@ pub(crate) enum Type {
     IntOrString,
     /// api/resource Quantity: its string.
     Quantity,
+    /// runtime RawExtension: its raw bytes are an object's JSON (ControllerRevision's `data`).
+    RawExtension,
 }
 
 /// Single, list or map.
@@ -444,12 +447,12 @@ fn decode_message(
                         Presence::Always if last.is_none() && matches!(ty, Type::Bytes) => continue,
                         _ => {}
                     }
-                    // IntOrString and FieldsV1 are ordinary messages in Go: repeated occurrences
-                    // merge, which is decoding their concatenation. Time, MicroTime and Quantity
-                    // decode each occurrence afresh: the last one wins, as for scalars.
+                    // IntOrString, FieldsV1 and RawExtension are ordinary messages in Go: repeated
+                    // occurrences merge, which is decoding their concatenation. Time, MicroTime and
+                    // Quantity decode each occurrence afresh: the last one wins, as for scalars.
                     let merged: Vec<u8>;
                     let last = match ty {
-                        Type::IntOrString | Type::FieldsV1 if slot.values.len() > 1 => {
+                        Type::IntOrString | Type::FieldsV1 | Type::RawExtension if slot.values.len() > 1 => {
                             merged = slot
                                 .values
                                 .iter()
@@ -521,6 +524,7 @@ fn to_json(
         Type::FieldsV1 => fields_v1(bytes).map_err(invalid)?,
         Type::IntOrString => int_or_string(bytes).map_err(invalid)?,
         Type::Quantity => quantity(bytes).map_err(invalid)?,
+        Type::RawExtension => raw_extension(bytes).map_err(invalid)?,
     })
 }
 
@@ -598,6 +602,18 @@ fn fields_v1(data: Option<&[u8]>) -> Result<Value, String> {
     match raw {
         Some(Raw::Len(raw)) if !raw.is_empty() => serde_json::from_slice(raw)
             .map_err(|e| format!("fieldsV1 is not JSON (only JSON managed fields are supported): {e}")),
+        _ => Ok(Value::Null),
+    }
+}
+
+/// runtime RawExtension {raw = 1}: Go writes the raw bytes as they are, which for an object a
+/// client sends (the patch a ControllerRevision's `data` holds) is its JSON; none is null. Bytes
+/// that are not JSON (an object in protobuf) are an error.
+fn raw_extension(data: Option<&[u8]>) -> Result<Value, String> {
+    let [raw] = scalars(data.unwrap_or_default(), [(1, LEN)]).map_err(str::to_owned)?;
+    match raw {
+        Some(Raw::Len(raw)) if !raw.is_empty() => serde_json::from_slice(raw)
+            .map_err(|e| format!("the raw extension is not JSON (only JSON objects are supported): {e}")),
         _ => Ok(Value::Null),
     }
 }

@@ -12,7 +12,7 @@ use k8s_pb::api::core::v1 as core;
 use k8s_pb::api::policy::v1 as policy;
 use k8s_pb::apimachinery::pkg::api::resource::Quantity;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
-use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
+use k8s_pb::apimachinery::pkg::runtime::{RawExtension, TypeMeta, Unknown};
 use k8s_pb::apimachinery::pkg::util::intstr::IntOrString;
 use prost::Message as _;
 use serde_json::{Value, json};
@@ -1194,6 +1194,49 @@ fn pod_disruption_budget() {
 
 /// Fields newer than k8s-pb 0.9 (Kubernetes 1.35) decode too: PodSpec.schedulingGroup (43).
 #[test]
+fn controller_revision_data_is_the_raw_json() {
+    // what the StatefulSet controller stores: the patch that restores the pod template, as JSON
+    let patch = br#"{"spec":{"template":{"$patch":"replace","metadata":{"labels":{"app":"web"}}}}}"#;
+    let revision = |data| apps::ControllerRevision { metadata: meta("web-7d4b9c"), data, revision: Some(2) };
+    let raw = |bytes: &[u8]| Some(RawExtension { raw: Some(bytes.to_vec()) });
+    assert_eq!(
+        decoded("apps/v1", "ControllerRevision", &revision(raw(patch))),
+        json!({
+            "apiVersion": "apps/v1",
+            "kind": "ControllerRevision",
+            "metadata": {"name": "web-7d4b9c"},
+            "data": {"spec": {"template": {"$patch": "replace", "metadata": {"labels": {"app": "web"}}}}},
+            "revision": 2,
+        })
+    );
+    // any JSON value is written as it is; no data (or empty raw bytes) is Go's null, so left out
+    assert_eq!(
+        decoded("apps/v1", "ControllerRevision", &revision(raw(b"[1, \"a\"]")))["data"],
+        json!([1, "a"])
+    );
+    let without = decoded("apps/v1", "ControllerRevision", &revision(None));
+    assert_eq!(
+        without,
+        json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "web-7d4b9c"}, "revision": 2})
+    );
+    assert_eq!(decoded("apps/v1", "ControllerRevision", &revision(raw(b""))), without);
+    // data twice: the occurrences merge, so the last raw wins
+    let mut twice = len_field(1, &meta::ObjectMeta { name: s("r"), ..Default::default() }.encode_to_vec());
+    twice.extend(len_field(2, &len_field(1, br#"{"a":1}"#)));
+    twice.extend(len_field(2, &len_field(1, br#"{"b":2}"#)));
+    assert_eq!(decode(&body("apps/v1", "ControllerRevision", twice)).unwrap()["data"], json!({"b": 2}));
+    // bytes that are not JSON (an object in protobuf) are an error
+    let e = err(&encode("apps/v1", "ControllerRevision", &revision(raw(b"k8s\0\x0a\x00"))));
+    assert!(matches!(e, ProtobufError::Invalid { field: "data", .. }), "{e}");
+    assert!(
+        e.to_string().starts_with(
+            "invalid data in k8s.io.api.apps.v1.ControllerRevision: the raw extension is not JSON"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn fields_newer_than_k8s_pb() {
     let mut spec = core::PodSpec {
         containers: vec![core::Container { name: s("c"), image: s("nginx"), ..Default::default() }],
@@ -1259,10 +1302,10 @@ fn bad_bodies_are_errors() {
     assert!(matches!(err(&body("", "Namespace", vec![])), ProtobufError::MissingTypeMeta("apiVersion")));
     assert!(matches!(err(&body("v1", "", vec![])), ProtobufError::MissingTypeMeta("kind")));
     // a kind not served as protobuf
-    let e = err(&body("v1", "ReplicationController", vec![]));
+    let e = err(&body("v1", "ComponentStatus", vec![]));
     assert_eq!(
         e.to_string(),
-        "protobuf bodies of kind ReplicationController in v1 are not supported (JSON bodies are)"
+        "protobuf bodies of kind ComponentStatus in v1 are not supported (JSON bodies are)"
     );
     // a known kind in another group version
     assert!(matches!(

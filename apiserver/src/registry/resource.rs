@@ -90,6 +90,13 @@ impl Resource {
         self
     }
 
+    /// The scale subresource of ReplicationControllers (`.spec.replicas`,
+    /// a plain label map as selector).
+    pub fn with_controller_scale(mut self) -> Self {
+        self.scale = Some(ScalePaths::ReplicationController);
+        self
+    }
+
     pub fn with_ttl(mut self, seconds: i64) -> Self {
         self.ttl_seconds = Some(seconds);
         self

@@ -24,6 +24,9 @@ pub enum ScalePaths {
     /// Deployments, ReplicaSets and StatefulSets: `.spec.replicas`,
     /// `.status.replicas`, and `.spec.selector` (a LabelSelector) printed.
     Workload,
+    /// ReplicationControllers: as a workload, but `.spec.selector` is a plain
+    /// map of labels.
+    ReplicationController,
     /// A custom resource: the paths its CRD names (`.spec.replicas`); the
     /// selector, when named, is text its controller keeps up to date.
     Custom { spec_replicas: String, status_replicas: String, label_selector: Option<String> },
@@ -41,16 +44,22 @@ impl ScalePaths {
         })
     }
 
+    /// Whether this is one of kube's own kinds (checked as kube's workload
+    /// scale handlers check, not as a custom resource's).
+    pub fn is_builtin(&self) -> bool {
+        !matches!(self, ScalePaths::Custom { .. })
+    }
+
     fn spec_replicas(&self) -> &str {
         match self {
-            ScalePaths::Workload => ".spec.replicas",
+            ScalePaths::Workload | ScalePaths::ReplicationController => ".spec.replicas",
             ScalePaths::Custom { spec_replicas, .. } => spec_replicas,
         }
     }
 
     fn status_replicas(&self) -> &str {
         match self {
-            ScalePaths::Workload => ".status.replicas",
+            ScalePaths::Workload | ScalePaths::ReplicationController => ".status.replicas",
             ScalePaths::Custom { status_replicas, .. } => status_replicas,
         }
     }
@@ -60,6 +69,9 @@ impl ScalePaths {
     fn selector(&self, object: &Value) -> Result<String, String> {
         match self {
             ScalePaths::Workload => Ok(label_selector::to_text(&object["spec"]["selector"])),
+            ScalePaths::ReplicationController => {
+                Ok(label_selector::to_text(&serde_json::json!({"matchLabels": object["spec"]["selector"]})))
+            }
             ScalePaths::Custom { label_selector: None, .. } => Ok(String::new()),
             ScalePaths::Custom { label_selector: Some(path), .. } => match nested(object, path)? {
                 None => Ok(String::new()),
@@ -127,7 +139,7 @@ pub fn requested_replicas(paths: &ScalePaths, scale: &Value) -> Result<i64, ApiE
             paths.spec_replicas()
         )));
     }
-    if *paths == ScalePaths::Workload && replicas < 0 {
+    if paths.is_builtin() && replicas < 0 {
         return Err(ApiError::Invalid {
             kind: "Scale.autoscaling".into(),
             name: scale["metadata"]["name"].as_str().unwrap_or_default().to_string(),

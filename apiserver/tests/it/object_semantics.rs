@@ -1,7 +1,8 @@
 //! kube's object semantics as clients see them, on rtcd and on etcd, with
 //! real kubectl and the official Python client: what the server defaults
 //! in workloads and Services (node ports included), what a DELETE answers (the deleted object for
-//! the kinds kube returns it for, graceful deletion of pods).
+//! the kinds kube returns it for, graceful deletion of pods), and the kinds
+//! install manifests name beside workloads (networking, storage, node).
 
 use serde_json::{Value, json};
 
@@ -249,12 +250,254 @@ print(json.dumps({"type": type(gone).__name__, "name": gone.metadata.name,
     assert_eq!(result, json!({"type": "V1Pod", "name": "typed", "pull": "Always"}));
 }
 
+/// A manifest of the kinds an install names beside its workloads, applied
+/// twice (the second apply patches), listed as kube prints them.
+const MANIFEST: &str = r#"
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+  annotations: {ingressclass.kubernetes.io/is-default-class: "true"}
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: default}
+spec:
+  ingressClassName: nginx
+  tls: [{hosts: [web.example.com], secretName: web-tls}]
+  rules:
+  - host: web.example.com
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: db, namespace: default}
+spec:
+  podSelector: {matchLabels: {app: db}}
+  ingress:
+  - from: [{podSelector: {matchLabels: {app: web}}}]
+    ports: [{port: 5432}]
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: fast
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: ebs.csi.aws.com
+allowVolumeExpansion: true
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-1}
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: fast
+  hostPath: {path: /srv/pv-1}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: default}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: fast
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
+---
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: worker, namespace: default}
+template:
+  metadata: {labels: {app: worker}}
+  spec:
+    containers: [{name: w, image: busybox:1.36}]
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: legacy, namespace: default}
+spec:
+  template:
+    metadata: {labels: {app: legacy}}
+    spec:
+      containers: [{name: c, image: nginx:1.27}]
+---
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata: {name: web-7d9, namespace: default}
+data: {spec: {template: {metadata: {labels: {app: web}}}}}
+revision: 1
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-abc12, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{port: 80}]
+endpoints: [{addresses: [10.0.0.7]}]
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: {name: ebs.csi.aws.com}
+spec: {}
+"#;
+
+fn install_kinds_are_served(api: &ApiServer) {
+    let first = api.ok_stdin(&["apply", "--server-side", "-f", "-"], MANIFEST);
+    for made in [
+        "ingressclass.networking.k8s.io/nginx serverside-applied",
+        "ingress.networking.k8s.io/web serverside-applied",
+        "networkpolicy.networking.k8s.io/db serverside-applied",
+        "storageclass.storage.k8s.io/fast serverside-applied",
+        "persistentvolume/pv-1 serverside-applied",
+        "persistentvolumeclaim/data serverside-applied",
+        "runtimeclass.node.k8s.io/gvisor serverside-applied",
+        "podtemplate/worker serverside-applied",
+        "replicationcontroller/legacy serverside-applied",
+        "controllerrevision.apps/web-7d9 serverside-applied",
+        "endpointslice.discovery.k8s.io/web-abc12 serverside-applied",
+        "csidriver.storage.k8s.io/ebs.csi.aws.com serverside-applied",
+    ] {
+        assert!(first.contains(made), "{made} in:\n{first}");
+    }
+    // Client-side apply over it: kubectl's strategic merge patches.
+    let changed = MANIFEST.replace("allowVolumeExpansion: true", "allowVolumeExpansion: false");
+    api.ok_stdin(&["apply", "-f", "-"], &changed);
+    assert_eq!(get(api, &["storageclass", "fast"])["allowVolumeExpansion"], false);
+
+    // Defaults as kube's.
+    assert_eq!(get(api, &["storageclass", "fast"])["reclaimPolicy"], "Delete");
+    assert_eq!(get(api, &["ingressclass", "nginx"])["spec"]["parameters"]["scope"], "Cluster");
+    let policy = get(api, &["networkpolicy", "db"]);
+    assert_eq!(policy["spec"]["policyTypes"], json!(["Ingress"]));
+    assert_eq!(policy["spec"]["ingress"][0]["ports"][0]["protocol"], "TCP");
+    let pv = get(api, &["pv", "pv-1"]);
+    assert_eq!(
+        (pv["spec"]["persistentVolumeReclaimPolicy"].as_str(), pv["status"]["phase"].as_str()),
+        (Some("Retain"), Some("Pending"))
+    );
+    assert!(pv["status"]["lastPhaseTransitionTime"].is_string(), "{pv}");
+    let claim = get(api, &["pvc", "data"]);
+    assert_eq!(
+        (claim["spec"]["volumeMode"].as_str(), claim["status"]["phase"].as_str()),
+        (Some("Filesystem"), Some("Pending"))
+    );
+    assert_eq!(get(api, &["podtemplate", "worker"])["template"]["spec"]["dnsPolicy"], "ClusterFirst");
+    let rc = get(api, &["rc", "legacy"]);
+    assert_eq!(
+        (rc["spec"]["selector"].clone(), rc["spec"]["replicas"].clone()),
+        (json!({"app": "legacy"}), json!(1))
+    );
+    assert_eq!(
+        get(api, &["endpointslice", "web-abc12"])["ports"][0],
+        json!({"name": "", "port": 80, "protocol": "TCP"})
+    );
+    assert_eq!(get(api, &["csidriver", "ebs.csi.aws.com"])["spec"]["attachRequired"], true);
+    api.ok(&["scale", "rc", "legacy", "--replicas=3"]);
+    let scale =
+        json(&api.ok(&["get", "--raw", "/api/v1/namespaces/default/replicationcontrollers/legacy/scale"]));
+    assert_eq!(
+        (scale["spec"]["replicas"].clone(), scale["status"]["selector"].clone()),
+        (json!(3), json!("app=legacy"))
+    );
+
+    // Printed as kube prints them.
+    let table = api.ok(&[
+        "get",
+        "ingress,netpol,pvc,podtemplate,rc,controllerrevision,endpointslice",
+        "-n",
+        "default",
+    ]);
+    for row in [
+        "web.example.com",
+        "80, 443",
+        "app=db",
+        "Pending",
+        "fast",
+        "app=worker",
+        "busybox:1.36",
+        "legacy",
+        "<none>",
+        "10.0.0.7",
+    ] {
+        assert!(table.contains(row), "{row} in:\n{table}");
+    }
+    let table = api.ok(&["get", "sc,ingressclass,runtimeclass,pv"]);
+    for row in [
+        "fast (default)",
+        "ebs.csi.aws.com",
+        "Immediate",
+        "k8s.io/ingress-nginx",
+        "IngressParameters.k8s.example.com/external-lb",
+        "runsc",
+        "RWO",
+        "Retain",
+    ] {
+        assert!(table.contains(row), "{row} in:\n{table}");
+    }
+    let resources = api.ok(&["api-resources", "--no-headers"]);
+    for (name, short) in [
+        ("ingresses", "ing"),
+        ("networkpolicies", "netpol"),
+        ("storageclasses", "sc"),
+        ("persistentvolumeclaims", "pvc"),
+        ("persistentvolumes", "pv"),
+    ] {
+        let line = resources
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}:\n{resources}"));
+        assert!(line.split_whitespace().nth(1) == Some(short), "{line}");
+    }
+
+    // kube's refusals, and nothing stored.
+    let bad = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: bad}\nspec:\n  rules:\n  - http:\n      paths:\n      - {path: /, backend: {service: {name: web, port: {number: 80}}}}\n";
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], bad);
+    assert!(
+        !ok && stderr
+            .contains("spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = api
+        .kubectl_in(&["patch", "storageclass", "fast", "-p", r#"{"provisioner":"other.example.com"}"#], "");
+    assert!(
+        !ok && stderr.contains("provisioner: Forbidden: updates to provisioner are forbidden."),
+        "{stderr}"
+    );
+    assert_eq!(get(api, &["storageclass", "fast"])["provisioner"], "ebs.csi.aws.com");
+
+    // The official client reads them typed.
+    let script = r#"
+import json
+from kubernetes import client, config
+config.load_kube_config()
+net = client.NetworkingV1Api()
+ingress = net.read_namespaced_ingress("web", "default")
+policies = net.list_namespaced_network_policy("default").items
+claim = client.CoreV1Api().delete_namespaced_persistent_volume_claim("data", "default")
+print(json.dumps({"backend": ingress.spec.rules[0].http.paths[0].backend.service.name,
+    "policies": [p.metadata.name for p in policies], "deleted": type(claim).__name__}))
+"#;
+    let out = api.python(script, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let result = json(String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default());
+    assert_eq!(result, json!({"backend": "web", "policies": ["db"], "deleted": "V1PersistentVolumeClaim"}));
+}
+
 async fn object_semantics(backend: Backend) {
     let api = ApiServer::start(backend).await;
     workloads_are_defaulted(&api);
     services_are_defaulted(&api);
     services_get_node_ports(&api);
     deletes_answer_as_kube_does(&api).await;
+    install_kinds_are_served(&api);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -68,6 +68,7 @@ fn ty(model: &Model, elem: Elem) -> String {
         Elem::FieldsV1 => "FieldsV1",
         Elem::IntOrString => "IntOrString",
         Elem::Quantity => "Quantity",
+        Elem::RawExtension => "RawExtension",
     };
     format!("Type::{name}")
 }

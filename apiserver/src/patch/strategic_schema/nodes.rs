@@ -22,10 +22,15 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("", "Node", &CORE_V1_NODE),
     ("", "LimitRange", &CORE_V1_LIMIT_RANGE),
     ("", "ResourceQuota", &CORE_V1_RESOURCE_QUOTA),
+    ("", "PodTemplate", &CORE_V1_POD_TEMPLATE),
+    ("", "ReplicationController", &CORE_V1_REPLICATION_CONTROLLER),
+    ("", "PersistentVolumeClaim", &CORE_V1_PERSISTENT_VOLUME_CLAIM),
+    ("", "PersistentVolume", &CORE_V1_PERSISTENT_VOLUME),
     ("apps", "Deployment", &APPS_V1_DEPLOYMENT),
     ("apps", "ReplicaSet", &APPS_V1_REPLICA_SET),
     ("apps", "StatefulSet", &APPS_V1_STATEFUL_SET),
     ("apps", "DaemonSet", &APPS_V1_DAEMON_SET),
+    ("apps", "ControllerRevision", &APPS_V1_CONTROLLER_REVISION),
     ("batch", "Job", &BATCH_V1_JOB),
     ("batch", "CronJob", &BATCH_V1_CRON_JOB),
     ("coordination.k8s.io", "Lease", &COORDINATION_V1_LEASE),
@@ -40,6 +45,15 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", &ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", &ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", &ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_BINDING),
+    ("networking.k8s.io", "NetworkPolicy", &NETWORKING_V1_NETWORK_POLICY),
+    ("networking.k8s.io", "Ingress", &NETWORKING_V1_INGRESS),
+    ("networking.k8s.io", "IngressClass", &NETWORKING_V1_INGRESS_CLASS),
+    ("storage.k8s.io", "StorageClass", &STORAGE_V1_STORAGE_CLASS),
+    ("storage.k8s.io", "CSIDriver", &STORAGE_V1_CSI_DRIVER),
+    ("storage.k8s.io", "CSINode", &STORAGE_V1_CSI_NODE),
+    ("storage.k8s.io", "VolumeAttachment", &STORAGE_V1_VOLUME_ATTACHMENT),
+    ("node.k8s.io", "RuntimeClass", &NODE_V1_RUNTIME_CLASS),
+    ("discovery.k8s.io", "EndpointSlice", &DISCOVERY_V1_ENDPOINT_SLICE),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -180,6 +194,13 @@ pub(crate) static ADMISSIONREGISTRATION_V1_VARIABLE: TypeNode = TypeNode {
 pub(crate) static ADMISSIONREGISTRATION_V1_WEBHOOK_CLIENT_CONFIG: TypeNode = TypeNode {
     name: "WebhookClientConfig",
     fields: &[],
+};
+
+pub(crate) static APPS_V1_CONTROLLER_REVISION: TypeNode = TypeNode {
+    name: "ControllerRevision",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
 };
 
 pub(crate) static APPS_V1_DAEMON_SET: TypeNode = TypeNode {
@@ -578,6 +599,11 @@ pub(crate) static CORE_V1_AZURE_DISK_VOLUME_SOURCE: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_AZURE_FILE_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "AzureFilePersistentVolumeSource",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_AZURE_FILE_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "AzureFileVolumeSource",
     fields: &[],
@@ -588,8 +614,18 @@ pub(crate) static CORE_V1_CAPABILITIES: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_CEPH_FS_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "CephFSPersistentVolumeSource",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_CEPH_FS_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "CephFSVolumeSource",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_CINDER_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "CinderPersistentVolumeSource",
     fields: &[],
 };
 
@@ -710,6 +746,11 @@ pub(crate) static CORE_V1_CONTAINER_STATUS: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_CONTAINER_USER: TypeNode = TypeNode {
     name: "ContainerUser",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_CSI_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "CSIPersistentVolumeSource",
     fields: &[],
 };
 
@@ -844,6 +885,11 @@ pub(crate) static CORE_V1_FILE_KEY_SELECTOR: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_FLEX_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "FlexPersistentVolumeSource",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_FLEX_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "FlexVolumeSource",
     fields: &[],
@@ -861,6 +907,11 @@ pub(crate) static CORE_V1_GCE_PERSISTENT_DISK_VOLUME_SOURCE: TypeNode = TypeNode
 
 pub(crate) static CORE_V1_GIT_REPO_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "GitRepoVolumeSource",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_GLUSTERFS_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "GlusterfsPersistentVolumeSource",
     fields: &[],
 };
 
@@ -906,6 +957,11 @@ pub(crate) static CORE_V1_IMAGE_VOLUME_SOURCE: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_IMAGE_VOLUME_STATUS: TypeNode = TypeNode {
     name: "ImageVolumeStatus",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_ISCSI_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "ISCSIPersistentVolumeSource",
     fields: &[],
 };
 
@@ -963,6 +1019,11 @@ pub(crate) static CORE_V1_LOAD_BALANCER_STATUS: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_LOCAL_OBJECT_REFERENCE: TypeNode = TypeNode {
     name: "LocalObjectReference",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_LOCAL_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "LocalVolumeSource",
     fields: &[],
 };
 
@@ -1128,6 +1189,13 @@ pub(crate) static CORE_V1_OBJECT_REFERENCE: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_PERSISTENT_VOLUME: TypeNode = TypeNode {
+    name: "PersistentVolume",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
 pub(crate) static CORE_V1_PERSISTENT_VOLUME_CLAIM: TypeNode = TypeNode {
     name: "PersistentVolumeClaim",
     fields: &[
@@ -1163,6 +1231,21 @@ pub(crate) static CORE_V1_PERSISTENT_VOLUME_CLAIM_TEMPLATE: TypeNode = TypeNode 
 
 pub(crate) static CORE_V1_PERSISTENT_VOLUME_CLAIM_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "PersistentVolumeClaimVolumeSource",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "PersistentVolumeSource",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_PERSISTENT_VOLUME_SPEC: TypeNode = TypeNode {
+    name: "PersistentVolumeSpec",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_PERSISTENT_VOLUME_STATUS: TypeNode = TypeNode {
+    name: "PersistentVolumeStatus",
     fields: &[],
 };
 
@@ -1291,6 +1374,14 @@ pub(crate) static CORE_V1_POD_STATUS: TypeNode = TypeNode {
     ],
 };
 
+pub(crate) static CORE_V1_POD_TEMPLATE: TypeNode = TypeNode {
+    name: "PodTemplate",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "template", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&CORE_V1_POD_TEMPLATE_SPEC) },
+    ],
+};
+
 pub(crate) static CORE_V1_POD_TEMPLATE_SPEC: TypeNode = TypeNode {
     name: "PodTemplateSpec",
     fields: &[
@@ -1341,9 +1432,42 @@ pub(crate) static CORE_V1_QUOBYTE_VOLUME_SOURCE: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_RBD_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "RBDPersistentVolumeSource",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_RBD_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "RBDVolumeSource",
     fields: &[],
+};
+
+pub(crate) static CORE_V1_REPLICATION_CONTROLLER: TypeNode = TypeNode {
+    name: "ReplicationController",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "spec", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&CORE_V1_REPLICATION_CONTROLLER_SPEC) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&CORE_V1_REPLICATION_CONTROLLER_STATUS) },
+    ],
+};
+
+pub(crate) static CORE_V1_REPLICATION_CONTROLLER_CONDITION: TypeNode = TypeNode {
+    name: "ReplicationControllerCondition",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_REPLICATION_CONTROLLER_SPEC: TypeNode = TypeNode {
+    name: "ReplicationControllerSpec",
+    fields: &[
+        FieldMeta { name: "template", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&CORE_V1_POD_TEMPLATE_SPEC) },
+    ],
+};
+
+pub(crate) static CORE_V1_REPLICATION_CONTROLLER_STATUS: TypeNode = TypeNode {
+    name: "ReplicationControllerStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
+    ],
 };
 
 pub(crate) static CORE_V1_RESOURCE_CLAIM: TypeNode = TypeNode {
@@ -1388,6 +1512,11 @@ pub(crate) static CORE_V1_RESOURCE_STATUS: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_SCALE_IO_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "ScaleIOPersistentVolumeSource",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_SCALE_IO_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "ScaleIOVolumeSource",
     fields: &[],
@@ -1427,6 +1556,11 @@ pub(crate) static CORE_V1_SECRET_KEY_SELECTOR: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_SECRET_PROJECTION: TypeNode = TypeNode {
     name: "SecretProjection",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_SECRET_REFERENCE: TypeNode = TypeNode {
+    name: "SecretReference",
     fields: &[],
 };
 
@@ -1496,6 +1630,11 @@ pub(crate) static CORE_V1_SLEEP_ACTION: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_STORAGE_OS_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNode {
+    name: "StorageOSPersistentVolumeSource",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_STORAGE_OS_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "StorageOSVolumeSource",
     fields: &[],
@@ -1518,6 +1657,16 @@ pub(crate) static CORE_V1_TCP_SOCKET_ACTION: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_TOLERATION: TypeNode = TypeNode {
     name: "Toleration",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_TOPOLOGY_SELECTOR_LABEL_REQUIREMENT: TypeNode = TypeNode {
+    name: "TopologySelectorLabelRequirement",
+    fields: &[],
+};
+
+pub(crate) static CORE_V1_TOPOLOGY_SELECTOR_TERM: TypeNode = TypeNode {
+    name: "TopologySelectorTerm",
     fields: &[],
 };
 
@@ -1570,6 +1719,11 @@ pub(crate) static CORE_V1_VOLUME_MOUNT_STATUS: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static CORE_V1_VOLUME_NODE_AFFINITY: TypeNode = TypeNode {
+    name: "VolumeNodeAffinity",
+    fields: &[],
+};
+
 pub(crate) static CORE_V1_VOLUME_PROJECTION: TypeNode = TypeNode {
     name: "VolumeProjection",
     fields: &[],
@@ -1604,6 +1758,43 @@ pub(crate) static CORE_V1_WEIGHTED_POD_AFFINITY_TERM: TypeNode = TypeNode {
 
 pub(crate) static CORE_V1_WINDOWS_SECURITY_CONTEXT_OPTIONS: TypeNode = TypeNode {
     name: "WindowsSecurityContextOptions",
+    fields: &[],
+};
+
+pub(crate) static DISCOVERY_V1_ENDPOINT: TypeNode = TypeNode {
+    name: "Endpoint",
+    fields: &[],
+};
+
+pub(crate) static DISCOVERY_V1_ENDPOINT_CONDITIONS: TypeNode = TypeNode {
+    name: "EndpointConditions",
+    fields: &[],
+};
+
+pub(crate) static DISCOVERY_V1_ENDPOINT_HINTS: TypeNode = TypeNode {
+    name: "EndpointHints",
+    fields: &[],
+};
+
+pub(crate) static DISCOVERY_V1_ENDPOINT_PORT: TypeNode = TypeNode {
+    name: "EndpointPort",
+    fields: &[],
+};
+
+pub(crate) static DISCOVERY_V1_ENDPOINT_SLICE: TypeNode = TypeNode {
+    name: "EndpointSlice",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static DISCOVERY_V1_FOR_NODE: TypeNode = TypeNode {
+    name: "ForNode",
+    fields: &[],
+};
+
+pub(crate) static DISCOVERY_V1_FOR_ZONE: TypeNode = TypeNode {
+    name: "ForZone",
     fields: &[],
 };
 
@@ -1647,6 +1838,149 @@ pub(crate) static META_V1_OWNER_REFERENCE: TypeNode = TypeNode {
 
 pub(crate) static META_V1_PRECONDITIONS: TypeNode = TypeNode {
     name: "Preconditions",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_HTTP_INGRESS_PATH: TypeNode = TypeNode {
+    name: "HTTPIngressPath",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_HTTP_INGRESS_RULE_VALUE: TypeNode = TypeNode {
+    name: "HTTPIngressRuleValue",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS: TypeNode = TypeNode {
+    name: "Ingress",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_BACKEND: TypeNode = TypeNode {
+    name: "IngressBackend",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_CLASS: TypeNode = TypeNode {
+    name: "IngressClass",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_CLASS_PARAMETERS_REFERENCE: TypeNode = TypeNode {
+    name: "IngressClassParametersReference",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_CLASS_SPEC: TypeNode = TypeNode {
+    name: "IngressClassSpec",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_LOAD_BALANCER_INGRESS: TypeNode = TypeNode {
+    name: "IngressLoadBalancerIngress",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_LOAD_BALANCER_STATUS: TypeNode = TypeNode {
+    name: "IngressLoadBalancerStatus",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_PORT_STATUS: TypeNode = TypeNode {
+    name: "IngressPortStatus",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_RULE: TypeNode = TypeNode {
+    name: "IngressRule",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_RULE_VALUE: TypeNode = TypeNode {
+    name: "IngressRuleValue",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_SERVICE_BACKEND: TypeNode = TypeNode {
+    name: "IngressServiceBackend",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_SPEC: TypeNode = TypeNode {
+    name: "IngressSpec",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_STATUS: TypeNode = TypeNode {
+    name: "IngressStatus",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_INGRESS_TLS: TypeNode = TypeNode {
+    name: "IngressTLS",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_IP_BLOCK: TypeNode = TypeNode {
+    name: "IPBlock",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_NETWORK_POLICY: TypeNode = TypeNode {
+    name: "NetworkPolicy",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static NETWORKING_V1_NETWORK_POLICY_EGRESS_RULE: TypeNode = TypeNode {
+    name: "NetworkPolicyEgressRule",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_NETWORK_POLICY_INGRESS_RULE: TypeNode = TypeNode {
+    name: "NetworkPolicyIngressRule",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_NETWORK_POLICY_PEER: TypeNode = TypeNode {
+    name: "NetworkPolicyPeer",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_NETWORK_POLICY_PORT: TypeNode = TypeNode {
+    name: "NetworkPolicyPort",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_NETWORK_POLICY_SPEC: TypeNode = TypeNode {
+    name: "NetworkPolicySpec",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_SERVICE_BACKEND_PORT: TypeNode = TypeNode {
+    name: "ServiceBackendPort",
+    fields: &[],
+};
+
+pub(crate) static NODE_V1_OVERHEAD: TypeNode = TypeNode {
+    name: "Overhead",
+    fields: &[],
+};
+
+pub(crate) static NODE_V1_RUNTIME_CLASS: TypeNode = TypeNode {
+    name: "RuntimeClass",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static NODE_V1_SCHEDULING: TypeNode = TypeNode {
+    name: "Scheduling",
     fields: &[],
 };
 
@@ -1771,4 +2105,98 @@ pub(crate) static SCHEDULING_V1_PRIORITY_CLASS: TypeNode = TypeNode {
     fields: &[
         FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
     ],
+};
+
+pub(crate) static STORAGE_V1_CSI_DRIVER: TypeNode = TypeNode {
+    name: "CSIDriver",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static STORAGE_V1_CSI_DRIVER_SPEC: TypeNode = TypeNode {
+    name: "CSIDriverSpec",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_CSI_NODE: TypeNode = TypeNode {
+    name: "CSINode",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "spec", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&STORAGE_V1_CSI_NODE_SPEC) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&STORAGE_V1_CSI_NODE_STATUS) },
+    ],
+};
+
+pub(crate) static STORAGE_V1_CSI_NODE_DRIVER: TypeNode = TypeNode {
+    name: "CSINodeDriver",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_CSI_NODE_SPEC: TypeNode = TypeNode {
+    name: "CSINodeSpec",
+    fields: &[
+        FieldMeta { name: "drivers", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static STORAGE_V1_CSI_NODE_STATUS: TypeNode = TypeNode {
+    name: "CSINodeStatus",
+    fields: &[
+        FieldMeta { name: "storageHealth", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static STORAGE_V1_STORAGE_CLASS: TypeNode = TypeNode {
+    name: "StorageClass",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static STORAGE_V1_STORAGE_HEALTH: TypeNode = TypeNode {
+    name: "StorageHealth",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_STORAGE_HEALTH_CONDITION: TypeNode = TypeNode {
+    name: "StorageHealthCondition",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_TOKEN_REQUEST: TypeNode = TypeNode {
+    name: "TokenRequest",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_VOLUME_ATTACHMENT: TypeNode = TypeNode {
+    name: "VolumeAttachment",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static STORAGE_V1_VOLUME_ATTACHMENT_SOURCE: TypeNode = TypeNode {
+    name: "VolumeAttachmentSource",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_VOLUME_ATTACHMENT_SPEC: TypeNode = TypeNode {
+    name: "VolumeAttachmentSpec",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_VOLUME_ATTACHMENT_STATUS: TypeNode = TypeNode {
+    name: "VolumeAttachmentStatus",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_VOLUME_ERROR: TypeNode = TypeNode {
+    name: "VolumeError",
+    fields: &[],
+};
+
+pub(crate) static STORAGE_V1_VOLUME_NODE_RESOURCES: TypeNode = TypeNode {
+    name: "VolumeNodeResources",
+    fields: &[],
 };

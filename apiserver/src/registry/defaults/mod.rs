@@ -71,6 +71,19 @@ pub fn remove(object: &mut Value, field: &str) {
     }
 }
 
+/// A workload's update strategy at `spec[field]` (a Go value struct): of
+/// type RollingUpdate unless told, and then with these bounds unless told.
+pub fn rolling_update(spec: &mut Value, field: &str, max_unavailable: Value, max_surge: Value) {
+    let Some(strategy) = object_at(spec, field) else { return };
+    string(strategy, "type", "RollingUpdate");
+    if strategy["type"] == "RollingUpdate"
+        && let Some(rolling) = object_at(strategy, "rollingUpdate")
+    {
+        pointer(rolling, "maxUnavailable", max_unavailable);
+        pointer(rolling, "maxSurge", max_surge);
+    }
+}
+
 /// Whether a plain string field holds something.
 pub fn is_set(object: &Value, field: &str) -> bool {
     object.get(field).and_then(Value::as_str).is_some_and(|s| !s.is_empty())

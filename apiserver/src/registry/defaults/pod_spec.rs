@@ -29,6 +29,14 @@ pub fn template(template: &mut Value) {
     }
 }
 
+/// A workload's `spec.template` (a Go value struct: defaulted whether or
+/// not it was sent).
+pub fn template_of(spec: &mut Value) {
+    if let Some(template) = object_at(spec, "template") {
+        self::template(template);
+    }
+}
+
 /// A PodSpec and everything in it.
 pub fn pod_spec(spec: &mut Value) {
     string(spec, "dnsPolicy", "ClusterFirst");

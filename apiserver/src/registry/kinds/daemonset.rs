@@ -38,19 +38,9 @@ impl Strategy for DaemonSetStrategy {
 /// kube's `SetDefaults_DaemonSet`, then the pod template's.
 fn set_defaults(object: &mut Value) {
     let Some(spec) = defaults::object_at(object, "spec") else { return };
-    if let Some(strategy) = defaults::object_at(spec, "updateStrategy") {
-        defaults::string(strategy, "type", "RollingUpdate");
-        if strategy["type"] == "RollingUpdate"
-            && let Some(rolling) = defaults::object_at(strategy, "rollingUpdate")
-        {
-            defaults::pointer(rolling, "maxUnavailable", json!(1));
-            defaults::pointer(rolling, "maxSurge", json!(0));
-        }
-    }
+    defaults::rolling_update(spec, "updateStrategy", json!(1), json!(0));
     defaults::pointer(spec, "revisionHistoryLimit", json!(10));
-    if let Some(template) = defaults::object_at(spec, "template") {
-        pod_spec::template(template);
-    }
+    pod_spec::template_of(spec);
 }
 
 #[cfg(test)]

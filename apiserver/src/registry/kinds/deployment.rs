@@ -44,20 +44,10 @@ impl Strategy for DeploymentStrategy {
 fn set_defaults(object: &mut Value) {
     let Some(spec) = defaults::object_at(object, "spec") else { return };
     defaults::pointer(spec, "replicas", json!(1));
-    if let Some(strategy) = defaults::object_at(spec, "strategy") {
-        defaults::string(strategy, "type", "RollingUpdate");
-        if strategy["type"] == "RollingUpdate"
-            && let Some(rolling) = defaults::object_at(strategy, "rollingUpdate")
-        {
-            defaults::pointer(rolling, "maxUnavailable", json!("25%"));
-            defaults::pointer(rolling, "maxSurge", json!("25%"));
-        }
-    }
+    defaults::rolling_update(spec, "strategy", json!("25%"), json!("25%"));
     defaults::pointer(spec, "revisionHistoryLimit", json!(10));
     defaults::pointer(spec, "progressDeadlineSeconds", json!(600));
-    if let Some(template) = defaults::object_at(spec, "template") {
-        pod_spec::template(template);
-    }
+    pod_spec::template_of(spec);
 }
 
 #[cfg(test)]

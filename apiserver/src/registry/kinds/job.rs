@@ -91,9 +91,7 @@ pub fn job_spec(spec: &mut Value) {
             }
         }
     }
-    if let Some(template) = defaults::object_at(spec, "template") {
-        pod_spec::template(template);
-    }
+    pod_spec::template_of(spec);
 }
 
 /// A Job without labels of its own carries its pod template's.

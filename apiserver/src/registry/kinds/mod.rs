@@ -18,28 +18,37 @@ use crate::storage::{ReadView, Storage};
 
 pub mod admissionregistration;
 pub mod configmap;
+pub mod controllerrevision;
 pub mod cronjob;
 pub mod customresourcedefinition;
 pub mod daemonset;
 pub mod deployment;
 pub mod endpoints;
+pub mod endpointslice;
 pub mod event;
 pub mod field;
 pub mod job;
 pub mod lease;
 pub mod limitrange;
 pub mod namespace;
+pub mod networking;
 pub mod node;
+pub mod persistentvolume;
+pub mod persistentvolumeclaim;
 pub mod pod;
 pub mod poddisruptionbudget;
+pub mod podtemplate;
 pub mod priorityclass;
 pub mod rbac;
 pub mod replicaset;
+pub mod replicationcontroller;
 pub mod resourcequota;
+pub mod runtimeclass;
 pub mod secret;
 pub mod service;
 pub mod serviceaccount;
 pub mod statefulset;
+pub mod storage;
 pub mod webhook_client;
 
 /// One kind, as registered with [`super::Resources`].
@@ -105,13 +114,19 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         serviceaccount::kind(),
         service::kind(context),
         endpoints::kind(),
+        endpointslice::kind(),
         pod::kind(),
+        podtemplate::kind(),
+        replicationcontroller::kind(),
+        persistentvolumeclaim::kind(),
+        persistentvolume::kind(),
         event::kind(),
         node::kind(),
         deployment::kind(),
         replicaset::kind(),
         statefulset::kind(),
         daemonset::kind(),
+        controllerrevision::kind(),
         job::kind(),
         cronjob::kind(),
         lease::kind(),
@@ -119,6 +134,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         resourcequota::kind(),
         poddisruptionbudget::kind(),
         priorityclass::kind(),
+        runtimeclass::kind(),
         admissionregistration::webhooks::mutating(),
         admissionregistration::webhooks::validating(),
         admissionregistration::policies::policy(),
@@ -126,6 +142,8 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         customresourcedefinition::kind(),
     ];
     kinds.extend(rbac::kinds());
+    kinds.extend(networking::kinds());
+    kinds.extend(storage::kinds());
     kinds
 }
 

@@ -44,9 +44,7 @@ impl Strategy for ReplicaSetStrategy {
     fn set_defaults(&self, object: &mut Value) {
         let Some(spec) = defaults::object_at(object, "spec") else { return };
         defaults::pointer(spec, "replicas", json!(1));
-        if let Some(template) = defaults::object_at(spec, "template") {
-            pod_spec::template(template);
-        }
+        pod_spec::template_of(spec);
     }
 
     fn field_labels(&self) -> &'static FieldLabels {

@@ -62,9 +62,7 @@ fn set_defaults(object: &mut Value) {
     }
     defaults::pointer(spec, "replicas", json!(1));
     defaults::pointer(spec, "revisionHistoryLimit", json!(10));
-    if let Some(template) = defaults::object_at(spec, "template") {
-        pod_spec::template(template);
-    }
+    pod_spec::template_of(spec);
     defaults::items(spec, "volumeClaimTemplates").for_each(claim::claim);
 }
 
