@@ -21,6 +21,13 @@ echo "== cargo clippy"
 # dependency (the dev profile would build them all a second time).
 cargo clippy --workspace --all-targets --locked --profile test -- -D warnings
 
+echo "== cargo build (the binaries the tests start)"
+# Integration tests start rtcd, rtcd-apiserver and rtcd-combined from the
+# target dir. Cargo builds a package's binaries only for that package's own
+# tests, so one without tests (rtcd-combined) would be missing on a fresh
+# machine: build them all first (the test build shares their dependencies).
+cargo build --workspace --bins --locked --profile test
+
 echo "== cargo test"
 cargo test --workspace --all-targets --locked
 

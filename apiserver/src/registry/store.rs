@@ -453,10 +453,14 @@ impl Store {
                     name: name.to_string(),
                 });
             };
-            let old = self
+            let mut old = self
                 .reads
                 .present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?)
                 .await?;
+            // As kube decodes what it reads: an object stored before a
+            // default existed compares with its replacement as defaulted
+            // (a live Pod's spec would otherwise seem changed).
+            self.strategy.set_defaults(&mut old);
             let mut new = update(&old)?;
             if ctx.field_manager.is_none() {
                 // The server's own writes are nobody's, but what they remove

@@ -886,3 +886,21 @@ async fn a_finalized_pod_goes_when_its_finalizer_and_grace_period_are_both_done(
     c.update("", "pods", Some("default"), None, released).await.unwrap();
     assert!(matches!(c.get("", "pods", Some("default"), "held").await, Err(ApiError::NotFound { .. })));
 }
+
+/// A pod stored before kube's defaults were applied (an older server's
+/// data) can still be relabelled: what it is compared with is defaulted as
+/// kube defaults what it reads, so its spec does not seem changed.
+#[tokio::test]
+async fn objects_stored_without_defaults_update_as_if_defaulted() {
+    let c = Cluster::new().await;
+    let bare = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "old", "namespace": "default", "uid": "u-1", "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}, "status": {"phase": "Pending"}});
+    let bytes = Bytes::from(serde_json::to_vec(&bare).unwrap());
+    c.memory.create("/registry/pods/default/old", bytes, None).await.unwrap();
+    let mut relabelled = c.get("", "pods", Some("default"), "old").await.unwrap();
+    relabelled["metadata"]["labels"] = json!({"team": "a"});
+    let updated = c.update("", "pods", Some("default"), None, relabelled).await.unwrap();
+    assert_eq!(updated["metadata"]["labels"], json!({"team": "a"}));
+    assert_eq!(updated["spec"]["containers"][0]["imagePullPolicy"], "Always", "stored defaulted now");
+}
