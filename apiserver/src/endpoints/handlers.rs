@@ -315,8 +315,12 @@ impl<'a> Request<'a> {
         if paths.is_builtin() && !uid.is_empty() && have["uid"].as_str() != Some(uid) {
             let object_uid = have["uid"].as_str().unwrap_or_default();
             return Err(ApiError::Conflict {
-                // kube names the subresource as `deployments/scale.apps`.
-                qualified: format!("{}/scale.{}", self.resource.plural, self.resource.group),
+                // kube names the subresource as `deployments/scale.apps`
+                // (`replicationcontrollers/scale` in the core group).
+                qualified: match self.resource.group.as_str() {
+                    "" => format!("{}/scale", self.resource.plural),
+                    group => format!("{}/scale.{group}", self.resource.plural),
+                },
                 name: name.to_string(),
                 why: format!(
                     "Precondition failed: UID in precondition: {uid}, UID in object meta: {object_uid}"

@@ -1,7 +1,9 @@
 //! ValidatingAdmissionPolicies as kubectl meets them: a policy with a
 //! ConfigMap param denies Deployments over the param's replica limit with
 //! kube's text and code; a Warn+Audit binding warns instead of denying; a
-//! missing param denies as its binding says; bad policies get kube's 422.
+//! missing param denies as its binding says; a binding that selects only
+//! namespaces applies to all the policy matches there; bad policies get
+//! kube's 422.
 
 use serde_json::{Value, json};
 
@@ -103,6 +105,29 @@ async fn scenario(backend: Backend) {
         stderr(&out),
         "Warning: Validation failed for ValidatingAdmissionPolicy 'team-label' with binding 'team-label-binding': every configmap needs a team label\n"
     );
+
+    // kube's documented binding: only a namespace selector, so every
+    // resource the policy matches, in the namespaces it selects.
+    let demo = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "demo-policy.example.com"},
+        "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                "operations": ["CREATE", "UPDATE"], "resources": ["deployments"]}]},
+            "validations": [{"expression": "object.spec.replicas <= 2"}]}});
+    api.ok_stdin(&["create", "-f", "-"], &demo.to_string());
+    let demo_binding = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "demo-binding-test.example.com"},
+        "spec": {"policyName": "demo-policy.example.com", "validationActions": ["Deny"],
+            "matchResources": {"namespaceSelector": {"matchLabels": {"environment": "test"}}}}});
+    api.ok_stdin(&["create", "-f", "-"], &demo_binding.to_string());
+    api.ok(&["create", "namespace", "staging"]);
+    api.ok(&["label", "namespace", "staging", "environment=test"]);
+    let out = api.kubectl_with(&["create", "-n", "staging", "-f", "-"], Some(&deployment("wide", 3)), &[]);
+    assert!(
+        stderr(&out).contains("ValidatingAdmissionPolicy 'demo-policy.example.com' with binding 'demo-binding-test.example.com' denied request: failed expression: object.spec.replicas <= 2"),
+        "{}",
+        stderr(&out)
+    );
+    api.ok_stdin(&["create", "-f", "-"], &deployment("wide", 3));
 
     // A binding whose param is missing denies, as parameterNotFoundAction says.
     api.ok_stdin(

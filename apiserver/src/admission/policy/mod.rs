@@ -106,10 +106,12 @@ impl Plugin for ValidatingAdmissionPolicy {
 }
 
 impl ValidatingAdmissionPolicy {
-    /// Whether a MatchResources selects the write: a rule, no exclusion,
-    /// both selectors.
+    /// Whether a MatchResources selects the write: a rule (no rules select
+    /// every resource, as in kube's matcher: a binding's `matchResources`
+    /// with only a namespace selector, as kube's documentation writes one),
+    /// no exclusion, both selectors.
     async fn selects(&self, wanted: &Match, attributes: &Attributes) -> Result<bool, ApiError> {
-        Ok(matching::rules_match(&wanted.rules, attributes)
+        Ok((wanted.rules.is_empty() || matching::rules_match(&wanted.rules, attributes))
             && !matching::rules_match(&wanted.exclude, attributes)
             && matching::object_matches(&wanted.object_selector, attributes)
             && matching::namespace_matches(&wanted.namespace_selector, attributes, &self.namespaces).await?)
