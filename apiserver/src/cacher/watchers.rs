@@ -57,11 +57,19 @@ pub enum Delivery {
         /// that sends it: every watcher handed this same delivery (same
         /// event, same outcome of its selector) shares it, so an event that
         /// reaches a thousand watchers is encoded once, not a thousand times.
-        encoded: Arc<OnceLock<Bytes>>,
+        encoded: Arc<Encodings>,
     },
     /// The cache has seen everything up to `resource_version`;
     /// `initial_events_end` marks the end of a WatchList's initial state.
     Bookmark { resource_version: i64, initial_events_end: bool },
+}
+
+/// An event's bytes on the wire, one per encoding, each written by the
+/// first stream that needs it.
+#[derive(Debug, Default)]
+pub struct Encodings {
+    pub json: OnceLock<Bytes>,
+    pub protobuf: OnceLock<Bytes>,
 }
 
 impl Delivery {
@@ -301,7 +309,7 @@ mod tests {
             receivers.push(rx);
         }
         watchers.dispatch(&event(2, json!({"app": "web"}), Some(json!({"app": "db"}))));
-        let got: Vec<(EventType, Arc<OnceLock<Bytes>>, i64)> = receivers
+        let got: Vec<(EventType, Arc<Encodings>, i64)> = receivers
             .iter_mut()
             .map(|rx| match rx.try_recv() {
                 Ok(Delivery::Event { kind, object, encoded }) => (kind, encoded, object.resource_version),

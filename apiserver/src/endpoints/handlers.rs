@@ -8,8 +8,9 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::App;
+use super::negotiate::{self, Encoding, Shape};
 use super::query::{self, Params};
-use super::respond::{self, Shape};
+use super::respond;
 use super::watch;
 use crate::admission::Notes;
 use crate::cacher::ReadAt;
@@ -57,17 +58,18 @@ pub async fn serve(
         ));
     }
     let accept = header_str(headers, header::ACCEPT);
-    let shape = Shape::negotiate(accept, params.get("includeObject"))?;
+    let (shape, encoding) = negotiate::negotiate(accept, params.get("includeObject"))?;
     let name = info.name.as_deref().unwrap_or_default();
     let max_body = app.max_request_body_bytes;
     let manager =
         fieldmanager::manager_name(params.get("fieldManager"), header_str(headers, header::USER_AGENT));
-    let request = Request { store, resource, namespace, name, params, shape, user, max_body, notes, manager };
+    let request =
+        Request { store, resource, namespace, name, params, shape, encoding, user, max_body, notes, manager };
     match (info.verb, info.subresource.as_deref()) {
         ("get", Some("scale")) => request.get_scale().await,
         ("get", _) => request.get().await,
         ("list", _) => request.list().await,
-        ("watch", _) => watch::serve(store, namespace, params, shape).await,
+        ("watch", _) => watch::serve(store, namespace, params, shape, encoding).await,
         ("create", None) => request.create(headers, body).await,
         ("update", Some("scale")) => request.update_scale(headers, body).await,
         ("update", sub) => request.update(sub, headers, body).await,
@@ -94,6 +96,7 @@ struct Request<'a> {
     name: &'a str,
     params: &'a Params,
     shape: Shape,
+    encoding: Encoding,
     user: &'a Arc<UserInfo>,
     /// The request body limit, which also bounds what a YAML body expands to.
     max_body: usize,
@@ -105,7 +108,12 @@ struct Request<'a> {
 
 impl<'a> Request<'a> {
     fn ok(&self, code: StatusCode, object: Value) -> Response {
-        respond::json_response(code, &respond::object_body(self.store, object, self.shape))
+        self.answer(code, &respond::object_body(self.store, object, self.shape))
+    }
+
+    /// A body as it is, in the encoding negotiated.
+    fn answer(&self, code: StatusCode, body: &Value) -> Response {
+        respond::answer(code, body, self.encoding)
     }
 
     fn write_context(&self, dry_run: bool) -> WriteContext {
@@ -123,20 +131,7 @@ impl<'a> Request<'a> {
     async fn list(&self) -> Result<Response, ApiError> {
         let opts = self.params.list_options(self.store, self.namespace)?;
         let list = self.store.list(&opts).await?;
-        let body = match self.shape {
-            Shape::Object => respond::list_body(self.resource, list),
-            Shape::Table(include) => {
-                let mut meta = json!({"resourceVersion": list.resource_version.to_string()});
-                if let Some(token) = &list.continue_token {
-                    meta["continue"] = json!(token);
-                }
-                if let Some(remaining) = list.remaining_item_count {
-                    meta["remainingItemCount"] = json!(remaining);
-                }
-                respond::table_body(self.store, &list.items, meta, include, true)
-            }
-        };
-        Ok(respond::json_response(StatusCode::OK, &body))
+        Ok(self.answer(StatusCode::OK, &respond::list_body(self.store, list, self.shape)))
     }
 
     /// Decodes a JSON, YAML or protobuf request body as an object of this
@@ -206,7 +201,7 @@ impl<'a> Request<'a> {
         match self.store.delete(&ctx, self.namespace, self.name, &opts).await? {
             Deleted::Gone(object) if self.resource.returns_deleted => Ok(self.ok(StatusCode::OK, object)),
             Deleted::Gone(object) => {
-                Ok(respond::json_response(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
+                Ok(self.answer(StatusCode::OK, &respond::deleted_status(self.resource, &object)))
             }
             // The namespace controller takes a Terminating namespace from here.
             Deleted::Pending(object) => Ok(self.ok(StatusCode::OK, object)),
@@ -240,13 +235,13 @@ impl<'a> Request<'a> {
         list.items = deleted;
         list.continue_token = None;
         list.remaining_item_count = None;
-        Ok(respond::json_response(StatusCode::OK, &respond::list_body(self.resource, list)))
+        Ok(self.answer(StatusCode::OK, &respond::list_body(self.store, list, Shape::Object)))
     }
 
     async fn get_scale(&self) -> Result<Response, ApiError> {
         let at = ReadAt { resource_version: self.params.resource_version()?, exact: false };
         let object = self.store.get(self.namespace, self.name, &at).await?;
-        Ok(respond::json_response(StatusCode::OK, &scale::read(self.scale_paths()?, &object)?))
+        Ok(self.answer(StatusCode::OK, &scale::read(self.scale_paths()?, &object)?))
     }
 
     /// Where the resource keeps what its Scale shows (the router serves
@@ -299,7 +294,7 @@ impl<'a> Request<'a> {
                 Ok(new)
             })
             .await?;
-        Ok(respond::json_response(StatusCode::OK, &scale::of(paths, &updated)?))
+        Ok(self.answer(StatusCode::OK, &scale::of(paths, &updated)?))
     }
 
     /// A Scale's `resourceVersion` (and, for kube's workloads, its `uid`)

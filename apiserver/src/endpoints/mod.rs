@@ -13,6 +13,7 @@
 
 pub mod discovery;
 mod handlers;
+mod negotiate;
 mod openapi_cache;
 mod query;
 mod respond;

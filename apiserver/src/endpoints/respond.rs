@@ -1,4 +1,5 @@
-//! Response bodies: objects, lists and Tables as JSON, errors as
+//! Response bodies: objects, lists, Tables and metadata in the encoding
+//! negotiated (JSON, or protobuf for the kinds that have it), errors as
 //! `metav1.Status` with their HTTP code, and kube's `Warning` headers.
 
 use axum::body::Body;
@@ -6,8 +7,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::negotiate::{Encoding, IncludeObject, Shape};
 use crate::cacher::ListResult;
 use crate::errors::ApiError;
+use crate::protobuf::{self, encode};
 use crate::registry::{Resource, Store};
 
 pub const JSON: &str = "application/json";
@@ -26,6 +29,18 @@ impl IntoResponse for ApiError {
 
 pub fn json_response(code: StatusCode, body: &Value) -> Response {
     json_bytes(code, serde_json::to_vec(body).unwrap_or_default(), JSON)
+}
+
+/// An answer in the encoding negotiated. A body protobuf cannot carry (a
+/// custom resource, a Table) is written in JSON, which every client that
+/// asks for protobuf also accepts.
+pub fn answer(code: StatusCode, body: &Value, encoding: Encoding) -> Response {
+    if encoding == Encoding::Protobuf
+        && let Ok(bytes) = encode::body(body)
+    {
+        return json_bytes(code, bytes, protobuf::PROTOBUF);
+    }
+    json_response(code, body)
 }
 
 pub fn json_bytes(code: StatusCode, body: Vec<u8>, content_type: &str) -> Response {
@@ -48,54 +63,46 @@ pub fn with_warnings(mut response: Response, warnings: &[String]) -> Response {
     response
 }
 
-/// How the client wants objects: as themselves, or as a Table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    Object,
-    /// `includeObject`: None, Metadata (default) or Object.
-    Table(IncludeObject),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IncludeObject {
-    None,
-    Metadata,
-    Object,
-}
-
-impl Shape {
-    pub fn negotiate(accept: &str, include_object: Option<&str>) -> Result<Shape, ApiError> {
-        let wants_table = accept.split(',').any(|media| {
-            let params: Vec<&str> = media.split(';').map(str::trim).collect();
-            params.contains(&"as=Table") && params.contains(&"g=meta.k8s.io")
-        });
-        if !wants_table {
-            return Ok(Shape::Object);
-        }
-        let include = match include_object {
-            None | Some("") | Some("Metadata") => IncludeObject::Metadata,
-            Some("None") => IncludeObject::None,
-            Some("Object") => IncludeObject::Object,
-            Some(other) => {
-                return Err(ApiError::BadRequest(format!(
-                    "includeObject: Unsupported value: \"{other}\": supported values: \"Metadata\", \"None\", \"Object\""
-                )));
-            }
-        };
-        Ok(Shape::Table(include))
+/// A list response in the shape asked for: the resource's List kind, a
+/// Table, or a PartialObjectMetadataList.
+pub fn list_body(store: &Store, list: ListResult, shape: Shape) -> Value {
+    let resource = store.resource();
+    let meta = list_meta(&list);
+    match shape {
+        Shape::Object => json!({
+            "kind": resource.list_kind(),
+            "apiVersion": resource.api_version(),
+            "metadata": meta,
+            "items": list.items,
+        }),
+        Shape::Table(include) => table_body(store, &list.items, meta, include, true),
+        Shape::Metadata => json!({
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": META_API_VERSION,
+            "metadata": meta,
+            "items": list.items.iter().map(partial_metadata).collect::<Vec<_>>(),
+        }),
     }
 }
 
-/// A list response in the resource's List kind.
-pub fn list_body(resource: &Resource, list: ListResult) -> Value {
+/// A list's ListMeta.
+fn list_meta(list: &ListResult) -> Value {
     let mut meta = json!({"resourceVersion": list.resource_version.to_string()});
-    if let Some(token) = list.continue_token {
+    if let Some(token) = &list.continue_token {
         meta["continue"] = json!(token);
     }
     if let Some(remaining) = list.remaining_item_count {
         meta["remainingItemCount"] = json!(remaining);
     }
-    json!({"kind": resource.list_kind(), "apiVersion": resource.api_version(), "metadata": meta, "items": list.items})
+    meta
+}
+
+/// The group version of Tables and of metadata-only objects.
+const META_API_VERSION: &str = "meta.k8s.io/v1";
+
+/// An object's metadata only, as a PartialObjectMetadata.
+pub fn partial_metadata(object: &Value) -> Value {
+    json!({"kind": "PartialObjectMetadata", "apiVersion": META_API_VERSION, "metadata": object["metadata"]})
 }
 
 /// A Table of `objects`; `headers` false leaves out the column
@@ -114,20 +121,14 @@ pub fn table_body(
             let mut row = json!({"cells": store.strategy().table_cells(object, now)});
             match include {
                 IncludeObject::None => {}
-                IncludeObject::Metadata => {
-                    row["object"] = json!({
-                        "kind": "PartialObjectMetadata",
-                        "apiVersion": "meta.k8s.io/v1",
-                        "metadata": object["metadata"],
-                    });
-                }
+                IncludeObject::Metadata => row["object"] = partial_metadata(object),
                 IncludeObject::Object => row["object"] = object.clone(),
             }
             row
         })
         .collect();
     let mut body =
-        json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta, "rows": rows});
+        json!({"kind": "Table", "apiVersion": META_API_VERSION, "metadata": list_meta, "rows": rows});
     if headers {
         body["columnDefinitions"] = json!(store.strategy().table_columns());
     }
@@ -142,6 +143,7 @@ pub fn object_body(store: &Store, object: Value, shape: Shape) -> Value {
             let meta = json!({"resourceVersion": object["metadata"]["resourceVersion"]});
             table_body(store, &[object], meta, include, true)
         }
+        Shape::Metadata => partial_metadata(&object),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Watch responses: a chunked stream of `{"type", "object"}` JSON events,
-//! one per chunk, served from the resource's watch cache until the watch's
-//! deadline. A watch that cannot start (too old a resourceVersion, or a
+//! one per chunk (or, for a client that asked for protobuf, length-prefixed
+//! protobuf WatchEvents), served from the resource's watch cache until the
+//! watch's deadline. A watch that cannot start (too old a resourceVersion, or a
 //! WatchList whose revision the cache does not reach in time) gets kube's
 //! answer: 200 with one ERROR event carrying the Status. A plain watch from
 //! a revision ahead of the cache starts anyway, as kube's cacher starts it:
@@ -15,10 +16,12 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::negotiate::{Encoding, IncludeObject, Shape};
 use super::query::Params;
-use super::respond::{self, IncludeObject, Shape};
+use super::respond;
 use crate::cacher::{Delivery, Watch, WatchStart};
 use crate::errors::ApiError;
+use crate::protobuf::encode;
 use crate::registry::Store;
 
 /// The annotation on the bookmark that ends a WatchList's initial events.
@@ -29,8 +32,17 @@ pub async fn serve(
     namespace: Option<&str>,
     params: &Params,
     shape: Shape,
+    encoding: Encoding,
 ) -> Result<Response, ApiError> {
     let spec = params.watch_spec(store, namespace)?;
+    // A stream has one encoding: protobuf only where every event can be.
+    let encoding = match shape {
+        Shape::Object if encode::supports(&store.resource().api_version(), &store.resource().kind) => {
+            encoding
+        }
+        Shape::Metadata => encoding,
+        _ => Encoding::Json,
+    };
     let cache = store.reads().cacher();
     // Initial state must be at least as new as asked for: the latest
     // (consistent) when no revision is given.
@@ -48,7 +60,7 @@ pub async fn serve(
         return Err(ApiError::TooManyRequests);
     }
     let deadline = tokio::time::Instant::from_std(spec.deadline);
-    let encoder = Encoder { store: store.clone(), shape, headers_sent: false };
+    let encoder = Encoder { store: store.clone(), shape, encoding, headers_sent: false };
     let started = if !fresh && spec.initial_events_end {
         // kube's cacher waits for a WatchList's revision, then ends the
         // watch with the 504 Status as its only event.
@@ -57,21 +69,18 @@ pub async fn serve(
     } else {
         store.watch(spec)
     };
+    let content_type = match encoding {
+        Encoding::Json => respond::JSON,
+        Encoding::Protobuf => encode::PROTOBUF_WATCH,
+    };
     let body = match started {
         Ok(watch) => stream_body(watch, deadline, encoder),
-        Err(err) => Body::from(error_event(&err)),
+        Err(err) => Body::from(encoder.event("ERROR", &err.status())),
     };
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::OK;
-    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static(respond::JSON));
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type));
     Ok(response)
-}
-
-/// `{"type":"ERROR","object":<Status>}`.
-fn error_event(err: &ApiError) -> Vec<u8> {
-    let mut line = serde_json::to_vec(&json!({"type": "ERROR", "object": err.status()})).unwrap_or_default();
-    line.push(b'\n');
-    line
 }
 
 fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encoder) -> Body {
@@ -98,7 +107,7 @@ fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encode
 #[derive(Serialize)]
 struct WireEvent<'a> {
     #[serde(rename = "type")]
-    kind: &'static str,
+    kind: &'a str,
     object: &'a Value,
 }
 
@@ -109,27 +118,33 @@ fn line(event: &impl Serialize) -> Bytes {
     Bytes::from(line)
 }
 
-/// Turns deliveries into event lines in the shape the client asked for.
+/// Turns deliveries into events in the shape and encoding the client asked
+/// for.
 struct Encoder {
     store: Store,
     shape: Shape,
+    encoding: Encoding,
     /// Table watches carry column definitions on the first event only.
     headers_sent: bool,
 }
 
 impl Encoder {
     fn encode(&mut self, delivery: &Delivery) -> Bytes {
-        let event = match delivery {
-            Delivery::Event { kind, object, encoded } => match self.shape {
+        match delivery {
+            Delivery::Event { kind, object, encoded } => match (self.shape, self.encoding) {
                 // The same bytes for every watcher handed this delivery.
-                Shape::Object => {
-                    return encoded
-                        .get_or_init(|| line(&WireEvent { kind: kind.as_str(), object: &object.value }))
-                        .clone();
+                (Shape::Object, Encoding::Json) => encoded
+                    .json
+                    .get_or_init(|| line(&WireEvent { kind: kind.as_str(), object: &object.value }))
+                    .clone(),
+                (Shape::Object, Encoding::Protobuf) => {
+                    encoded.protobuf.get_or_init(|| self.event(kind.as_str(), &object.value)).clone()
                 }
-                Shape::Table(include) => {
-                    json!({"type": kind.as_str(), "object": self.table(include, &object.value)})
+                (Shape::Table(include), _) => {
+                    let table = self.table(include, &object.value);
+                    self.event(kind.as_str(), &table)
                 }
+                (Shape::Metadata, _) => self.event(kind.as_str(), &respond::partial_metadata(&object.value)),
             },
             Delivery::Bookmark { resource_version, initial_events_end } => {
                 let mut meta = json!({"resourceVersion": resource_version.to_string()});
@@ -137,12 +152,33 @@ impl Encoder {
                     meta["annotations"] = json!({INITIAL_EVENTS_END: "true"});
                 }
                 let resource = self.store.resource();
-                let object =
-                    json!({"kind": resource.kind, "apiVersion": resource.api_version(), "metadata": meta});
-                json!({"type": "BOOKMARK", "object": object})
+                let object = match self.shape {
+                    Shape::Metadata => respond::partial_metadata(&json!({"metadata": meta})),
+                    _ => {
+                        json!({"kind": resource.kind, "apiVersion": resource.api_version(), "metadata": meta})
+                    }
+                };
+                self.event("BOOKMARK", &object)
             }
-        };
-        line(&event)
+        }
+    }
+
+    /// One event in this stream's encoding. An object protobuf cannot
+    /// carry (which the types rtcd stores never hold) is sent as an ERROR
+    /// event instead, on which clients list and watch again.
+    fn event(&self, kind: &str, object: &Value) -> Bytes {
+        match self.encoding {
+            Encoding::Json => line(&WireEvent { kind, object }),
+            Encoding::Protobuf => match encode::body(object) {
+                Ok(framed) => Bytes::from(encode::watch_event(kind, &framed)),
+                Err(err) => {
+                    tracing::warn!(%err, "a watch event cannot be written in protobuf");
+                    let status = ApiError::Internal(format!("unable to encode watch event: {err}")).status();
+                    let framed = encode::body(&status).unwrap_or_default();
+                    Bytes::from(encode::watch_event("ERROR", &framed))
+                }
+            },
+        }
     }
 
     /// The event's object as a one-row Table; the column headers go with the

@@ -37,6 +37,7 @@
 
 #[rustfmt::skip]
 pub(crate) mod schema;
+pub mod encode;
 #[cfg(test)]
 mod tests;
 

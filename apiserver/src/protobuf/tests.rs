@@ -1501,3 +1501,55 @@ fn schema_tables_are_well_formed() {
     check(&super::schema::META_V1_DELETE_OPTIONS, &mut seen);
     assert!(seen.len() > 200, "{}", seen.len());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Answers: JSON objects written in protobuf (the integration tests read every kind's answers
+// with k8s-pb; these pin the edges).
+
+#[test]
+fn an_answer_reads_back_with_kubes_types() {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"b": "2", "a": ""}, "creationTimestamp": "2026-01-02T03:04:05Z"},
+        "spec": {"priority": -5, "containers": [{"name": "c", "image": "nginx",
+            "ports": [{"containerPort": 80}], "resources": {"limits": {"cpu": "500m"}}}],
+            "volumes": [{"name": "v", "emptyDir": {}}]},
+    });
+    let body = super::encode::body(&pod).unwrap();
+    let envelope = Unknown::decode(&body[4..]).unwrap();
+    assert_eq!(envelope.type_meta.unwrap().kind.as_deref(), Some("Pod"));
+    let read = core::Pod::decode(envelope.raw.unwrap().as_slice()).unwrap();
+    let spec = read.spec.unwrap();
+    assert_eq!(spec.priority, Some(-5), "a negative int32 is sign-extended");
+    // Go writes a value field even when empty: medium "" is there, the pointer sizeLimit is not
+    let empty_dir = spec.volumes[0].volume_source.as_ref().unwrap().empty_dir.clone().unwrap();
+    assert_eq!((empty_dir.medium.as_deref(), empty_dir.size_limit), (Some(""), None));
+    let meta = read.metadata.unwrap();
+    assert_eq!(meta.creation_timestamp.unwrap().seconds, Some(1_767_323_045));
+    assert_eq!(meta.labels.keys().collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(decode(&body).unwrap()["spec"]["containers"][0]["resources"]["limits"]["cpu"], "500m");
+}
+
+#[test]
+fn what_protobuf_cannot_carry_is_refused_not_dropped() {
+    let unknown = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "extra": 1});
+    assert!(matches!(super::encode::body(&unknown), Err(super::encode::EncodeError::UnknownField { .. })));
+    let custom = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+    assert!(!super::encode::supports("example.com/v1", "Widget"));
+    assert!(super::encode::body(&custom).is_err());
+    let wrong = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": 7}});
+    assert!(super::encode::body(&wrong).is_err());
+}
+
+#[test]
+fn a_watch_event_is_length_prefixed_with_the_object_framed_inside() {
+    let object =
+        super::encode::body(&json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}))
+            .unwrap();
+    let frame = super::encode::watch_event("ADDED", &object);
+    let length = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+    assert_eq!(length, frame.len() - 4);
+    let event = meta::WatchEvent::decode(&frame[4..]).unwrap();
+    assert_eq!(event.r#type.as_deref(), Some("ADDED"));
+    assert_eq!(decode(&event.object.unwrap().raw.unwrap()).unwrap()["metadata"]["name"], "n");
+}

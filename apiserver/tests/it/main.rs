@@ -19,6 +19,7 @@ mod node_client;
 mod object_semantics;
 mod pod_security;
 mod policies;
+mod protobuf;
 mod quota;
 mod refusals;
 mod runtime_resources;

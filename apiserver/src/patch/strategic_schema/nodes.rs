@@ -37,6 +37,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("autoscaling", "Scale", &AUTOSCALING_V1_SCALE),
     ("policy", "PodDisruptionBudget", &POLICY_V1_POD_DISRUPTION_BUDGET),
     ("scheduling.k8s.io", "PriorityClass", &SCHEDULING_V1_PRIORITY_CLASS),
+    ("", "Status", &META_V1_STATUS),
+    ("meta.k8s.io", "PartialObjectMetadata", &META_V1_PARTIAL_OBJECT_METADATA),
     ("rbac.authorization.k8s.io", "Role", &RBAC_V1_ROLE),
     ("rbac.authorization.k8s.io", "ClusterRole", &RBAC_V1_CLUSTER_ROLE),
     ("rbac.authorization.k8s.io", "RoleBinding", &RBAC_V1_ROLE_BINDING),
@@ -1818,6 +1820,11 @@ pub(crate) static META_V1_LABEL_SELECTOR_REQUIREMENT: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static META_V1_LIST_META: TypeNode = TypeNode {
+    name: "ListMeta",
+    fields: &[],
+};
+
 pub(crate) static META_V1_MANAGED_FIELDS_ENTRY: TypeNode = TypeNode {
     name: "ManagedFieldsEntry",
     fields: &[],
@@ -1836,8 +1843,35 @@ pub(crate) static META_V1_OWNER_REFERENCE: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static META_V1_PARTIAL_OBJECT_METADATA: TypeNode = TypeNode {
+    name: "PartialObjectMetadata",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
 pub(crate) static META_V1_PRECONDITIONS: TypeNode = TypeNode {
     name: "Preconditions",
+    fields: &[],
+};
+
+pub(crate) static META_V1_SHARD_INFO: TypeNode = TypeNode {
+    name: "ShardInfo",
+    fields: &[],
+};
+
+pub(crate) static META_V1_STATUS: TypeNode = TypeNode {
+    name: "Status",
+    fields: &[],
+};
+
+pub(crate) static META_V1_STATUS_CAUSE: TypeNode = TypeNode {
+    name: "StatusCause",
+    fields: &[],
+};
+
+pub(crate) static META_V1_STATUS_DETAILS: TypeNode = TypeNode {
+    name: "StatusDetails",
     fields: &[],
 };
 
