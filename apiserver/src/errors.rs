@@ -213,7 +213,14 @@ impl ApiError {
 
     /// Seconds a client should wait before trying again, if it should.
     pub fn retry_after(&self) -> Option<u32> {
-        matches!(self, ApiError::TooManyRequests | ApiError::TooLargeResourceVersion { .. }).then_some(1)
+        match self {
+            ApiError::TooManyRequests | ApiError::TooLargeResourceVersion { .. } => Some(1),
+            // what kube's handlers do with a Status's retryAfterSeconds
+            ApiError::Denied { details: Some(details), .. } => {
+                details["retryAfterSeconds"].as_u64().filter(|s| *s > 0).and_then(|s| u32::try_from(s).ok())
+            }
+            _ => None,
+        }
     }
 
     /// Maps a storage error on object `name` of `qualified` (as kube names

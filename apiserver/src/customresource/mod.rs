@@ -81,6 +81,7 @@ pub fn kinds(crd: &Value, caller: &Arc<Caller>) -> Vec<Kind> {
                 scale: ScalePaths::of_crd(&version["subresources"]["scale"]),
                 ttl_seconds: None,
                 returns_deleted: false,
+                actions: &[],
             };
             let schema = version["schema"]["openAPIV3Schema"].clone();
             let columns = Columns::of_version(version);

@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 
+use super::binding::BINDINGS;
 use super::reviews::{REVIEWS, Review};
-use crate::registry::{Resource, Resources};
+use crate::registry::{Action, Resource, Resources};
 
 /// The Content-Type of an aggregated discovery document.
 pub const AGGREGATED_CONTENT_TYPE: &str =
@@ -45,9 +46,10 @@ pub fn groups(resources: &Resources) -> Vec<String> {
     groups
 }
 
-/// The reviews of `group`, create-only.
+/// The create-only resources of `group`: its reviews (and core's
+/// `bindings`).
 fn reviews_of(group: &str) -> impl Iterator<Item = &'static Review> + '_ {
-    REVIEWS.iter().filter(move |r| r.group == group)
+    REVIEWS.iter().chain(std::iter::once(&BINDINGS)).filter(move |r| r.group == group)
 }
 
 /// `/apis`: every named group.
@@ -142,18 +144,18 @@ pub fn api_resource_list(resources: &Resources, group: &str, version: &str) -> O
             "shortNames": r.short_names,
             "categories": r.categories,
         }));
-        for &sub in r.subresources() {
-            let (kind, group_version) = subresource_kind(r, sub);
+        for sub in subresources_of(r) {
             let mut entry = json!({
-                "name": format!("{}/{sub}", r.plural),
+                "name": format!("{}/{}", r.plural, sub.name),
                 "singularName": "",
                 "namespaced": r.namespaced,
-                "kind": kind,
-                "verbs": SUBRESOURCE_VERBS,
+                "kind": sub.kind,
+                "verbs": sub.verbs,
             });
-            if let Some((group, version)) = group_version {
-                entry["group"] = json!(group);
-                entry["version"] = json!(version);
+            // Only a subresource answering in another group version says it.
+            if (sub.group, sub.version) != (r.group.as_str(), r.version.as_str()) {
+                entry["group"] = json!(sub.group);
+                entry["version"] = json!(sub.version);
             }
             list.push(entry);
         }
@@ -164,15 +166,43 @@ pub fn api_resource_list(resources: &Resources, group: &str, version: &str) -> O
     )
 }
 
-/// The kind a subresource answers with (scale is autoscaling/v1 Scale).
-fn subresource_kind<'a>(
-    resource: &'a Resource,
-    sub: &str,
-) -> (&'a str, Option<(&'static str, &'static str)>) {
-    match sub {
-        "scale" => ("Scale", Some(("autoscaling", "v1"))),
-        _ => (&resource.kind, None),
-    }
+/// A subresource as discovery describes it.
+struct Sub<'a> {
+    name: &'a str,
+    group: &'a str,
+    version: &'a str,
+    kind: &'a str,
+    verbs: &'a [&'a str],
+}
+
+/// Every subresource of `resource`: status (the kind itself), scale
+/// (autoscaling/v1 Scale) and its actions, in kube's order (by name).
+fn subresources_of(resource: &Resource) -> Vec<Sub<'_>> {
+    let mut subs: Vec<Sub<'_>> = resource
+        .subresources()
+        .iter()
+        .map(|&name| match name {
+            "scale" => {
+                Sub { name, group: "autoscaling", version: "v1", kind: "Scale", verbs: SUBRESOURCE_VERBS }
+            }
+            _ => Sub {
+                name,
+                group: &resource.group,
+                version: &resource.version,
+                kind: &resource.kind,
+                verbs: SUBRESOURCE_VERBS,
+            },
+        })
+        .chain(resource.actions.iter().map(|a: &Action| Sub {
+            name: a.name,
+            group: a.group,
+            version: a.version,
+            kind: a.kind,
+            verbs: a.verbs,
+        }))
+        .collect();
+    subs.sort_by_key(|s| s.name);
+    subs
 }
 
 /// The aggregated document for `/api` (core only) or `/apis` (the rest).
@@ -216,16 +246,13 @@ pub fn aggregated(served: &Resources, core: bool) -> Value {
 }
 
 fn aggregated_resource(r: &Resource) -> Value {
-    let subresources: Vec<Value> = r
-        .subresources()
+    let subresources: Vec<Value> = subresources_of(r)
         .iter()
-        .map(|&sub| {
-            let (kind, group_version) = subresource_kind(r, sub);
-            let (group, version) = group_version.unwrap_or((&r.group, &r.version));
+        .map(|sub| {
             json!({
-                "subresource": sub,
-                "responseKind": {"group": group, "version": version, "kind": kind},
-                "verbs": SUBRESOURCE_VERBS,
+                "subresource": sub.name,
+                "responseKind": {"group": sub.group, "version": sub.version, "kind": sub.kind},
+                "verbs": sub.verbs,
             })
         })
         .collect();

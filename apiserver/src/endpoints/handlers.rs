@@ -11,7 +11,7 @@ use super::App;
 use super::negotiate::{self, Encoding, Shape};
 use super::query::{self, Params};
 use super::respond;
-use super::watch;
+use super::{binding, eviction, watch};
 use crate::admission::Notes;
 use crate::cacher::ReadAt;
 use crate::errors::ApiError;
@@ -46,7 +46,12 @@ pub async fn serve(
     if let Some(sub) = info.subresource.as_deref()
         && !resource.subresources().contains(&sub)
     {
-        return Err(ApiError::NoSuchPath);
+        let action = resource.action(sub).ok_or(ApiError::NoSuchPath)?;
+        if !action.verbs.contains(&info.verb) {
+            return Err(ApiError::MethodNotAllowed(
+                "the server does not allow this method on the requested resource".to_string(),
+            ));
+        }
     }
     // A namespaced kind is only listed and watched across namespaces; and
     // namespaces go one by one (their deletion is a process).
@@ -66,6 +71,10 @@ pub async fn serve(
     let request =
         Request { store, resource, namespace, name, params, shape, encoding, user, max_body, notes, manager };
     match (info.verb, info.subresource.as_deref()) {
+        ("create", Some("binding")) => binding::serve(app, info, params, headers, body, encoding).await,
+        ("create", Some("eviction")) => {
+            eviction::serve(app, info, user, params, headers, body, encoding).await
+        }
         ("get", Some("scale")) => request.get_scale().await,
         ("get", _) => request.get().await,
         ("list", _) => request.list().await,

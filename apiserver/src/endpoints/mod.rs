@@ -11,7 +11,9 @@
 //! * `token_request`: ServiceAccount tokens (`kubectl create token`).
 //! * `openapi_cache`: the OpenAPI documents, rebuilt when resources change.
 
+mod binding;
 pub mod discovery;
+mod eviction;
 mod handlers;
 mod negotiate;
 mod openapi_cache;
@@ -131,6 +133,15 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
     let result = match &info {
         RequestInfo::Resource(resource) if token_request::is_token_request(resource) => {
             token_request::serve(&app, resource, &parts.headers, &body).await
+        }
+        RequestInfo::Resource(resource) if binding::is_bindings(resource) => {
+            let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default();
+            match negotiate::negotiate(accept, None) {
+                Ok((_, encoding)) => {
+                    binding::serve(&app, resource, &params, &parts.headers, &body, encoding).await
+                }
+                Err(e) => Err(e),
+            }
         }
         RequestInfo::Resource(resource) => match reviews::find(resource) {
             Some(review) => reviews::serve(&app, review, resource, &user, &parts.headers, &body).await,

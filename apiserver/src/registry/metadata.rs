@@ -71,9 +71,20 @@ pub fn prepare_create(
     Ok(name)
 }
 
+/// What a write through a subresource changes; everything else is kept.
+fn owned_by(subresource: &str) -> Option<(&'static str, Option<&'static str>)> {
+    match subresource {
+        "status" => Some(("status", None)),
+        "ephemeralcontainers" => Some(("spec", Some("ephemeralContainers"))),
+        "finalize" => Some(("spec", Some("finalizers"))),
+        _ => None,
+    }
+}
+
 /// Carries what a client may not change from `old` into the replacing
 /// object, lets the kind keep its own, and bumps generation when the spec
-/// changed. `subresource` "status" keeps everything but status; the object
+/// changed. A subresource (status, a pod's ephemeral containers, a
+/// namespace's finalizers) keeps everything but what it owns; the object
 /// itself keeps its status.
 pub fn prepare_update(
     resource: &Resource,
@@ -82,12 +93,24 @@ pub fn prepare_update(
     new: &mut Value,
     subresource: Option<&str>,
 ) {
-    if subresource == Some("status") {
-        let status = new.get("status").cloned();
+    if let Some((field, inner)) = subresource.and_then(owned_by) {
+        let written = match inner {
+            None => new.get(field).cloned(),
+            Some(inner) => new.get(field).and_then(|f| f.get(inner)).cloned(),
+        };
         *new = old.clone();
-        match status {
-            Some(status) => new["status"] = status,
-            None => meta::remove_field(new, "status"),
+        let parent = match inner {
+            None => &mut *new,
+            Some(_) if !new[field].is_object() => {
+                new[field] = serde_json::json!({});
+                &mut new[field]
+            }
+            Some(_) => &mut new[field],
+        };
+        let key = inner.unwrap_or(field);
+        match written {
+            Some(value) => parent[key] = value,
+            None => meta::remove_field(parent, key),
         }
         return;
     }

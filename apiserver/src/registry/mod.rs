@@ -26,7 +26,10 @@ mod strategy;
 pub(crate) mod tests;
 
 pub use codec::Codec;
-pub use resource::Resource;
+pub use resource::{
+    Action, NAMESPACE_FINALIZE, POD_BINDING, POD_EPHEMERAL_CONTAINERS, POD_EVICTION, Resource,
+    SERVICE_ACCOUNT_TOKEN,
+};
 pub use resources::{Resources, ServedResource};
 pub use store::{DeleteOptions, Deleted, Propagation, Store, WriteContext, field_manager};
 pub use strategy::{NameRule, Strategy, Undo, WriteHooks};

@@ -29,7 +29,47 @@ pub struct Resource {
     /// Whether a delete answers with the deleted object rather than a
     /// Status (kube's store `ReturnDeletedObject`).
     pub returns_deleted: bool,
+    /// Subresources besides status and scale, each served by its own
+    /// handler (a pod's binding and eviction).
+    pub actions: &'static [Action],
 }
+
+/// A subresource with its own handler: what discovery says of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Action {
+    pub name: &'static str,
+    /// The group, version and kind of the object it takes and answers.
+    pub group: &'static str,
+    pub version: &'static str,
+    pub kind: &'static str,
+    pub verbs: &'static [&'static str],
+}
+
+/// What kube-scheduler posts: `pods/binding`.
+pub const POD_BINDING: Action =
+    Action { name: "binding", group: "", version: "v1", kind: "Binding", verbs: &["create"] };
+/// What `kubectl drain` posts: `pods/eviction`.
+pub const POD_EVICTION: Action =
+    Action { name: "eviction", group: "policy", version: "v1", kind: "Eviction", verbs: &["create"] };
+/// What `kubectl debug` patches: `pods/ephemeralcontainers`.
+pub const POD_EPHEMERAL_CONTAINERS: Action = Action {
+    name: "ephemeralcontainers",
+    group: "",
+    version: "v1",
+    kind: "Pod",
+    verbs: &["get", "patch", "update"],
+};
+/// What the namespace lifecycle writes: `namespaces/finalize`.
+pub const NAMESPACE_FINALIZE: Action =
+    Action { name: "finalize", group: "", version: "v1", kind: "Namespace", verbs: &["update"] };
+/// `kubectl create token`: `serviceaccounts/token`.
+pub const SERVICE_ACCOUNT_TOKEN: Action = Action {
+    name: "token",
+    group: "authentication.k8s.io",
+    version: "v1",
+    kind: "TokenRequest",
+    verbs: &["create"],
+};
 
 impl Resource {
     /// A namespaced resource in `group`/`v1` stored under its plural, with no
@@ -48,6 +88,7 @@ impl Resource {
             scale: None,
             ttl_seconds: None,
             returns_deleted: false,
+            actions: &[],
         }
     }
 
@@ -95,6 +136,17 @@ impl Resource {
     pub fn with_controller_scale(mut self) -> Self {
         self.scale = Some(ScalePaths::ReplicationController);
         self
+    }
+
+    /// Subresources served by their own handlers.
+    pub fn with_actions(mut self, actions: &'static [Action]) -> Self {
+        self.actions = actions;
+        self
+    }
+
+    /// The action subresource named `name`, if this resource serves it.
+    pub fn action(&self, name: &str) -> Option<&'static Action> {
+        self.actions.iter().find(|a| a.name == name)
     }
 
     pub fn with_ttl(mut self, seconds: i64) -> Self {

@@ -474,7 +474,11 @@ impl Store {
                 self.admit_scale(&mut attributes).await?;
             } else {
                 self.admission.admit(&mut attributes).await?;
-                self.validate_update(attributes.object.as_ref(), attributes.old_object.as_ref())?;
+                self.validate_update(
+                    subresource,
+                    attributes.object.as_ref(),
+                    attributes.old_object.as_ref(),
+                )?;
                 self.admission.validate(&attributes).await?;
             }
             let new = attributes.object.take().unwrap_or_default();
@@ -508,11 +512,72 @@ impl Store {
         }
     }
 
+    /// Changes a stored object with no admission and no validation, as
+    /// kube's own `GuaranteedUpdate` writes do (binding a pod to a node):
+    /// `change` is re-run on the latest object until its compare-and-swap
+    /// wins. A dry run answers the change without writing it.
+    pub async fn guaranteed_update<F>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        dry_run: bool,
+        mut change: F,
+    ) -> Result<Value, ApiError>
+    where
+        F: FnMut(&Value) -> Result<Value, ApiError>,
+    {
+        let key = self.key(namespace, name);
+        let mut current = self.storage.get(&key).await.map_err(|e| self.error(e, name))?;
+        loop {
+            let Some(stored) = current else {
+                return Err(ApiError::NotFound {
+                    qualified: self.resource.qualified_name(),
+                    name: name.to_string(),
+                });
+            };
+            let mut old = self
+                .reads
+                .present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?)
+                .await?;
+            self.strategy.set_defaults(&mut old);
+            let mut new = change(&old)?;
+            if let Some(metadata) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+                metadata.remove("resourceVersion");
+            }
+            let new = self.reads.to_storage(new).await?;
+            if dry_run {
+                return self.reads.present(new).await;
+            }
+            let bytes = encode(&new)?;
+            match self
+                .storage
+                .put_if(&key, bytes, stored.resource_version)
+                .await
+                .map_err(|e| self.error(e, name))?
+            {
+                Swap::Done(rv) => {
+                    let value = self.reads.present(crate::cacher::to_value_at(&key, new, rv)).await?;
+                    if let Some(hooks) = &self.hooks {
+                        hooks.after_update(&old, &value).await;
+                    }
+                    return Ok(value);
+                }
+                Swap::Changed(fresh) => current = fresh,
+            }
+        }
+    }
+
     /// The kind's and the metadata's checks of an update.
-    fn validate_update(&self, new: Option<&Value>, old: Option<&Value>) -> Result<(), ApiError> {
+    fn validate_update(
+        &self,
+        subresource: Option<&str>,
+        new: Option<&Value>,
+        old: Option<&Value>,
+    ) -> Result<(), ApiError> {
         let (new, old) = (new.unwrap_or(&Value::Null), old.unwrap_or(&Value::Null));
         let causes = metadata::validate_update(old, new, self.strategy.builtin_finalizer_rule());
-        metadata::refuse(&self.resource, new, causes, self.strategy.validate_update(new, old))
+        let kinds = self.strategy.validate_subresource_update(subresource, new, old);
+        metadata::refuse(&self.resource, new, causes, kinds)
     }
 
     /// Admission of a scale change, which plugins see as the Scale it is
@@ -528,7 +593,7 @@ impl Store {
         attributes.old_object = Some(scale::of(paths, &old_workload)?);
         self.admission.admit(attributes).await?;
         let workload = scale::with_admitted_replicas(paths, workload, attributes.object.as_ref());
-        self.validate_update(Some(&workload), Some(&old_workload))?;
+        self.validate_update(None, Some(&workload), Some(&old_workload))?;
         attributes.object = Some(scale::of(paths, &workload)?);
         self.admission.validate(attributes).await?;
         (attributes.kind, attributes.normalize) = (own_kind, normalize);

@@ -89,6 +89,18 @@ pub trait Strategy: Send + Sync + Debug {
         self.validate(new)
     }
 
+    /// The checks of a write through `subresource` (None: the object
+    /// itself), which changes only what the subresource owns; a kind with
+    /// its own rules for one (a pod's ephemeral containers) says them.
+    fn validate_subresource_update(
+        &self,
+        _subresource: Option<&str>,
+        new: &Value,
+        old: &Value,
+    ) -> Result<(), ApiError> {
+        self.validate_update(new, old)
+    }
+
     /// kube's `CheckGracefulDelete`: for a kind whose objects are deleted
     /// gracefully (pods), how many seconds the object being deleted is
     /// given, from the client's `gracePeriodSeconds` (`requested`, never

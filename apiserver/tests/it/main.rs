@@ -9,6 +9,7 @@ mod apply;
 mod clients;
 mod common;
 mod crds;
+mod drain;
 mod etcd_tls;
 mod fanout;
 mod https;

@@ -38,6 +38,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("policy", "PodDisruptionBudget", &POLICY_V1_POD_DISRUPTION_BUDGET),
     ("scheduling.k8s.io", "PriorityClass", &SCHEDULING_V1_PRIORITY_CLASS),
     ("", "Status", &META_V1_STATUS),
+    ("", "Binding", &CORE_V1_BINDING),
+    ("policy", "Eviction", &POLICY_V1_EVICTION),
     ("meta.k8s.io", "PartialObjectMetadata", &META_V1_PARTIAL_OBJECT_METADATA),
     ("rbac.authorization.k8s.io", "Role", &RBAC_V1_ROLE),
     ("rbac.authorization.k8s.io", "ClusterRole", &RBAC_V1_CLUSTER_ROLE),
@@ -609,6 +611,13 @@ pub(crate) static CORE_V1_AZURE_FILE_PERSISTENT_VOLUME_SOURCE: TypeNode = TypeNo
 pub(crate) static CORE_V1_AZURE_FILE_VOLUME_SOURCE: TypeNode = TypeNode {
     name: "AzureFileVolumeSource",
     fields: &[],
+};
+
+pub(crate) static CORE_V1_BINDING: TypeNode = TypeNode {
+    name: "Binding",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
 };
 
 pub(crate) static CORE_V1_CAPABILITIES: TypeNode = TypeNode {
@@ -2016,6 +2025,13 @@ pub(crate) static NODE_V1_RUNTIME_CLASS: TypeNode = TypeNode {
 pub(crate) static NODE_V1_SCHEDULING: TypeNode = TypeNode {
     name: "Scheduling",
     fields: &[],
+};
+
+pub(crate) static POLICY_V1_EVICTION: TypeNode = TypeNode {
+    name: "Eviction",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
 };
 
 pub(crate) static POLICY_V1_POD_DISRUPTION_BUDGET: TypeNode = TypeNode {

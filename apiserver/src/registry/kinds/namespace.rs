@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::Kind;
 use crate::patch::strategic_schema::{TypeNode, nodes};
-use crate::registry::{NameRule, Resource, Strategy};
+use crate::registry::{NAMESPACE_FINALIZE, NameRule, Resource, Strategy};
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
@@ -17,7 +17,8 @@ pub fn kind() -> Kind {
             .cluster_scoped()
             .short_names(&["ns"])
             .with_status()
-            .returns_deleted_object(),
+            .returns_deleted_object()
+            .with_actions(&[NAMESPACE_FINALIZE]),
         NamespaceStrategy,
     )
 }

@@ -9,14 +9,19 @@ use serde_json::{Value, json};
 use super::Kind;
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
-use crate::registry::{Resource, Strategy, defaults};
+use crate::registry::{POD_BINDING, POD_EPHEMERAL_CONTAINERS, POD_EVICTION, Resource, Strategy, defaults};
 use crate::runtime::meta;
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
     Kind::typed::<core::Pod>(
-        Resource::new("", "Pod", "pods").short_names(&["po"]).in_all().with_status().returns_deleted_object(),
+        Resource::new("", "Pod", "pods")
+            .short_names(&["po"])
+            .in_all()
+            .with_status()
+            .returns_deleted_object()
+            .with_actions(&[POD_BINDING, POD_EVICTION, POD_EPHEMERAL_CONTAINERS]),
         PodStrategy,
     )
 }
@@ -102,6 +107,22 @@ impl Strategy for PodStrategy {
         Err(ApiError::Invalid { kind: "Pod".into(), name: meta::name_of(new).into(), causes })
     }
 
+    fn validate_subresource_update(
+        &self,
+        sub: Option<&str>,
+        new: &Value,
+        old: &Value,
+    ) -> Result<(), ApiError> {
+        if sub != Some("ephemeralcontainers") {
+            return self.validate_update(new, old);
+        }
+        let causes = ephemeral_container_causes(&new["spec"], &old["spec"]);
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::Invalid { kind: "Pod".into(), name: meta::name_of(new).into(), causes })
+    }
+
     fn field_labels(&self) -> &'static FieldLabels {
         &FIELDS
     }
@@ -167,6 +188,78 @@ fn qos_class(spec: &Value) -> &'static str {
         })
     });
     if guaranteed { "Guaranteed" } else { "Burstable" }
+}
+
+/// What an ephemeral container may not set: it must not be relied on for
+/// the pod's own service (kube's list of allowed fields, turned around).
+const NOT_FOR_EPHEMERAL: &[&str] =
+    &["ports", "livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "resources", "resizePolicy"];
+
+/// kube's ValidatePodEphemeralContainersUpdate: ephemeral containers are
+/// only added, each named uniquely among all the pod's containers, with an
+/// image, none of the fields a service container has, and a target that
+/// exists.
+fn ephemeral_container_causes(new: &Value, old: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let list = "spec.ephemeralContainers";
+    let regular: Vec<&str> = items(&new["containers"])
+        .iter()
+        .chain(items(&new["initContainers"]))
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    let mut seen: Vec<&str> = regular.clone();
+    for (i, container) in items(&new["ephemeralContainers"]).iter().enumerate() {
+        let at = format!("{list}[{i}]");
+        match container["name"].as_str().unwrap_or_default() {
+            "" => causes.push(Cause {
+                reason: "FieldValueRequired",
+                field: format!("{at}.name"),
+                message: "Required value".into(),
+            }),
+            name if seen.contains(&name) => causes.push(Cause {
+                reason: "FieldValueDuplicate",
+                field: format!("{at}.name"),
+                message: format!("Duplicate value: \"{name}\""),
+            }),
+            name => seen.push(name),
+        }
+        if container["image"].as_str().is_none_or(|i| i.trim().is_empty()) {
+            causes.push(Cause {
+                reason: "FieldValueRequired",
+                field: format!("{at}.image"),
+                message: "Required value".into(),
+            });
+        }
+        for field in NOT_FOR_EPHEMERAL {
+            if container.get(*field).is_some_and(|v| !is_empty(v)) {
+                causes.push(forbidden(&format!("{at}.{field}"), "cannot be set for an Ephemeral Container"));
+            }
+        }
+        if let Some(target) = container["targetContainerName"].as_str().filter(|t| !t.is_empty())
+            && !regular.contains(&target)
+        {
+            causes.push(Cause {
+                reason: "FieldValueNotFound",
+                field: format!("{at}.targetContainerName"),
+                message: format!("Not found: \"{target}\""),
+            });
+        }
+    }
+    for was in items(&old["ephemeralContainers"]) {
+        let name = was["name"].as_str().unwrap_or_default();
+        match items(&new["ephemeralContainers"]).iter().find(|c| c["name"] == was["name"]) {
+            None => causes.push(forbidden(
+                list,
+                &format!("existing ephemeral containers \"{name}\" may not be removed\n"),
+            )),
+            Some(now) if !same(now, was) => causes.push(forbidden(
+                &format!("{list}.{name}"),
+                &format!("existing ephemeral containers \"{name}\" may not be changed\n"),
+            )),
+            Some(_) => {}
+        }
+    }
+    causes
 }
 
 fn items(list: &Value) -> &[Value] {

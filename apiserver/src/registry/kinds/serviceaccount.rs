@@ -4,12 +4,15 @@ use k8s_openapi::api::core::v1 as core;
 
 use super::Kind;
 use crate::patch::strategic_schema::{TypeNode, nodes};
-use crate::registry::{Resource, Strategy};
+use crate::registry::{Resource, SERVICE_ACCOUNT_TOKEN, Strategy};
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
     Kind::typed::<core::ServiceAccount>(
-        Resource::new("", "ServiceAccount", "serviceaccounts").short_names(&["sa"]).returns_deleted_object(),
+        Resource::new("", "ServiceAccount", "serviceaccounts")
+            .short_names(&["sa"])
+            .returns_deleted_object()
+            .with_actions(&[SERVICE_ACCOUNT_TOKEN]),
         ServiceAccountStrategy,
     )
 }
