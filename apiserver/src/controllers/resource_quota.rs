@@ -4,6 +4,10 @@
 //! deleted objects give theirs back within seconds (admission only ever
 //! adds).
 //!
+//! A quota that is new, or whose limits changed, is counted as soon as its
+//! watch event arrives (until then admission refuses what it covers:
+//! "status unknown for quota"); every quota is recounted periodically.
+//!
 //! A recount is written only if the quota has not changed since before
 //! the count began, and the count starts a moment after the quota was
 //! read: a write admitted just before (charged, not yet stored) is in the
@@ -16,8 +20,10 @@ use serde_json::Value;
 use crate::admission::Objects;
 use crate::admission::resource_quota::applies;
 use crate::admission::resource_quota::usage::{self, Usage};
+use crate::cacher::{Delivery, EventType};
 use crate::errors::ApiError;
 use crate::registry::Resources;
+use crate::registry::Store;
 use crate::runtime::meta;
 
 /// How often every quota is recounted (kube resyncs every 5 minutes and
@@ -27,46 +33,91 @@ const PERIOD: Duration = Duration::from_secs(3);
 const SETTLE: Duration = Duration::from_secs(1);
 
 pub async fn run(resources: Resources) {
+    let Ok(quotas) = resources.store("", "resourcequotas") else { return };
+    let mut period = tokio::time::interval(PERIOD);
     loop {
-        if let Err(e) = recount_all(&resources).await {
-            tracing::debug!(error = %e, "resource quota recount failed; retrying");
+        let mut watch = match quotas.follow().await {
+            Ok(watch) => watch,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot watch resource quotas; retrying");
+                tokio::time::sleep(PERIOD).await;
+                continue;
+            }
+        };
+        for delivery in std::mem::take(&mut watch.initial) {
+            react(&resources, &quotas, &delivery).await;
         }
-        tokio::time::sleep(PERIOD).await;
+        loop {
+            tokio::select! {
+                _ = period.tick() => {
+                    if let Err(e) = recount_all(&resources, &quotas).await {
+                        tracing::debug!(error = %e, "resource quota recount failed; retrying");
+                    }
+                }
+                delivery = watch.live.recv() => match delivery {
+                    Some(delivery) => react(&resources, &quotas, &delivery).await,
+                    // The watch ended (its deadline): follow again.
+                    None => break,
+                },
+            }
+        }
     }
 }
 
-async fn recount_all(resources: &Resources) -> Result<(), ApiError> {
-    let quotas = resources.store("", "resourcequotas")?;
-    let read = Objects::list(&quotas, None, false).await?;
+/// A quota added, or whose limits changed, is counted at once.
+async fn react(resources: &Resources, quotas: &Store, delivery: &Delivery) {
+    let Delivery::Event { kind: EventType::Added | EventType::Modified, object, .. } = delivery else {
+        return;
+    };
+    let quota = &object.value;
+    if quota["status"]["hard"] == quota["spec"]["hard"] {
+        return;
+    }
+    // A quota with no status yet has charged nothing: there is no write in
+    // flight to wait for.
+    if quota["status"]["hard"].is_object() {
+        tokio::time::sleep(SETTLE).await;
+    }
+    recount_one(resources, quotas, quota).await;
+}
+
+async fn recount_all(resources: &Resources, quotas: &Store) -> Result<(), ApiError> {
+    let read = Objects::list(quotas, None, false).await?;
     if read.is_empty() {
         return Ok(());
     }
     tokio::time::sleep(SETTLE).await;
     for quota in read {
-        let status = match recount(resources, &quota).await {
-            Ok(status) => status,
-            Err(e) => {
-                tracing::debug!(quota = meta::name_of(&quota), error = %e, "cannot recount");
-                continue;
-            }
-        };
-        if quota["status"] == status {
-            continue;
-        }
-        let version = meta::resource_version_of(&quota).to_string();
-        let replace = |fresh: &Value| -> Result<Value, ApiError> {
-            if meta::resource_version_of(fresh) != version {
-                // Admission charged it meanwhile: the next pass recounts.
-                return Err(crate::errors::modified("resourcequotas", meta::name_of(fresh)));
-            }
-            let mut new = fresh.clone();
-            new["status"] = status.clone();
-            Ok(new)
-        };
-        let name = meta::name_of(&quota).to_string();
-        let _ = quotas.update_status(meta::namespace_of(&quota), &name, &replace).await;
+        recount_one(resources, quotas, &quota).await;
     }
     Ok(())
+}
+
+/// Recounts one quota read before the count, and writes its status if it
+/// changed and the quota did not change meanwhile.
+async fn recount_one(resources: &Resources, quotas: &Store, quota: &Value) {
+    let status = match recount(resources, quota).await {
+        Ok(status) => status,
+        Err(e) => {
+            tracing::debug!(quota = meta::name_of(quota), error = %e, "cannot recount");
+            return;
+        }
+    };
+    if quota["status"] == status {
+        return;
+    }
+    let version = meta::resource_version_of(quota).to_string();
+    let replace = |fresh: &Value| -> Result<Value, ApiError> {
+        if meta::resource_version_of(fresh) != version {
+            // Admission charged it meanwhile: the next pass recounts.
+            return Err(crate::errors::modified("resourcequotas", meta::name_of(fresh)));
+        }
+        let mut new = fresh.clone();
+        new["status"] = status.clone();
+        Ok(new)
+    };
+    let name = meta::name_of(quota).to_string();
+    let _ = quotas.update_status(meta::namespace_of(quota), &name, &replace).await;
 }
 
 /// The status a quota should have: its hard limits, and what its
