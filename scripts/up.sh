@@ -51,6 +51,7 @@ api_flags=(
   --bind-address 127.0.0.1 --secure-port "$api_port"
   --tls-cert-file data/pki/apiserver.crt --tls-private-key-file data/pki/apiserver.key
   --client-ca-file data/pki/ca.crt
+  --cluster-signing-cert-file data/pki/ca.crt --cluster-signing-key-file data/pki/ca.key
   --authorization-mode RBAC
   --service-account-issuer https://kubernetes.default.svc.cluster.local
   --service-account-signing-key-file data/pki/sa.key --service-account-key-file data/pki/sa.pub

@@ -13,6 +13,7 @@
 //!   (`ownerReferences`, `propagationPolicy`).
 
 pub mod bootstrap;
+pub mod csr_signing;
 pub mod customresourcedefinitions;
 pub mod garbage_collector;
 pub mod namespace;

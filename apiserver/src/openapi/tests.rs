@@ -10,9 +10,9 @@ use super::*;
 fn resources() -> Vec<OpenApiResource> {
     use k8s_openapi::api::{
         admissionregistration::v1 as registration, apps::v1 as apps, batch::v1 as batch,
-        coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
-        networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
-        scheduling::v1 as scheduling, storage::v1 as storage,
+        certificates::v1 as certificates, coordination::v1 as coordination, core::v1 as core,
+        discovery::v1 as discovery, networking::v1 as networking, node::v1 as node, policy::v1 as policy,
+        rbac::v1 as rbac, scheduling::v1 as scheduling, storage::v1 as storage,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -53,6 +53,7 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<networking::Ingress>(&["status"]),
         OpenApiResource::of::<networking::IngressClass>(&[]),
         OpenApiResource::of::<node::RuntimeClass>(&[]),
+        OpenApiResource::of::<certificates::CertificateSigningRequest>(&["status"]),
         OpenApiResource::of::<storage::StorageClass>(&[]),
         OpenApiResource::of::<storage::CSIDriver>(&[]),
         OpenApiResource::of::<storage::CSINode>(&[]),
@@ -72,11 +73,12 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 12] = [
+const GROUP_VERSIONS: [&str; 13] = [
     "api/v1",
     "apis/admissionregistration.k8s.io/v1",
     "apis/apps/v1",
     "apis/batch/v1",
+    "apis/certificates.k8s.io/v1",
     "apis/coordination.k8s.io/v1",
     "apis/discovery.k8s.io/v1",
     "apis/networking.k8s.io/v1",
@@ -203,6 +205,15 @@ fn resource_table() {
         ("networking.k8s.io", "v1", "Ingress", "IngressList", "ingresses", true, &["status"]),
         ("networking.k8s.io", "v1", "IngressClass", "IngressClassList", "ingressclasses", false, &[]),
         ("node.k8s.io", "v1", "RuntimeClass", "RuntimeClassList", "runtimeclasses", false, &[]),
+        (
+            "certificates.k8s.io",
+            "v1",
+            "CertificateSigningRequest",
+            "CertificateSigningRequestList",
+            "certificatesigningrequests",
+            false,
+            &["status"],
+        ),
         ("storage.k8s.io", "v1", "StorageClass", "StorageClassList", "storageclasses", false, &[]),
         ("storage.k8s.io", "v1", "CSIDriver", "CSIDriverList", "csidrivers", false, &[]),
         ("storage.k8s.io", "v1", "CSINode", "CSINodeList", "csinodes", false, &[]),

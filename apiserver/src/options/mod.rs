@@ -48,6 +48,18 @@ pub struct Options {
     /// The ports NodePort and LoadBalancer Services' node ports come from.
     #[arg(long, default_value = "30000-32767", value_parser = PortRange::parse)]
     pub service_node_port_range: PortRange,
+    /// The CA that signs approved CertificateSigningRequests for
+    /// kubernetes.io/kube-apiserver-client (kube-controller-manager's flag;
+    /// without it no request is signed): its certificate, PEM.
+    #[arg(long, requires = "cluster_signing_key_file")]
+    pub cluster_signing_cert_file: Option<PathBuf>,
+    /// That CA's private key, PEM.
+    #[arg(long, requires = "cluster_signing_cert_file")]
+    pub cluster_signing_key_file: Option<PathBuf>,
+    /// The longest validity of a signed certificate (a request's
+    /// expirationSeconds may ask for less).
+    #[arg(long, default_value = "8760h", value_parser = parse_duration)]
+    pub cluster_signing_duration: Duration,
     /// Log verbosity as klog's -v: 0-1 info, 2-4 debug, 5 and up trace.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,

@@ -39,6 +39,36 @@ impl std::fmt::Debug for Authority {
     }
 }
 
+/// A key usage by kube's name (certificates.k8s.io KeyUsage).
+fn key_usage(name: &str) -> Option<KeyUsagePurpose> {
+    Some(match name {
+        "digital signature" | "signing" => KeyUsagePurpose::DigitalSignature,
+        "content commitment" => KeyUsagePurpose::ContentCommitment,
+        "key encipherment" => KeyUsagePurpose::KeyEncipherment,
+        "key agreement" => KeyUsagePurpose::KeyAgreement,
+        "data encipherment" => KeyUsagePurpose::DataEncipherment,
+        "cert sign" => KeyUsagePurpose::KeyCertSign,
+        "crl sign" => KeyUsagePurpose::CrlSign,
+        "encipher only" => KeyUsagePurpose::EncipherOnly,
+        "decipher only" => KeyUsagePurpose::DecipherOnly,
+        _ => return None,
+    })
+}
+
+/// An extended key usage by kube's name.
+fn extended_key_usage(name: &str) -> Option<ExtendedKeyUsagePurpose> {
+    Some(match name {
+        "any" => ExtendedKeyUsagePurpose::Any,
+        "server auth" => ExtendedKeyUsagePurpose::ServerAuth,
+        "client auth" => ExtendedKeyUsagePurpose::ClientAuth,
+        "code signing" => ExtendedKeyUsagePurpose::CodeSigning,
+        "email protection" | "s/mime" => ExtendedKeyUsagePurpose::EmailProtection,
+        "timestamping" => ExtendedKeyUsagePurpose::TimeStamping,
+        "ocsp signing" => ExtendedKeyUsagePurpose::OcspSigning,
+        _ => return None,
+    })
+}
+
 fn generate_error(e: rcgen::Error) -> PkiError {
     PkiError::Generate(e.to_string())
 }
@@ -53,9 +83,13 @@ fn validity(params: &mut CertificateParams, days: i64) {
 impl Authority {
     /// The CA `<name>.crt` / `<name>.key` in `dir`.
     pub fn load(dir: &Path, name: &str) -> Result<Authority, PkiError> {
-        let (cert_path, key_path) = (dir.join(format!("{name}.crt")), dir.join(format!("{name}.key")));
-        let cert_pem = read(&cert_path)?;
-        let key = KeyPair::from_pem(&read(&key_path)?).map_err(|e| PkiError::Corrupt {
+        Authority::load_files(&dir.join(format!("{name}.crt")), &dir.join(format!("{name}.key")))
+    }
+
+    /// The CA whose certificate and key are these files.
+    pub fn load_files(cert_path: &Path, key_path: &Path) -> Result<Authority, PkiError> {
+        let cert_pem = read(cert_path)?;
+        let key = KeyPair::from_pem(&read(key_path)?).map_err(|e| PkiError::Corrupt {
             path: key_path.display().to_string(),
             what: "private key",
             why: e.to_string(),
@@ -115,6 +149,33 @@ impl Authority {
         write_new(&cert_path, cert.pem().as_bytes(), false)?;
         created.extend([cert_path, key_path]);
         Authority::load(dir, name)
+    }
+
+    /// Signs a certificate request as kube's csrsigning controller does:
+    /// the request's subject and names, the key and extended key usages
+    /// asked for (by kube's names), valid from five minutes ago (clocks
+    /// behind) for `seconds`; the certificate as PEM.
+    pub fn sign_request(
+        &self,
+        mut request: rcgen::CertificateSigningRequestParams,
+        usages: &[&str],
+        seconds: i64,
+    ) -> Result<String, PkiError> {
+        let params = &mut request.params;
+        params.key_usages = usages.iter().filter_map(|u| key_usage(u)).collect();
+        params.extended_key_usages = usages.iter().filter_map(|u| extended_key_usage(u)).collect();
+        params.is_ca = IsCa::ExplicitNoCa;
+        params.use_authority_key_identifier_extension = true;
+        let mut serial = [0u8; 16];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut serial)
+            .map_err(|_| PkiError::Generate("no randomness for a serial number".into()))?;
+        serial[0] &= 0x7f;
+        params.serial_number = Some(rcgen::SerialNumber::from_slice(&serial));
+        let now = time::OffsetDateTime::now_utc();
+        params.not_before = now - time::Duration::minutes(5);
+        params.not_after = now + time::Duration::seconds(seconds);
+        let cert = request.signed_by(&self.issuer).map_err(generate_error)?;
+        Ok(cert.pem())
     }
 
     pub fn cert_pem(&self) -> &str {

@@ -77,6 +77,7 @@ fn owned_by(subresource: &str) -> Option<(&'static str, Option<&'static str>)> {
         "status" => Some(("status", None)),
         "ephemeralcontainers" => Some(("spec", Some("ephemeralContainers"))),
         "finalize" => Some(("spec", Some("finalizers"))),
+        "approval" => Some(("status", Some("conditions"))),
         _ => None,
     }
 }
@@ -111,6 +112,9 @@ pub fn prepare_update(
         match written {
             Some(value) => parent[key] = value,
             None => meta::remove_field(parent, key),
+        }
+        if let Some(sub) = subresource {
+            strategy.prepare_subresource_update(sub, new, old);
         }
         return;
     }

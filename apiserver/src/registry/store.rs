@@ -227,6 +227,7 @@ impl Store {
         self.admission.admit(&mut attributes).await?;
         let mut object = attributes.object.take().unwrap_or_default();
         let name = metadata::prepare_create(&self.resource, self.strategy.as_ref(), &mut object, namespace)?;
+        self.strategy.stamp_requester(&mut object, &ctx.user);
         let causes = metadata::validate_create(
             self.strategy.name_rule(),
             self.strategy.builtin_finalizer_rule(),

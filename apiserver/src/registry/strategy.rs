@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::errors::ApiError;
 use crate::patch::strategic_schema::TypeNode;
+use crate::request::UserInfo;
 use crate::selector::FieldLabels;
 use crate::table::{ColumnDefinition, Printer};
 
@@ -77,6 +78,15 @@ pub trait Strategy: Send + Sync + Debug {
 
     /// The kind's part of a replacing object: what it keeps from `old`.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
+
+    /// Records who asked for a new object, where the kind keeps that
+    /// (a CertificateSigningRequest's requester).
+    fn stamp_requester(&self, _object: &mut Value, _user: &UserInfo) {}
+
+    /// Carries over, after a write through `subresource` took what it
+    /// owns, what the kind keeps besides (a CSR's approval through its
+    /// status).
+    fn prepare_subresource_update(&self, _subresource: &str, _new: &mut Value, _old: &Value) {}
 
     /// Refuses an object the kind cannot hold (422 with causes).
     fn validate(&self, _object: &Value) -> Result<(), ApiError> {

@@ -51,6 +51,8 @@ pub enum StartError {
     Admission(String),
     #[error("cannot serve the built-in kinds: {0}")]
     Register(String),
+    #[error("--cluster-signing-cert-file and --cluster-signing-key-file: {0}")]
+    SigningCa(crate::pki::PkiError),
     #[error("cannot listen on {addr}: {why}")]
     Bind { addr: SocketAddr, why: String },
 }
@@ -107,6 +109,14 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     tokio::spawn(crate::controllers::resource_quota::run(resources.clone()));
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
+    if let (Some(cert), Some(key)) = (&options.cluster_signing_cert_file, &options.cluster_signing_key_file) {
+        let authority = crate::pki::Authority::load_files(cert, key).map_err(StartError::SigningCa)?;
+        let signer = crate::controllers::csr_signing::Signer {
+            authority: Arc::new(authority),
+            duration: options.cluster_signing_duration,
+        };
+        tokio::spawn(crate::controllers::csr_signing::run(resources.clone(), signer));
+    }
     if !options.etcd.etcd_compaction_interval.is_zero() {
         tokio::spawn(compact_every(channel, options.etcd.etcd_compaction_interval));
     }

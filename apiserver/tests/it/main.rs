@@ -6,6 +6,7 @@
 
 mod admission;
 mod apply;
+mod certificates;
 mod clients;
 mod common;
 mod crds;

@@ -58,6 +58,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("storage.k8s.io", "VolumeAttachment", &STORAGE_V1_VOLUME_ATTACHMENT),
     ("node.k8s.io", "RuntimeClass", &NODE_V1_RUNTIME_CLASS),
     ("discovery.k8s.io", "EndpointSlice", &DISCOVERY_V1_ENDPOINT_SLICE),
+    ("certificates.k8s.io", "CertificateSigningRequest", &CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -563,6 +564,28 @@ pub(crate) static BATCH_V1_SUCCESS_POLICY_RULE: TypeNode = TypeNode {
 
 pub(crate) static BATCH_V1_UNCOUNTED_TERMINATED_PODS: TypeNode = TypeNode {
     name: "UncountedTerminatedPods",
+    fields: &[],
+};
+
+pub(crate) static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST: TypeNode = TypeNode {
+    name: "CertificateSigningRequest",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_CONDITION: TypeNode = TypeNode {
+    name: "CertificateSigningRequestCondition",
+    fields: &[],
+};
+
+pub(crate) static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC: TypeNode = TypeNode {
+    name: "CertificateSigningRequestSpec",
+    fields: &[],
+};
+
+pub(crate) static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_STATUS: TypeNode = TypeNode {
+    name: "CertificateSigningRequestStatus",
     fields: &[],
 };
 

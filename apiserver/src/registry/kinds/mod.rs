@@ -17,6 +17,7 @@ use crate::openapi::OpenApiResource;
 use crate::storage::{ReadView, Storage};
 
 pub mod admissionregistration;
+pub mod certificatesigningrequest;
 pub mod configmap;
 pub mod controllerrevision;
 pub mod cronjob;
@@ -135,6 +136,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         poddisruptionbudget::kind(),
         priorityclass::kind(),
         runtimeclass::kind(),
+        certificatesigningrequest::kind(),
         admissionregistration::webhooks::mutating(),
         admissionregistration::webhooks::validating(),
         admissionregistration::policies::policy(),

@@ -1,0 +1,189 @@
+//! A client certificate requested, approved and issued as on kube: a CertificateSigningRequest
+//! for `kubernetes.io/kube-apiserver-client` made with openssl, approved with `kubectl
+//! certificate approve`, signed by the cluster signing CA (here also the `--client-ca-file`), and
+//! the issued certificate then authenticates its subject. Refusals as kube's: a `system:masters`
+//! request, a request that is not PKCS#10, usages this signer cannot issue, approval through
+//! `/status`, and a denied request.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::common::{ApiServer, Backend, json, make_ca, openssl};
+
+fn request_pem(dir: &Path, name: &str, subject: &str) -> String {
+    let (key, csr) = (dir.join(format!("{name}.key")), dir.join(format!("{name}.csr")));
+    openssl(&[
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-subj",
+        subject,
+        "-keyout",
+        &key.display().to_string(),
+        "-out",
+        &csr.display().to_string(),
+    ]);
+    std::fs::read_to_string(csr).unwrap()
+}
+
+fn csr(name: &str, request: &[u8], usages: &[&str]) -> String {
+    json!({
+        "apiVersion": "certificates.k8s.io/v1",
+        "kind": "CertificateSigningRequest",
+        "metadata": {"name": name},
+        "spec": {
+            "request": base64::engine::general_purpose::STANDARD.encode(request),
+            "signerName": "kubernetes.io/kube-apiserver-client",
+            "expirationSeconds": 86400,
+            "usages": usages,
+            "username": "someone-else",
+        },
+    })
+    .to_string()
+}
+
+fn get(api: &ApiServer, name: &str) -> Value {
+    json(&api.ok(&["get", "csr", name, "-o", "json"]))
+}
+
+/// Waits for the signer's answer: a certificate or a Failed condition.
+async fn answered(api: &ApiServer, name: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let csr = get(api, name);
+        let failed =
+            csr["status"]["conditions"].as_array().into_iter().flatten().any(|c| c["type"] == "Failed");
+        if failed || csr["status"]["certificate"].is_string() {
+            return csr;
+        }
+        assert!(Instant::now() < deadline, "{name} never answered: {csr}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_certificate_is_requested_approved_and_used() {
+    let api = ApiServer::start_prepared(Backend::Rtcd, true, |dir| {
+        make_ca(dir, "client-ca", "rtcd-cluster-ca");
+        let flags = format!(
+            "--cluster-signing-cert-file={}\n--cluster-signing-key-file={}\n",
+            dir.join("client-ca.crt").display(),
+            dir.join("client-ca.key").display()
+        );
+        std::fs::write(dir.join("flags"), flags).unwrap();
+    })
+    .await;
+    let dir = api.dir.path().to_path_buf();
+
+    let jane = request_pem(&dir, "jane", "/CN=jane/O=dev");
+    let out = api.ok_stdin(
+        &["create", "-f", "-"],
+        &csr("jane", jane.as_bytes(), &["client auth", "digital signature"]),
+    );
+    assert!(out.contains("certificatesigningrequest.certificates.k8s.io/jane created"), "{out}");
+    let pending = get(&api, "jane");
+    assert_eq!(pending["spec"]["username"], "admin", "the requester is who created it: {pending}");
+    let table = api.ok(&["get", "csr", "jane"]);
+    assert!(table.contains("kubernetes.io/kube-apiserver-client") && table.contains("Pending"), "{table}");
+    assert!(table.contains("24h") && table.contains("admin"), "{table}");
+
+    let out = api.ok(&["certificate", "approve", "jane"]);
+    assert!(out.contains("certificatesigningrequest.certificates.k8s.io/jane approved"), "{out}");
+    let issued = answered(&api, "jane").await;
+    let approved = &issued["status"]["conditions"][0];
+    assert_eq!(
+        (approved["type"].as_str(), approved["reason"].as_str()),
+        (Some("Approved"), Some("KubectlApprove"))
+    );
+    assert!(api.ok(&["get", "csr", "jane"]).contains("Approved,Issued"));
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(issued["status"]["certificate"].as_str().unwrap())
+        .unwrap();
+    std::fs::write(dir.join("jane.crt"), &pem).unwrap();
+    let text = String::from_utf8_lossy(&pem);
+    assert!(text.starts_with("-----BEGIN CERTIFICATE-----"), "{text}");
+
+    // The certificate is jane's: the server authenticates her by it.
+    let whoami = api.kubectl(&[
+        "auth",
+        "whoami",
+        "-o",
+        "json",
+        &format!("--client-certificate={}", dir.join("jane.crt").display()),
+        &format!("--client-key={}", dir.join("jane.key").display()),
+        "--token=",
+    ]);
+    assert!(whoami.status.success(), "{}", String::from_utf8_lossy(&whoami.stderr));
+    let user = &json(&String::from_utf8_lossy(&whoami.stdout))["status"]["userInfo"];
+    assert_eq!(user["username"], "jane");
+    let groups = user["groups"].as_array().unwrap();
+    assert!(groups.contains(&json!("dev")), "{user}");
+
+    // kube's refusals.
+    let masters = request_pem(&dir, "evil", "/CN=evil/O=system:masters");
+    let (ok, _, stderr) =
+        api.kubectl_in(&["create", "-f", "-"], &csr("evil", masters.as_bytes(), &["client auth"]));
+    assert!(!ok);
+    assert!(
+        stderr.contains("certificatesigningrequests.certificates.k8s.io \"evil\" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) =
+        api.kubectl_in(&["create", "-f", "-"], &csr("junk", b"not a csr", &["client auth"]));
+    assert!(!ok);
+    assert!(
+        stderr.contains("spec.request: Invalid value: []byte{0x6e, 0x6f, 0x74, 0x20, 0x61, 0x20, 0x63, 0x73, 0x72}: PEM block type must be CERTIFICATE REQUEST"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], &csr("nousage", jane.as_bytes(), &[]));
+    assert!(!ok && stderr.contains("spec.usages: Required value"), "{stderr}");
+
+    // Usages this signer cannot issue: approved, then failed by the signer.
+    let server = request_pem(&dir, "server", "/CN=server");
+    api.ok_stdin(&["create", "-f", "-"], &csr("server", server.as_bytes(), &["server auth"]));
+    api.ok(&["certificate", "approve", "server"]);
+    let refused = answered(&api, "server").await;
+    let failed =
+        refused["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "Failed").cloned();
+    let failed = failed.unwrap_or_default();
+    assert_eq!(
+        (failed["reason"].as_str(), failed["message"].as_str()),
+        (Some("SignerValidationFailure"), Some("invalid usage for client certificate: server auth"))
+    );
+    assert!(refused["status"].get("certificate").is_none(), "{refused}");
+    assert!(api.ok(&["get", "csr", "server"]).contains("Approved,Failed"));
+    // Several groups: refused rather than issued with fewer.
+    let groups = request_pem(&dir, "groups", "/CN=ann/O=a/O=b");
+    api.ok_stdin(&["create", "-f", "-"], &csr("groups", groups.as_bytes(), &["client auth"]));
+    api.ok(&["certificate", "approve", "groups"]);
+    let refused = answered(&api, "groups").await;
+    assert!(refused["status"].get("certificate").is_none(), "{refused}");
+
+    // Approval only through /approval; a denied request is never signed.
+    let bob = request_pem(&dir, "bob", "/CN=bob");
+    api.ok_stdin(&["create", "-f", "-"], &csr("bob", bob.as_bytes(), &["client auth"]));
+    let approve = r#"{"status":{"conditions":[{"type":"Approved","status":"True","reason":"Sneaky"}]}}"#;
+    api.ok(&["patch", "csr", "bob", "--subresource=status", "--type=merge", "-p", approve]);
+    let bob = get(&api, "bob");
+    assert!(bob["status"].get("conditions").is_none(), "status may not approve: {bob}");
+    api.ok(&["certificate", "deny", "bob"]);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let denied = get(&api, "bob");
+    assert_eq!(denied["status"]["conditions"][0]["type"], "Denied");
+    assert!(denied["status"].get("certificate").is_none(), "{denied}");
+    let (ok, _, stderr) = api.kubectl_in(&["certificate", "approve", "bob"], "");
+    assert!(!ok, "kubectl does not approve a denied request: {stderr}");
+    let mut both = get(&api, "bob");
+    both["status"]["conditions"].as_array_mut().unwrap().push(json!({"type": "Approved", "status": "True"}));
+    let approval = "/apis/certificates.k8s.io/v1/certificatesigningrequests/bob/approval";
+    let (ok, _, stderr) = api.kubectl_in(&["replace", "--raw", approval, "-f", "-"], &both.to_string());
+    assert!(!ok && stderr.contains("Approved and Denied conditions are mutually exclusive"), "{stderr}");
+    assert!(get(&api, "bob")["status"]["conditions"].as_array().unwrap().len() == 1);
+}
