@@ -13,7 +13,6 @@ use crate::registry::{Action, Resource, Resources};
 pub const AGGREGATED_CONTENT_TYPE: &str =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
-const VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
 
 /// Whether the client asked for aggregated discovery (v2).
@@ -140,7 +139,7 @@ pub fn api_resource_list(resources: &Resources, group: &str, version: &str) -> O
             "singularName": r.singular(),
             "namespaced": r.namespaced,
             "kind": r.kind,
-            "verbs": VERBS,
+            "verbs": r.verbs(),
             "shortNames": r.short_names,
             "categories": r.categories,
         }));
@@ -261,7 +260,7 @@ fn aggregated_resource(r: &Resource) -> Value {
         "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
         "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": r.singular(),
-        "verbs": VERBS,
+        "verbs": r.verbs(),
         "shortNames": r.short_names,
         "categories": r.categories,
     });

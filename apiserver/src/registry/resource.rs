@@ -108,6 +108,13 @@ impl Resource {
         self
     }
 
+    /// In the `api-extensions` category: what extends the API (CRDs,
+    /// admission configurations), `kubectl get api-extensions`.
+    pub fn in_api_extensions(mut self) -> Self {
+        self.categories = vec!["api-extensions".to_string()];
+        self
+    }
+
     pub fn stored_under(mut self, prefix: &str) -> Self {
         self.storage_prefix = prefix.to_string();
         self
@@ -176,6 +183,16 @@ impl Resource {
     /// `singularName` in discovery: the kind in lower case.
     pub fn singular(&self) -> String {
         self.kind.to_lowercase()
+    }
+
+    /// The verbs of the resource itself, as discovery lists them: every
+    /// one, but namespaces are not deleted as a collection (kube's
+    /// namespace store has no DeleteCollection).
+    pub fn verbs(&self) -> &'static [&'static str] {
+        const ALL: &[&str] =
+            &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+        const NAMESPACES: &[&str] = &["create", "delete", "get", "list", "patch", "update", "watch"];
+        if self.is("", "namespaces") { NAMESPACES } else { ALL }
     }
 
     /// Subresources served besides the object itself.

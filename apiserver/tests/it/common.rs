@@ -575,3 +575,22 @@ pub async fn request(
     let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
     (code, serde_json::from_str(body).unwrap_or(serde_json::Value::Null))
 }
+
+/// An HTTP/1.0 GET with an `Accept` header: the status code, the Content-Type and the body's
+/// bytes.
+pub async fn get_bytes(addr: &str, path: &str, accept: &str) -> (u16, String, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nAccept: {accept}\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let content_type = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type:").map(|v| v.trim().to_owned()))
+        .unwrap_or_default();
+    (code, content_type, response[split + 4..].to_vec())
+}

@@ -10,6 +10,7 @@ mod certificates;
 mod clients;
 mod common;
 mod crds;
+mod discovery;
 mod drain;
 mod etcd_tls;
 mod fanout;

@@ -22,7 +22,7 @@ use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use prost::Message as _;
 use serde_json::{Value, json};
 
-use crate::common::{ApiServer, Backend};
+use crate::common::{ApiServer, Backend, get_bytes as get};
 
 const PROTOBUF_FIRST: &str = "application/vnd.kubernetes.protobuf, application/json";
 
@@ -616,24 +616,6 @@ fn kinds() -> Vec<Kind> {
             discovery::EndpointSliceList
         ),
     ]
-}
-
-/// An HTTP/1.0 GET: the status code, the Content-Type and the body's bytes.
-async fn get(addr: &str, path: &str, accept: &str) -> (u16, String, Vec<u8>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nAccept: {accept}\r\n\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.unwrap();
-    let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
-    let head = String::from_utf8_lossy(&response[..split]).into_owned();
-    let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let content_type = head
-        .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type:").map(|v| v.trim().to_owned()))
-        .unwrap_or_default();
-    (code, content_type, response[split + 4..].to_vec())
 }
 
 /// The envelope of a protobuf body: its typeMeta and raw message.

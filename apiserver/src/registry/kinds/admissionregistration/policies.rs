@@ -25,6 +25,7 @@ pub fn policy() -> Kind {
     Kind::typed::<registration::ValidatingAdmissionPolicy>(
         Resource::new(GROUP, "ValidatingAdmissionPolicy", "validatingadmissionpolicies")
             .cluster_scoped()
+            .in_api_extensions()
             .with_status(),
         PolicyStrategy,
     )
@@ -33,7 +34,8 @@ pub fn policy() -> Kind {
 pub fn binding() -> Kind {
     Kind::typed::<registration::ValidatingAdmissionPolicyBinding>(
         Resource::new(GROUP, "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings")
-            .cluster_scoped(),
+            .cluster_scoped()
+            .in_api_extensions(),
         BindingStrategy,
     )
 }

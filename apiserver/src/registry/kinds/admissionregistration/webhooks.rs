@@ -27,7 +27,8 @@ pub fn mutating() -> Kind {
             "MutatingWebhookConfiguration",
             "mutatingwebhookconfigurations",
         )
-        .cluster_scoped(),
+        .cluster_scoped()
+        .in_api_extensions(),
         WebhookConfigurationStrategy { mutating: true },
     )
 }
@@ -39,7 +40,8 @@ pub fn validating() -> Kind {
             "ValidatingWebhookConfiguration",
             "validatingwebhookconfigurations",
         )
-        .cluster_scoped(),
+        .cluster_scoped()
+        .in_api_extensions(),
         WebhookConfigurationStrategy { mutating: false },
     )
 }

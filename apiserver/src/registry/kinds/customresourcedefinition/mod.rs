@@ -23,12 +23,12 @@ pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io"
 const QUALIFIED_KIND: &str = "CustomResourceDefinition.apiextensions.k8s.io";
 
 pub fn kind() -> Kind {
-    let mut resource = Resource::new(GROUP, "CustomResourceDefinition", "customresourcedefinitions")
+    let resource = Resource::new(GROUP, "CustomResourceDefinition", "customresourcedefinitions")
         .cluster_scoped()
         .short_names(&["crd", "crds"])
+        .in_api_extensions()
         .stored_under("apiextensions.k8s.io/customresourcedefinitions")
         .with_status();
-    resource.categories = vec!["api-extensions".to_string()];
     Kind::typed::<CustomResourceDefinition>(resource, CrdStrategy)
 }
 
