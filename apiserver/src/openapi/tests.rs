@@ -58,6 +58,8 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<storage::CSIDriver>(&[]),
         OpenApiResource::of::<storage::CSINode>(&[]),
         OpenApiResource::of::<storage::VolumeAttachment>(&["status"]),
+        OpenApiResource::of::<storage::VolumeAttributesClass>(&[]),
+        OpenApiResource::of::<storage::CSIStorageCapacity>(&[]),
     ]
 }
 
@@ -225,6 +227,24 @@ fn resource_table() {
             "volumeattachments",
             false,
             &["status"],
+        ),
+        (
+            "storage.k8s.io",
+            "v1",
+            "VolumeAttributesClass",
+            "VolumeAttributesClassList",
+            "volumeattributesclasses",
+            false,
+            &[],
+        ),
+        (
+            "storage.k8s.io",
+            "v1",
+            "CSIStorageCapacity",
+            "CSIStorageCapacityList",
+            "csistoragecapacities",
+            true,
+            &[],
         ),
     ];
     assert_eq!(table, expected);

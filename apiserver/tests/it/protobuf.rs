@@ -8,6 +8,7 @@
 use k8s_pb::api::admissionregistration::v1 as admissionregistration;
 use k8s_pb::api::apps::v1 as apps;
 use k8s_pb::api::batch::v1 as batch;
+use k8s_pb::api::certificates::v1 as certificates;
 use k8s_pb::api::coordination::v1 as coordination;
 use k8s_pb::api::core::v1 as core;
 use k8s_pb::api::discovery::v1 as discovery;
@@ -274,6 +275,27 @@ apiVersion: storage.k8s.io/v1
 kind: VolumeAttachment
 metadata: {name: pb-attach}
 spec: {attacher: pb.csi.example.com, nodeName: n1, source: {persistentVolumeName: pv-pb}}
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttributesClass
+metadata: {name: pb-gold}
+driverName: pb.csi.example.com
+parameters: {iops: "6000"}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: {name: csisc-pb, namespace: pb}
+storageClassName: pb-fast
+nodeTopology: {matchLabels: {topology.kubernetes.io/zone: a}}
+capacity: 100Gi
+---
+apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: pb-csr}
+spec:
+  signerName: example.com/pb
+  usages: [client auth]
+  request: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlISU1IQUNBUUF3RGpFTU1Bb0dBMVVFQXd3RFltOWlNRmt3RXdZSEtvWkl6ajBDQVFZSUtvWkl6ajBEQVFjRApRZ0FFSUdIOEdoWWwrZEVIYVVVQy83d2dsWk5KKzdibDR1bmNXb0dUUmRON1YrZUg0dnJaSll5VklDdldlUHlpCjRyakFRSGxHdTJTdGpaOFVKZFFEUVlHNmE2QUFNQW9HQ0NxR1NNNDlCQU1DQTBnQU1FVUNJRmtqMjVPQzRjY2wKTE9nTC9Bd2JhT0FzRDU3bGJyZXQwZ1pOR251MXhsMnRBaUVBditTOEFRekY2Ym1RNEFXYTZyQlJJMzFrQ2RvSwpMTy9pc0hoY1FJTTIxS3c9Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=
 ---
 apiVersion: node.k8s.io/v1
 kind: RuntimeClass
@@ -598,6 +620,30 @@ fn kinds() -> Vec<Kind> {
             "pb-attach",
             storage::VolumeAttachment,
             storage::VolumeAttachmentList
+        ),
+        kind!(
+            "storage.k8s.io/v1",
+            "VolumeAttributesClass",
+            "/apis/storage.k8s.io/v1/volumeattributesclasses",
+            "pb-gold",
+            storage::VolumeAttributesClass,
+            storage::VolumeAttributesClassList
+        ),
+        kind!(
+            "storage.k8s.io/v1",
+            "CSIStorageCapacity",
+            "/apis/storage.k8s.io/v1/namespaces/pb/csistoragecapacities",
+            "csisc-pb",
+            storage::CSIStorageCapacity,
+            storage::CSIStorageCapacityList
+        ),
+        kind!(
+            "certificates.k8s.io/v1",
+            "CertificateSigningRequest",
+            "/apis/certificates.k8s.io/v1/certificatesigningrequests",
+            "pb-csr",
+            certificates::CertificateSigningRequest,
+            certificates::CertificateSigningRequestList
         ),
         kind!(
             "node.k8s.io/v1",

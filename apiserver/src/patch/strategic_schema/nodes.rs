@@ -56,6 +56,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("storage.k8s.io", "CSIDriver", &STORAGE_V1_CSI_DRIVER),
     ("storage.k8s.io", "CSINode", &STORAGE_V1_CSI_NODE),
     ("storage.k8s.io", "VolumeAttachment", &STORAGE_V1_VOLUME_ATTACHMENT),
+    ("storage.k8s.io", "VolumeAttributesClass", &STORAGE_V1_VOLUME_ATTRIBUTES_CLASS),
+    ("storage.k8s.io", "CSIStorageCapacity", &STORAGE_V1_CSI_STORAGE_CAPACITY),
     ("node.k8s.io", "RuntimeClass", &NODE_V1_RUNTIME_CLASS),
     ("discovery.k8s.io", "EndpointSlice", &DISCOVERY_V1_ENDPOINT_SLICE),
     ("certificates.k8s.io", "CertificateSigningRequest", &CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST),
@@ -2220,6 +2222,13 @@ pub(crate) static STORAGE_V1_CSI_NODE_STATUS: TypeNode = TypeNode {
     ],
 };
 
+pub(crate) static STORAGE_V1_CSI_STORAGE_CAPACITY: TypeNode = TypeNode {
+    name: "CSIStorageCapacity",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
 pub(crate) static STORAGE_V1_STORAGE_CLASS: TypeNode = TypeNode {
     name: "StorageClass",
     fields: &[
@@ -2262,6 +2271,13 @@ pub(crate) static STORAGE_V1_VOLUME_ATTACHMENT_SPEC: TypeNode = TypeNode {
 pub(crate) static STORAGE_V1_VOLUME_ATTACHMENT_STATUS: TypeNode = TypeNode {
     name: "VolumeAttachmentStatus",
     fields: &[],
+};
+
+pub(crate) static STORAGE_V1_VOLUME_ATTRIBUTES_CLASS: TypeNode = TypeNode {
+    name: "VolumeAttributesClass",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
 };
 
 pub(crate) static STORAGE_V1_VOLUME_ERROR: TypeNode = TypeNode {

@@ -4,12 +4,21 @@
 
 pub mod csidriver;
 pub mod csinode;
+pub mod csistoragecapacity;
 pub mod storageclass;
 pub mod volumeattachment;
+pub mod volumeattributesclass;
 
 use super::Kind;
 
 /// The group's kinds, in kube's discovery order.
 pub fn kinds() -> Vec<Kind> {
-    vec![csidriver::kind(), csinode::kind(), storageclass::kind(), volumeattachment::kind()]
+    vec![
+        csidriver::kind(),
+        csinode::kind(),
+        csistoragecapacity::kind(),
+        storageclass::kind(),
+        volumeattachment::kind(),
+        volumeattributesclass::kind(),
+    ]
 }
