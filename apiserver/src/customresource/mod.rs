@@ -82,6 +82,7 @@ pub fn kinds(crd: &Value, caller: &Arc<Caller>) -> Vec<Kind> {
                 ttl_seconds: None,
                 returns_deleted: false,
                 actions: &[],
+                shares_storage_of: None,
             };
             let schema = version["schema"]["openAPIV3Schema"].clone();
             let columns = Columns::of_version(version);

@@ -32,6 +32,9 @@ pub struct Resource {
     /// Subresources besides status and scale, each served by its own
     /// handler (a pod's binding and eviction).
     pub actions: &'static [Action],
+    /// Another resource (group, plural) whose objects these are, in
+    /// another shape: events.k8s.io Events are core Events.
+    pub shares_storage_of: Option<(&'static str, &'static str)>,
 }
 
 /// A subresource with its own handler: what discovery says of it.
@@ -89,6 +92,7 @@ impl Resource {
             ttl_seconds: None,
             returns_deleted: false,
             actions: &[],
+            shares_storage_of: None,
         }
     }
 
@@ -148,6 +152,12 @@ impl Resource {
     /// Subresources served by their own handlers.
     pub fn with_actions(mut self, actions: &'static [Action]) -> Self {
         self.actions = actions;
+        self
+    }
+
+    /// Stored under the same keys as the resource `plural` of `group`.
+    pub fn sharing_storage_of(mut self, group: &'static str, plural: &'static str) -> Self {
+        self.shares_storage_of = Some((group, plural));
         self
     }
 

@@ -111,7 +111,11 @@ impl Resources {
             let other = other.store.resource();
             let theirs = format!("{}/", other.storage_prefix);
             let same_resource = other.is(&resource.group, &resource.plural);
-            if same_resource {
+            let this: &super::Resource = &resource;
+            let shared = [(this, other), (other, this)]
+                .iter()
+                .any(|(one, two)| one.shares_storage_of.is_some_and(|(g, p)| two.is(g, p)));
+            if same_resource || shared {
                 return theirs != prefix;
             }
             theirs.starts_with(&prefix) || prefix.starts_with(&theirs)

@@ -491,6 +491,51 @@ print(json.dumps({"backend": ingress.spec.rules[0].http.paths[0].backend.service
     assert_eq!(result, json!({"backend": "web", "policies": ["db"], "deleted": "V1PersistentVolumeClaim"}));
 }
 
+/// events.k8s.io/v1 Events are the core Events in the newer shape, both ways.
+fn events_in_both_apis(api: &ApiServer) {
+    let core = "apiVersion: v1\nkind: Event\nmetadata: {name: old.1, namespace: default}\ninvolvedObject: {kind: Pod, name: web, namespace: default}\nreason: Pulled\nmessage: image pulled\ntype: Normal\ncount: 2\nsource: {component: kubelet}\n";
+    api.ok_stdin(&["create", "-f", "-"], core);
+    let seen = get(api, &["events.v1.events.k8s.io", "old.1"]);
+    assert_eq!(seen["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(
+        (seen["regarding"]["name"].as_str(), seen["note"].as_str(), seen["deprecatedCount"].as_i64()),
+        (Some("web"), Some("image pulled"), Some(2)),
+        "{seen}"
+    );
+    assert_eq!(seen["deprecatedSource"]["component"], "kubelet");
+    let new = "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: new.1, namespace: default}\neventTime: \"2026-01-02T03:04:05.000000Z\"\nreportingController: example.com/scaler\nreportingInstance: scaler-0\naction: Scaling\nreason: Scaled\ntype: Normal\nnote: scaled to 3\nregarding: {kind: Deployment, name: web, namespace: default}\n";
+    api.ok_stdin(&["create", "-f", "-"], new);
+    let seen = get(api, &["events", "new.1"]);
+    assert_eq!(seen["apiVersion"], "v1");
+    assert_eq!(
+        (
+            seen["involvedObject"]["kind"].as_str(),
+            seen["message"].as_str(),
+            seen["reportingComponent"].as_str()
+        ),
+        (Some("Deployment"), Some("scaled to 3"), Some("example.com/scaler")),
+        "{seen}"
+    );
+    let table = api.ok(&["get", "events.v1.events.k8s.io"]);
+    assert!(
+        table.contains("Scaled") && table.contains("deployment/web") && table.contains("scaled to 3"),
+        "{table}"
+    );
+    let listed = api.ok(&["get", "events.v1.events.k8s.io", "-o", "name"]);
+    assert!(listed.contains("old.1") && listed.contains("new.1"), "{listed}");
+    // Written through events.k8s.io, an Event must be a new-style one.
+    let old_style = "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: bad.1, namespace: default}\nreason: X\ntype: Normal\ndeprecatedCount: 1\n";
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], old_style);
+    assert!(!ok, "{stderr}");
+    for text in [
+        "eventTime: Required value",
+        "deprecatedCount: Invalid value: \"\": needs to be unset",
+        "reportingController: Required value",
+    ] {
+        assert!(stderr.contains(text), "{text} in {stderr}");
+    }
+}
+
 async fn object_semantics(backend: Backend) {
     let api = ApiServer::start(backend).await;
     workloads_are_defaulted(&api);
@@ -498,6 +543,7 @@ async fn object_semantics(backend: Backend) {
     services_get_node_ports(&api);
     deletes_answer_as_kube_does(&api).await;
     install_kinds_are_served(&api);
+    events_in_both_apis(&api);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -12,6 +12,7 @@ use k8s_pb::api::certificates::v1 as certificates;
 use k8s_pb::api::coordination::v1 as coordination;
 use k8s_pb::api::core::v1 as core;
 use k8s_pb::api::discovery::v1 as discovery;
+use k8s_pb::api::events::v1 as events;
 use k8s_pb::api::networking::v1 as networking;
 use k8s_pb::api::node::v1 as node;
 use k8s_pb::api::policy::v1 as policy;
@@ -296,6 +297,19 @@ spec:
   signerName: example.com/pb
   usages: [client auth]
   request: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlISU1IQUNBUUF3RGpFTU1Bb0dBMVVFQXd3RFltOWlNRmt3RXdZSEtvWkl6ajBDQVFZSUtvWkl6ajBEQVFjRApRZ0FFSUdIOEdoWWwrZEVIYVVVQy83d2dsWk5KKzdibDR1bmNXb0dUUmRON1YrZUg0dnJaSll5VklDdldlUHlpCjRyakFRSGxHdTJTdGpaOFVKZFFEUVlHNmE2QUFNQW9HQ0NxR1NNNDlCQU1DQTBnQU1FVUNJRmtqMjVPQzRjY2wKTE9nTC9Bd2JhT0FzRDU3bGJyZXQwZ1pOR251MXhsMnRBaUVBditTOEFRekY2Ym1RNEFXYTZyQlJJMzFrQ2RvSwpMTy9pc0hoY1FJTTIxS3c9Ci0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=
+---
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: web.2, namespace: pb}
+eventTime: "2026-01-02T03:04:05.123456Z"
+series: {count: 2, lastObservedTime: "2026-01-02T03:05:05.000001Z"}
+reportingController: example.com/pb
+reportingInstance: pb-0
+action: Scaling
+reason: Scaled
+type: Normal
+note: scaled
+regarding: {kind: Deployment, name: web, namespace: pb}
 ---
 apiVersion: node.k8s.io/v1
 kind: RuntimeClass
@@ -644,6 +658,14 @@ fn kinds() -> Vec<Kind> {
             "pb-csr",
             certificates::CertificateSigningRequest,
             certificates::CertificateSigningRequestList
+        ),
+        kind!(
+            "events.k8s.io/v1",
+            "Event",
+            "/apis/events.k8s.io/v1/namespaces/pb/events",
+            "web.2",
+            events::Event,
+            events::EventList
         ),
         kind!(
             "node.k8s.io/v1",

@@ -61,6 +61,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("node.k8s.io", "RuntimeClass", &NODE_V1_RUNTIME_CLASS),
     ("discovery.k8s.io", "EndpointSlice", &DISCOVERY_V1_ENDPOINT_SLICE),
     ("certificates.k8s.io", "CertificateSigningRequest", &CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST),
+    ("events.k8s.io", "Event", &EVENTS_V1_EVENT),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -1831,6 +1832,18 @@ pub(crate) static DISCOVERY_V1_FOR_NODE: TypeNode = TypeNode {
 
 pub(crate) static DISCOVERY_V1_FOR_ZONE: TypeNode = TypeNode {
     name: "ForZone",
+    fields: &[],
+};
+
+pub(crate) static EVENTS_V1_EVENT: TypeNode = TypeNode {
+    name: "Event",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static EVENTS_V1_EVENT_SERIES: TypeNode = TypeNode {
+    name: "EventSeries",
     fields: &[],
 };
 

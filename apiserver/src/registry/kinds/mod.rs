@@ -27,6 +27,7 @@ pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod event;
+pub mod events_api;
 pub mod field;
 pub mod job;
 pub mod lease;
@@ -122,6 +123,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         persistentvolumeclaim::kind(),
         persistentvolume::kind(),
         event::kind(),
+        events_api::kind(),
         node::kind(),
         deployment::kind(),
         replicaset::kind(),
