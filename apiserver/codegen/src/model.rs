@@ -289,11 +289,11 @@ impl Model {
                 message,
                 unserved: line.unserved,
             };
-            // strategic merge patch looks kinds up by group and kind, without the version
-            if !seen.insert((kind.group().map(str::to_owned), kind.kind.clone())) {
+            // a kind may be served in several versions of its group (autoscaling/v1 and v2)
+            if !seen.insert(kind.api_version.clone() + " " + &kind.kind) {
                 return Err(Error::new(
                     line.line,
-                    format!("kind {} {} is listed twice in its group", line.api_version, line.kind),
+                    format!("kind {} {} is listed twice", line.api_version, line.kind),
                 ));
             }
             kinds.push(kind);
@@ -639,7 +639,9 @@ mod tests {
         assert_eq!(error(&format!("{pod}message apps.v1.Pod\n")).line, 4);
         assert_eq!(error("kind v1 Pod core.v1.Nope\n").line, 2);
         assert_eq!(error("kind v1/x/y Pod core.v1.Pod\nmessage core.v1.Pod\n").line, 2);
-        assert_eq!(error("kind v1 Pod core.v1.Pod\nkind v2 Pod core.v1.Pod\nmessage core.v1.Pod\n").line, 3);
+        assert_eq!(error("kind v1 Pod core.v1.Pod\nkind v1 Pod core.v1.Pod\nmessage core.v1.Pod\n").line, 3);
+        // a kind served in two versions of its group is listed once per version
+        assert!(build("kind v1 Pod core.v1.Pod\nkind v2 Pod core.v1.Pod\nmessage core.v1.Pod\n").is_ok());
         let e = error(&format!("{pod}  1 a,omitempty core.v1.X\nmessage core.v1.X\n  1 b []core.v1.Pod\n"));
         assert_eq!(
             (e.line, e.message.as_str()),

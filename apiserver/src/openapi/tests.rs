@@ -9,10 +9,11 @@ use super::*;
 /// (kept here so that this module's tests need nothing above it).
 fn resources() -> Vec<OpenApiResource> {
     use k8s_openapi::api::{
-        admissionregistration::v1 as registration, apps::v1 as apps, batch::v1 as batch,
-        certificates::v1 as certificates, coordination::v1 as coordination, core::v1 as core,
-        discovery::v1 as discovery, networking::v1 as networking, node::v1 as node, policy::v1 as policy,
-        rbac::v1 as rbac, scheduling::v1 as scheduling, storage::v1 as storage,
+        admissionregistration::v1 as registration, apps::v1 as apps, autoscaling::v1 as autoscaling_v1,
+        autoscaling::v2 as autoscaling_v2, batch::v1 as batch, certificates::v1 as certificates,
+        coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
+        networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
+        scheduling::v1 as scheduling, storage::v1 as storage,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -32,6 +33,8 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<apps::DaemonSet>(&["status"]),
         OpenApiResource::of::<batch::Job>(&["status"]),
         OpenApiResource::of::<batch::CronJob>(&["status"]),
+        OpenApiResource::of::<autoscaling_v2::HorizontalPodAutoscaler>(&["status"]),
+        OpenApiResource::of::<autoscaling_v1::HorizontalPodAutoscaler>(&["status"]),
         OpenApiResource::of::<coordination::Lease>(&[]),
         OpenApiResource::of::<policy::PodDisruptionBudget>(&["status"]),
         OpenApiResource::of::<rbac::ClusterRole>(&[]),
@@ -75,10 +78,12 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 13] = [
+const GROUP_VERSIONS: [&str; 15] = [
     "api/v1",
     "apis/admissionregistration.k8s.io/v1",
     "apis/apps/v1",
+    "apis/autoscaling/v1",
+    "apis/autoscaling/v2",
     "apis/batch/v1",
     "apis/certificates.k8s.io/v1",
     "apis/coordination.k8s.io/v1",
@@ -122,6 +127,24 @@ fn resource_table() {
         ("apps", "v1", "DaemonSet", "DaemonSetList", "daemonsets", true, &["status"]),
         ("batch", "v1", "Job", "JobList", "jobs", true, &["status"]),
         ("batch", "v1", "CronJob", "CronJobList", "cronjobs", true, &["status"]),
+        (
+            "autoscaling",
+            "v2",
+            "HorizontalPodAutoscaler",
+            "HorizontalPodAutoscalerList",
+            "horizontalpodautoscalers",
+            true,
+            &["status"],
+        ),
+        (
+            "autoscaling",
+            "v1",
+            "HorizontalPodAutoscaler",
+            "HorizontalPodAutoscalerList",
+            "horizontalpodautoscalers",
+            true,
+            &["status"],
+        ),
         ("coordination.k8s.io", "v1", "Lease", "LeaseList", "leases", true, &[]),
         (
             "policy",

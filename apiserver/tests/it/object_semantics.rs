@@ -536,6 +536,58 @@ fn events_in_both_apis(api: &ApiServer) {
     }
 }
 
+/// HorizontalPodAutoscalers: one object in autoscaling/v2 and v1, kube's defaults and columns.
+fn autoscalers_in_both_versions(api: &ApiServer) {
+    api.ok(&["create", "deployment", "hpa-web", "--image=nginx"]);
+    let out = api.ok(&["autoscale", "deployment", "hpa-web", "--min=2", "--max=5", "--cpu-percent=70"]);
+    assert!(out.contains("horizontalpodautoscaler.autoscaling/hpa-web autoscaled"), "{out}");
+    let raw = |version: &str, name: &str| {
+        json(&api.ok(&[
+            "get",
+            "--raw",
+            &format!("/apis/autoscaling/{version}/namespaces/default/horizontalpodautoscalers/{name}"),
+        ]))
+    };
+    let v1 = raw("v1", "hpa-web");
+    assert_eq!(v1["apiVersion"], "autoscaling/v1");
+    assert_eq!(
+        (v1["spec"]["targetCPUUtilizationPercentage"].as_i64(), v1["spec"]["minReplicas"].as_i64()),
+        (Some(70), Some(2)),
+        "{v1}"
+    );
+    let table = api.ok(&["get", "hpa", "hpa-web"]);
+    assert!(table.contains("Deployment/hpa-web") && table.contains("cpu: <unknown>/70%"), "{table}");
+
+    // Written in v1 without a target: v2's default CPU target, in both.
+    let old = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: legacy}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: hpa-web}, maxReplicas: 3}\n";
+    api.ok_stdin(&["create", "-f", "-"], old);
+    let v2 = raw("v2", "legacy");
+    let cpu = json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}});
+    assert_eq!(
+        (v2["spec"]["metrics"].clone(), v2["spec"]["minReplicas"].clone()),
+        (json!([cpu]), json!(1)),
+        "{v2}"
+    );
+    assert_eq!(raw("v1", "legacy")["spec"]["targetCPUUtilizationPercentage"], 80);
+
+    // v2's behavior filled with kube's rules.
+    let new = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: tuned}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: hpa-web}\n  maxReplicas: 10\n  metrics: [{type: Resource, resource: {name: memory, target: {type: AverageValue, averageValue: 500Mi}}}]\n  behavior: {scaleDown: {stabilizationWindowSeconds: 60}}\n";
+    api.ok_stdin(&["apply", "--server-side", "-f", "-"], new);
+    let tuned = get(api, &["hpa", "tuned"]);
+    let behavior = &tuned["spec"]["behavior"];
+    assert_eq!(behavior["scaleDown"]["stabilizationWindowSeconds"], 60);
+    assert_eq!(behavior["scaleUp"]["policies"][0], json!({"type": "Pods", "value": 4, "periodSeconds": 15}));
+    assert!(api.ok(&["get", "hpa", "tuned"]).contains("memory: <unknown>/500Mi"));
+
+    let bad = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: bad}\nspec: {scaleTargetRef: {kind: Deployment, name: hpa-web}, minReplicas: 4, maxReplicas: 2}\n";
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], bad);
+    assert!(
+        !ok && stderr
+            .contains("spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`"),
+        "{stderr}"
+    );
+}
+
 async fn object_semantics(backend: Backend) {
     let api = ApiServer::start(backend).await;
     workloads_are_defaulted(&api);
@@ -544,6 +596,7 @@ async fn object_semantics(backend: Backend) {
     deletes_answer_as_kube_does(&api).await;
     install_kinds_are_served(&api);
     events_in_both_apis(&api);
+    autoscalers_in_both_versions(&api);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,7 @@
 
 use k8s_pb::api::admissionregistration::v1 as admissionregistration;
 use k8s_pb::api::apps::v1 as apps;
+use k8s_pb::api::autoscaling::{v1 as autoscaling_v1, v2 as autoscaling_v2};
 use k8s_pb::api::batch::v1 as batch;
 use k8s_pb::api::certificates::v1 as certificates;
 use k8s_pb::api::coordination::v1 as coordination;
@@ -310,6 +311,15 @@ reason: Scaled
 type: Normal
 note: scaled
 regarding: {kind: Deployment, name: web, namespace: pb}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: pb}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 4
+  metrics: [{type: Resource, resource: {name: memory, target: {type: AverageValue, averageValue: 500Mi}}}]
+  behavior: {scaleUp: {stabilizationWindowSeconds: 30}}
 ---
 apiVersion: node.k8s.io/v1
 kind: RuntimeClass
@@ -666,6 +676,22 @@ fn kinds() -> Vec<Kind> {
             "web.2",
             events::Event,
             events::EventList
+        ),
+        kind!(
+            "autoscaling/v2",
+            "HorizontalPodAutoscaler",
+            "/apis/autoscaling/v2/namespaces/pb/horizontalpodautoscalers",
+            "web",
+            autoscaling_v2::HorizontalPodAutoscaler,
+            autoscaling_v2::HorizontalPodAutoscalerList
+        ),
+        kind!(
+            "autoscaling/v1",
+            "HorizontalPodAutoscaler",
+            "/apis/autoscaling/v1/namespaces/pb/horizontalpodautoscalers",
+            "web",
+            autoscaling_v1::HorizontalPodAutoscaler,
+            autoscaling_v1::HorizontalPodAutoscalerList
         ),
         kind!(
             "node.k8s.io/v1",

@@ -20,8 +20,13 @@ pub fn emit(model: &Model) -> String {
          /// The kinds with patch metadata: (group, kind, node); the group of core is \"\".\n\
          pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[\n",
     );
+    let mut listed = std::collections::HashSet::new();
     for kind in &model.kinds {
         let Some(group) = kind.group() else { continue };
+        // Looked up by group and kind: the first version listed stands for the others.
+        if !listed.insert((group, kind.kind.as_str())) {
+            continue;
+        }
         out.push_str(&format!(
             "    ({}, {}, &{}),\n",
             lit(group),

@@ -35,6 +35,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("batch", "CronJob", &BATCH_V1_CRON_JOB),
     ("coordination.k8s.io", "Lease", &COORDINATION_V1_LEASE),
     ("autoscaling", "Scale", &AUTOSCALING_V1_SCALE),
+    ("autoscaling", "HorizontalPodAutoscaler", &AUTOSCALING_V1_HORIZONTAL_POD_AUTOSCALER),
     ("policy", "PodDisruptionBudget", &POLICY_V1_POD_DISRUPTION_BUDGET),
     ("scheduling.k8s.io", "PriorityClass", &SCHEDULING_V1_PRIORITY_CLASS),
     ("", "Status", &META_V1_STATUS),
@@ -454,6 +455,28 @@ pub(crate) static AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_SPEC: TypeNode = TypeNo
     fields: &[],
 };
 
+pub(crate) static AUTOSCALING_V1_CROSS_VERSION_OBJECT_REFERENCE: TypeNode = TypeNode {
+    name: "CrossVersionObjectReference",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V1_HORIZONTAL_POD_AUTOSCALER: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscaler",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static AUTOSCALING_V1_HORIZONTAL_POD_AUTOSCALER_SPEC: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscalerSpec",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V1_HORIZONTAL_POD_AUTOSCALER_STATUS: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscalerStatus",
+    fields: &[],
+};
+
 pub(crate) static AUTOSCALING_V1_SCALE: TypeNode = TypeNode {
     name: "Scale",
     fields: &[
@@ -468,6 +491,126 @@ pub(crate) static AUTOSCALING_V1_SCALE_SPEC: TypeNode = TypeNode {
 
 pub(crate) static AUTOSCALING_V1_SCALE_STATUS: TypeNode = TypeNode {
     name: "ScaleStatus",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_CONTAINER_RESOURCE_METRIC_SOURCE: TypeNode = TypeNode {
+    name: "ContainerResourceMetricSource",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_CONTAINER_RESOURCE_METRIC_STATUS: TypeNode = TypeNode {
+    name: "ContainerResourceMetricStatus",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_CROSS_VERSION_OBJECT_REFERENCE: TypeNode = TypeNode {
+    name: "CrossVersionObjectReference",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_EXTERNAL_METRIC_SOURCE: TypeNode = TypeNode {
+    name: "ExternalMetricSource",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_EXTERNAL_METRIC_STATUS: TypeNode = TypeNode {
+    name: "ExternalMetricStatus",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscaler",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_STATUS) },
+    ],
+};
+
+pub(crate) static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_BEHAVIOR: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscalerBehavior",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_CONDITION: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscalerCondition",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_SPEC: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscalerSpec",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_STATUS: TypeNode = TypeNode {
+    name: "HorizontalPodAutoscalerStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static AUTOSCALING_V2_HPA_SCALING_POLICY: TypeNode = TypeNode {
+    name: "HPAScalingPolicy",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_HPA_SCALING_RULES: TypeNode = TypeNode {
+    name: "HPAScalingRules",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_METRIC_IDENTIFIER: TypeNode = TypeNode {
+    name: "MetricIdentifier",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_METRIC_SPEC: TypeNode = TypeNode {
+    name: "MetricSpec",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_METRIC_STATUS: TypeNode = TypeNode {
+    name: "MetricStatus",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_METRIC_TARGET: TypeNode = TypeNode {
+    name: "MetricTarget",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_METRIC_VALUE_STATUS: TypeNode = TypeNode {
+    name: "MetricValueStatus",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_OBJECT_METRIC_SOURCE: TypeNode = TypeNode {
+    name: "ObjectMetricSource",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_OBJECT_METRIC_STATUS: TypeNode = TypeNode {
+    name: "ObjectMetricStatus",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_PODS_METRIC_SOURCE: TypeNode = TypeNode {
+    name: "PodsMetricSource",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_PODS_METRIC_STATUS: TypeNode = TypeNode {
+    name: "PodsMetricStatus",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_RESOURCE_METRIC_SOURCE: TypeNode = TypeNode {
+    name: "ResourceMetricSource",
+    fields: &[],
+};
+
+pub(crate) static AUTOSCALING_V2_RESOURCE_METRIC_STATUS: TypeNode = TypeNode {
+    name: "ResourceMetricStatus",
     fields: &[],
 };
 

@@ -29,6 +29,7 @@ pub mod endpointslice;
 pub mod event;
 pub mod events_api;
 pub mod field;
+pub mod horizontalpodautoscaler;
 pub mod job;
 pub mod lease;
 pub mod limitrange;
@@ -132,6 +133,8 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         controllerrevision::kind(),
         job::kind(),
         cronjob::kind(),
+        horizontalpodautoscaler::v2(),
+        horizontalpodautoscaler::v1(),
         lease::kind(),
         limitrange::kind(),
         resourcequota::kind(),
@@ -281,7 +284,9 @@ pub(crate) mod tests {
             // The OpenAPI description serves the subresources the resource does.
             assert_eq!(openapi.subresources.to_vec(), a.resource.subresources().to_vec());
             for b in &kinds[i + 1..] {
-                assert!(!a.resource.is(&b.resource.group, &b.resource.plural));
+                // a resource may be served in several versions, never twice in one
+                let same = a.resource.is(&b.resource.group, &b.resource.plural);
+                assert!(!same || a.resource.version != b.resource.version, "{}", a.resource.qualified_name());
             }
         }
         let endpoints = kinds.iter().find(|k| k.resource.plural == "endpoints").unwrap();
