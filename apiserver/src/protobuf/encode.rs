@@ -62,14 +62,15 @@ pub fn body(value: &Value) -> Result<Vec<u8>, EncodeError> {
         || EncodeError::UnsupportedKind { api_version: api_version.to_owned(), kind: kind.to_owned() };
     let empty = Map::new();
     let object = value.as_object().unwrap_or(&empty);
-    let raw = match message_of(api_version, kind) {
-        Some(message) => encode_message(message, object, true)?,
+    let mut raw = Vec::with_capacity(1024);
+    match message_of(api_version, kind) {
+        Some(message) => encode_message(message, object, true, &mut raw)?,
         None => {
             let item_kind = kind.strip_suffix("List").ok_or_else(unsupported)?;
             let item = message_of(api_version, item_kind).ok_or_else(unsupported)?;
-            encode_list(item, object)?
+            encode_list(item, object, &mut raw)?
         }
-    };
+    }
     Ok(framed(api_version, kind, &raw))
 }
 
@@ -103,7 +104,11 @@ fn framed(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
 }
 
 /// A `<Kind>List`: metadata (ListMeta) = 1, items = 2.
-fn encode_list(item: &'static Message, list: &Map<String, Value>) -> Result<Vec<u8>, EncodeError> {
+fn encode_list(
+    item: &'static Message,
+    list: &Map<String, Value>,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
     let empty = Map::new();
     for key in list.keys() {
         if !matches!(key.as_str(), "apiVersion" | "kind" | "metadata" | "items") {
@@ -111,17 +116,16 @@ fn encode_list(item: &'static Message, list: &Map<String, Value>) -> Result<Vec<
         }
     }
     let meta = list.get("metadata").and_then(Value::as_object).unwrap_or(&empty);
-    let mut out = Vec::new();
-    write_len(&mut out, 1, &encode_message(&META_V1_LIST_META, meta, false)?);
+    nested(out, 1, |out| encode_message(&META_V1_LIST_META, meta, false, out))?;
     for object in list.get("items").and_then(Value::as_array).into_iter().flatten() {
         let object = object.as_object().ok_or_else(|| EncodeError::Invalid {
             message: item.name,
             field: "items",
             reason: "an item is not an object".to_owned(),
         })?;
-        write_len(&mut out, 2, &encode_message(item, object, true)?);
+        nested(out, 2, |out| encode_message(item, object, true, out))?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A message from its JSON object. `root`: the object carries apiVersion and kind, which are the
@@ -131,7 +135,8 @@ fn encode_message(
     message: &'static Message,
     object: &Map<String, Value>,
     root: bool,
-) -> Result<Vec<u8>, EncodeError> {
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
     let has_type_meta = root || is_object(message);
     for key in object.keys() {
         let type_meta = has_type_meta && matches!(key.as_str(), "apiVersion" | "kind");
@@ -139,23 +144,26 @@ fn encode_message(
             return Err(EncodeError::UnknownField { message: message.name, key: key.clone() });
         }
     }
-    encode_fields(message, object)
+    encode_fields(message, object, out)
 }
 
 /// A message's fields from a JSON object whose keys are known to be its (or, for an embedded
 /// struct, its parent's).
-fn encode_fields(message: &'static Message, object: &Map<String, Value>) -> Result<Vec<u8>, EncodeError> {
-    let mut out = Vec::new();
+fn encode_fields(
+    message: &'static Message,
+    object: &Map<String, Value>,
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
     for field in message.fields {
         if field.presence == Presence::Inline {
             let Type::Message(inner) = field.ty else { continue };
-            write_len(&mut out, field.number, &encode_fields(inner, object)?);
+            nested(out, field.number, |out| encode_fields(inner, object, out))?;
             continue;
         }
         let value = object.get(field.json).filter(|v| !v.is_null());
-        encode_field(message, field, value, &mut out)?;
+        encode_field(message, field, value, out)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Whether a message is a Kubernetes object (it has ObjectMeta), whose Go struct embeds TypeMeta.
@@ -199,11 +207,12 @@ fn encode_field(
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
             for key in keys {
-                let mut entry = Vec::new();
-                write_len(&mut entry, 1, key.as_bytes());
                 let entry_value = Some(&map[key]).filter(|v| !v.is_null());
-                write_value_as(2, field.ty, entry_value, &mut entry).map_err(|r| invalid(&r))?;
-                write_len(out, field.number, &entry);
+                nested(out, field.number, |entry| {
+                    write_len(entry, 1, key.as_bytes());
+                    write_value_as(2, field.ty, entry_value, entry)
+                })
+                .map_err(|r| invalid(&r))?;
             }
         }
         Card::Single => {
@@ -250,45 +259,46 @@ fn write_value_as(number: u32, ty: Type, value: Option<&Value>, out: &mut Vec<u8
                 None => &empty,
                 Some(v) => v.as_object().ok_or("not an object")?,
             };
-            let bytes = encode_message(inner, object, false).map_err(|e| e.to_string())?;
-            write_len(out, number, &bytes);
+            nested(out, number, |out| encode_message(inner, object, false, out))
+                .map_err(|e| e.to_string())?;
         }
-        Type::Time => write_len(out, number, &timestamp(value, false)?),
-        Type::MicroTime => write_len(out, number, &timestamp(value, true)?),
-        Type::FieldsV1 | Type::RawExtension => {
-            let mut raw = Vec::new();
+        Type::Time => nested(out, number, |out| timestamp(value, false, out))?,
+        Type::MicroTime => nested(out, number, |out| timestamp(value, true, out))?,
+        Type::FieldsV1 | Type::RawExtension => nested(out, number, |raw| {
             if let Some(value) = value {
-                write_len(&mut raw, 1, &serde_json::to_vec(value).map_err(|e| e.to_string())?);
+                write_len(raw, 1, &serde_json::to_vec(value).map_err(|e| e.to_string())?);
             }
-            write_len(out, number, &raw);
-        }
-        Type::IntOrString => {
-            let mut intstr = Vec::new();
+            Ok::<(), String>(())
+        })?,
+        Type::IntOrString => nested(out, number, |intstr| {
             match value {
                 Some(Value::String(s)) => {
-                    write_varint_field(&mut intstr, 1, 1);
-                    write_varint_field(&mut intstr, 2, 0);
-                    write_len(&mut intstr, 3, s.as_bytes());
+                    write_varint_field(intstr, 1, 1);
+                    write_varint_field(intstr, 2, 0);
+                    write_len(intstr, 3, s.as_bytes());
                 }
                 other => {
                     let n = integer(other)?;
                     let n = i32::try_from(n).map_err(|_| format!("{n} is out of range for int32"))?;
-                    write_varint_field(&mut intstr, 1, 0);
-                    write_varint_field(&mut intstr, 2, i64::from(n) as u64);
-                    write_len(&mut intstr, 3, b"");
+                    write_varint_field(intstr, 1, 0);
+                    write_varint_field(intstr, 2, i64::from(n) as u64);
+                    write_len(intstr, 3, b"");
                 }
             }
-            write_len(out, number, &intstr);
-        }
+            Ok::<(), String>(())
+        })?,
         Type::Quantity => {
-            let mut quantity = Vec::new();
             let text = match value {
-                None => "0".to_owned(),
-                Some(Value::Number(n)) => n.to_string(),
-                Some(other) => string(Some(other))?.to_owned(),
+                None => "0",
+                Some(Value::String(s)) => s.as_str(),
+                Some(Value::Number(n)) => {
+                    let text = n.to_string();
+                    write_len_nested(out, number, text.as_bytes());
+                    return Ok(());
+                }
+                Some(_) => return Err("not a string".to_owned()),
             };
-            write_len(&mut quantity, 1, text.as_bytes());
-            write_len(out, number, &quantity);
+            write_len_nested(out, number, text.as_bytes());
         }
     }
     Ok(())
@@ -310,15 +320,14 @@ fn integer(value: Option<&Value>) -> Result<i64, String> {
 
 /// meta/v1 Time or MicroTime as {seconds = 1, nanos = 2}; absent, the zero time: an empty
 /// message, as Go writes it.
-fn timestamp(value: Option<&Value>, micro: bool) -> Result<Vec<u8>, String> {
-    let Some(value) = value else { return Ok(Vec::new()) };
+fn timestamp(value: Option<&Value>, micro: bool, out: &mut Vec<u8>) -> Result<(), String> {
+    let Some(value) = value else { return Ok(()) };
     let text = value.as_str().ok_or("a time is not a string")?;
     let time: jiff::Timestamp = text.parse().map_err(|e| format!("{text:?} is not an RFC 3339 time: {e}"))?;
     let nanos = if micro { time.subsec_microsecond() * 1000 } else { 0 };
-    let mut out = Vec::new();
-    write_varint_field(&mut out, 1, time.as_second() as u64);
-    write_varint_field(&mut out, 2, i64::from(nanos) as u64);
-    Ok(out)
+    write_varint_field(out, 1, time.as_second() as u64);
+    write_varint_field(out, 2, i64::from(nanos) as u64);
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,6 +348,37 @@ fn write_key(out: &mut Vec<u8>, number: u32, wire: u8) {
 fn write_varint_field(out: &mut Vec<u8>, number: u32, value: u64) {
     write_key(out, number, VARINT);
     write_varint(out, value);
+}
+
+/// A length-delimited field whose body `write` appends to `out` in place: its length is put in
+/// front of it afterwards (one move of the body, no buffer of its own).
+fn nested<E>(
+    out: &mut Vec<u8>,
+    number: u32,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
+    write_key(out, number, LEN);
+    let start = out.len();
+    write(out)?;
+    let (mut length, mut used) = ([0u8; 10], 0);
+    let mut value = (out.len() - start) as u64;
+    while value >= 0x80 {
+        length[used] = (value as u8) | 0x80;
+        value >>= 7;
+        used += 1;
+    }
+    length[used] = value as u8;
+    out.splice(start..start, length[..=used].iter().copied());
+    Ok(())
+}
+
+/// A message of one string field (a Quantity) as field `number`.
+fn write_len_nested(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
+    let written: Result<(), std::convert::Infallible> = nested(out, number, |inner| {
+        write_len(inner, 1, bytes);
+        Ok(())
+    });
+    let Ok(()) = written;
 }
 
 fn write_len(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
