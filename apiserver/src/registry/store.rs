@@ -649,7 +649,7 @@ impl Store {
             return self.delete_now(ctx, &key, name, current, &opts.preconditions).await;
         }
         let marked = self.mark_deleted(ctx, namespace, name, grace.unwrap_or(0), opts).await?;
-        self.after_marking(ctx, &key, name, marked, &opts.preconditions).await
+        Ok(self.after_marking(marked))
     }
 
     /// A delete of an object already being deleted: a graceful one may
@@ -680,7 +680,7 @@ impl Store {
                         Ok(new)
                     })
                     .await?;
-                self.after_marking(ctx, &key, name, marked, &opts.preconditions).await
+                Ok(self.after_marking(marked))
             }
             // A graceful deletion whose period already ran out (an earlier
             // delete marked it but did not remove it) finishes now.
@@ -723,28 +723,16 @@ impl Store {
     }
 
     /// After marking: an object nothing holds and whose grace period is
-    /// zero goes now (a pod never scheduled, a forced delete); any other
-    /// waits for its finalizers, or its kubelet.
-    async fn after_marking(
-        &self,
-        ctx: &WriteContext,
-        key: &str,
-        name: &str,
-        marked: Value,
-        preconditions: &Preconditions,
-    ) -> Result<Deleted, ApiError> {
+    /// zero is gone (a pod never scheduled, a forced delete): the marking
+    /// write removed it (`finish_deletion`), or on a dry run would have.
+    /// Any other waits for its finalizers, or its kubelet.
+    fn after_marking(&self, marked: Value) -> Deleted {
         let graceful = self.strategy.grace_period(&marked, None).is_some();
         let expired = meta::deletion_grace_period(&marked).unwrap_or(0) == 0;
         if graceful && expired && meta::finalizers(&marked).is_empty() {
-            // The update already ran the preconditions; the delete is on the
-            // marked revision (a concurrent change is a conflict).
-            let at = Preconditions {
-                resource_version: meta::resource_version_of(&marked).parse().ok(),
-                uid: preconditions.uid.clone(),
-            };
-            return self.delete_now(ctx, key, name, marked, &at).await;
+            return Deleted::Gone(marked);
         }
-        Ok(Deleted::Pending(marked))
+        Deleted::Pending(marked)
     }
 
     /// Removes an object from storage at once; the object as it was last

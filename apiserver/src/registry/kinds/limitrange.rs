@@ -13,7 +13,6 @@ use super::Kind;
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
-use crate::runtime::meta;
 use crate::runtime::quantity::Quantity;
 
 pub fn kind() -> Kind {
@@ -40,11 +39,7 @@ impl Strategy for LimitRangeStrategy {
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {
-        let causes = validate(object);
-        if causes.is_empty() {
-            return Ok(());
-        }
-        Err(ApiError::Invalid { kind: "LimitRange".into(), name: meta::name_of(object).into(), causes })
+        super::field::refuse("LimitRange", object, validate(object))
     }
 }
 

@@ -100,11 +100,7 @@ impl Strategy for PodStrategy {
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {
-        let causes = spec_update_causes(&new["spec"], &old["spec"]);
-        if causes.is_empty() {
-            return Ok(());
-        }
-        Err(ApiError::Invalid { kind: "Pod".into(), name: meta::name_of(new).into(), causes })
+        super::field::refuse("Pod", new, spec_update_causes(&new["spec"], &old["spec"]))
     }
 
     fn validate_subresource_update(
@@ -116,11 +112,7 @@ impl Strategy for PodStrategy {
         if sub != Some("ephemeralcontainers") {
             return self.validate_update(new, old);
         }
-        let causes = ephemeral_container_causes(&new["spec"], &old["spec"]);
-        if causes.is_empty() {
-            return Ok(());
-        }
-        Err(ApiError::Invalid { kind: "Pod".into(), name: meta::name_of(new).into(), causes })
+        super::field::refuse("Pod", new, ephemeral_container_causes(&new["spec"], &old["spec"]))
     }
 
     fn field_labels(&self) -> &'static FieldLabels {

@@ -11,7 +11,6 @@ use super::Kind;
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
-use crate::runtime::meta;
 use crate::table::{self, Printer};
 
 pub fn kind() -> Kind {
@@ -51,14 +50,7 @@ impl Strategy for PodDisruptionBudgetStrategy {
         for field in ["minAvailable", "maxUnavailable"] {
             causes.extend(int_or_percent(&spec[field], &format!("spec.{field}")));
         }
-        if causes.is_empty() {
-            return Ok(());
-        }
-        Err(ApiError::Invalid {
-            kind: "PodDisruptionBudget".into(),
-            name: meta::name_of(object).into(),
-            causes,
-        })
+        super::field::refuse("PodDisruptionBudget", object, causes)
     }
 
     fn printer(&self) -> &'static Printer {

@@ -51,14 +51,7 @@ pub fn system_class(name: &str, value: i64, description: &str) -> Value {
 struct PriorityClassStrategy;
 
 fn refuse(object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
-    if causes.is_empty() {
-        return Ok(());
-    }
-    Err(ApiError::Invalid {
-        kind: "PriorityClass.scheduling.k8s.io".into(),
-        name: meta::name_of(object).into(),
-        causes,
-    })
+    super::field::refuse("PriorityClass.scheduling.k8s.io", object, causes)
 }
 
 impl Strategy for PriorityClassStrategy {

@@ -11,7 +11,6 @@ use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::strategy::NameRule;
 use crate::registry::{Resource, Strategy};
-use crate::runtime::meta;
 use crate::table::{self, Printer};
 
 const GROUP: &str = "rbac.authorization.k8s.io";
@@ -129,10 +128,7 @@ fn default_subjects(object: &mut Value) {
 }
 
 fn finish(kind: &str, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
-    if causes.is_empty() {
-        return Ok(());
-    }
-    Err(ApiError::Invalid { kind: format!("{kind}.{GROUP}"), name: meta::name_of(object).into(), causes })
+    super::field::refuse(&format!("{kind}.{GROUP}"), object, causes)
 }
 
 fn required(field: String) -> Cause {

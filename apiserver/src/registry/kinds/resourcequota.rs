@@ -78,10 +78,7 @@ impl Strategy for ResourceQuotaStrategy {
                 });
             }
         }
-        if causes.is_empty() {
-            return Ok(());
-        }
-        Err(ApiError::Invalid { kind: "ResourceQuota".into(), name: meta::name_of(object).into(), causes })
+        super::field::refuse("ResourceQuota", object, causes)
     }
 
     fn printer(&self) -> &'static Printer {
