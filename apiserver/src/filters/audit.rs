@@ -82,7 +82,8 @@ pub(super) async fn audit(State(auditor): State<Arc<Auditor>>, request: Request,
     // Errors are kept to report their Status; successes only at
     // RequestResponse (and never a watch's stream).
     let keep_response = !code.is_success() || (decision.level == Level::RequestResponse && !long_running);
-    let response_json = is_json(response.headers().get(header::CONTENT_TYPE));
+    // JSON, or protobuf for the clients that ask for it (recorded as the JSON it decodes to).
+    let response_format = BodyFormat::of(response.headers().get(header::CONTENT_TYPE));
     let records_complete = decision.records(Stage::ResponseComplete);
     let level = decision.level;
     let (parts, body) = response.into_parts();
@@ -96,23 +97,20 @@ pub(super) async fn audit(State(auditor): State<Arc<Auditor>>, request: Request,
             let copied = std::mem::take(&mut *request_copy.lock().unwrap_or_else(|p| p.into_inner()));
             event.request_object = request_format.and_then(|format| format.decode(&copied));
         }
-        let body: Option<Value> = response_body.and_then(|b| serde_json::from_slice(&b).ok());
+        let body: Option<Value> =
+            response_body.and_then(|b| response_format.and_then(|format| format.decode(&b)));
         event.response_status = Some(response_status(code, body.as_ref()));
         if level == Level::RequestResponse && code.is_success() {
             event.response_object = body;
         }
         auditor.record(&event, Stage::ResponseComplete);
     });
-    let copy = (keep_response && response_json).then(|| Arc::new(Mutex::new(Vec::new())));
+    let copy = (keep_response && response_format.is_some()).then(|| Arc::new(Mutex::new(Vec::new())));
     let body = Body::new(Copied::new(body, copy.unwrap_or_default(), Some(finish)));
     Response::from_parts(parts, body)
 }
 
-fn is_json(content_type: Option<&axum::http::HeaderValue>) -> bool {
-    content_type.and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("application/json"))
-}
-
-/// How a request body is written; the event records it as JSON, as kube
+/// How a request or response body is written; the event records it as JSON, as kube
 /// records the decoded object.
 #[derive(Debug, Clone, Copy)]
 enum BodyFormat {
