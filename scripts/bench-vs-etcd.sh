@@ -22,6 +22,11 @@
 #   BENCH_ONLY='^put' scripts/bench-vs-etcd.sh   # only the workloads whose names match (grep -E),
 #                                                # without the 1M-key load, memory and restart
 #   RTCD_BENCH_BUILT=1 ...                       # use the release binaries already in $CARGO_TARGET_DIR
+#   BENCH_BIN=DIR ...       # binaries copied to another machine: rtcd, rtcd-bench, etcd, etcdctl and
+#                           # (as ETCD_BENCHMARK) etcd's tool named benchmark, all from DIR; nothing is
+#                           # installed or built (scripts/bench/pack.sh makes DIR). Needs bash and python3.
+#   BENCH_PROFILE=1 ...     # also where each member's CPU and wake-ups went per workload
+#                           # (scripts/bench/threads.py), into $BENCH_OUT/profile.md
 #
 # BENCH_TIMEOUT (seconds, default 1800) bounds each run. A workload that
 # rtcd-bench rejects (a subcommand it does not have yet) is reported as
@@ -33,16 +38,31 @@ out="${BENCH_OUT:+$(realpath -m "$BENCH_OUT")}"
 cd "$(dirname "$0")/.."
 out="${out:-docs/bench}"
 
-scripts/install-deps.sh
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
-# RocksDB's C++ compiled once for every profile (scripts/rocksdb-lib.sh).
-# shellcheck source=rocksdb-lib.sh
-source scripts/rocksdb-lib.sh
-if [ -z "${RTCD_BENCH_BUILT:-}" ]; then
-  use_shared_rocksdb
-  cargo build --workspace --all-targets --locked --release
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin="$(realpath "$BENCH_BIN")"
+  # scripts/bench/pack.sh's compressed binaries (python3's lzma: no xz needed).
+  for packed in "$bin"/*.xz; do
+    [ -e "$packed" ] || continue
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      "$packed" "${packed%.xz}"
+    chmod +x "${packed%.xz}"
+    rm "$packed"
+  done
+  export PATH="$bin:$PATH"
+  if [ -z "${ETCD_BENCHMARK:-}" ] && [ -x "$bin/benchmark" ]; then ETCD_BENCHMARK="$bin/benchmark"; fi
+else
+  scripts/install-deps.sh
+  export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}"
+  # RocksDB's C++ compiled once for every profile (scripts/rocksdb-lib.sh).
+  # shellcheck source=rocksdb-lib.sh
+  source scripts/rocksdb-lib.sh
+  if [ -z "${RTCD_BENCH_BUILT:-}" ]; then
+    use_shared_rocksdb
+    cargo build --workspace --all-targets --locked --release
+  fi
+  bin="$CARGO_TARGET_DIR/release"
 fi
-bin="$CARGO_TARGET_DIR/release"
+profile="${BENCH_PROFILE:-}"
 scale="${BENCH_SCALE:-1}"
 bench_timeout="${BENCH_TIMEOUT:-1800}"
 rounds="${BENCH_ROUNDS:-3}"
@@ -54,6 +74,9 @@ if [ -n "$etcd_tool" ]; then
 fi
 export ETCDCTL_API=3
 mkdir -p "$out"
+if [ -n "$profile" ]; then
+  printf '# Where the members spent CPU and wake-ups, per workload\n\n' >"$out/profile.md"
+fi
 started_at=$SECONDS
 work="$(mktemp -d -t bench-vs-etcd-data.XXXXXX)"
 logs="$(mktemp -d -t bench-vs-etcd-logs.XXXXXX)"
@@ -124,7 +147,7 @@ workloads=(
   "range linearizable, 1000 clients|both|--conns 100 --clients 1000 range foo --consistency l --total $((100000 / scale))"
   "range serializable, 1000 clients|both|--conns 100 --clients 1000 range foo --consistency s --total $((100000 / scale))"
   "watch-latency, 1000 watchers, 200 puts/s|rtcd-bench|--conns 10 watch-latency --streams 10 --watchers-per-stream 100 --put-total $((2000 / scale)) --put-rate 200"
-  "lease keep-alive, 100 clients|rtcd-bench|--conns 10 --clients 100 lease-keepalive --total $((100000 / scale))"
+  "lease keep-alive, 100 clients|both|--conns 10 --clients 100 lease-keepalive --total $((100000 / scale))"
   "kube mix, 100 clients|rtcd-bench|--conns 10 --clients 100 kube --total $((20000 / scale)) --objects 2000 --watchers 100"
 )
 load_keys=$((1000000 / scale))
@@ -172,7 +195,14 @@ run_workload() {
   shift 4
   echo "   $name ($tool, round $round)"
   status=0
+  [ -n "$profile" ] && python3 scripts/bench/threads.py snap "${pids[@]}" >"$work/threads.before"
   summary="$(run_tool "$tool" "$@")" || status=$?
+  if [ -n "$profile" ] && [ "${summary:0:1}" = "{" ]; then
+    python3 scripts/bench/threads.py snap "${pids[@]}" >"$work/threads.after"
+    python3 scripts/bench/threads.py diff "$work/threads.before" "$work/threads.after" \
+      "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1]).get("requests", 0))' "$summary")" \
+      "$server: $name ($tool, round $round)" >>"$out/profile.md"
+  fi
   if [ "${summary:0:1}" = "{" ]; then
     # The client's CPU as a share of the machine over its wall time.
     cpu="$(awk -v cores="$(nproc)" '{ if ($3 > 0) printf "%.3f", ($1 + $2) / ($3 * cores); else print "null" }' "$work/time")"
@@ -209,16 +239,17 @@ tools_for() {
   fi
 }
 
-# measure_memory SERVER: VmRSS and data dir size of every member.
+# measure_memory SERVER STAGE KEYS: VmRSS and data dir size of every member,
+# after the matrix (STAGE matrix) or after loading KEYS keys (loaded).
 measure_memory() {
-  local server="$1" i rss=() disk=()
+  local server="$1" stage="$2" keys="$3" i rss=() disk=()
   for i in 0 1 2; do
     rss+=("$(awk '/^VmRSS:/ {print $2}' "/proc/${pids[$i]}/status")")
     disk+=("$(du -sb "$work/$server-b$i" | cut -f1)")
   done
-  printf '{"kind":"memory","server":"%s","keys":%s,"value_bytes":256,"rss_kib":[%s,%s,%s],"data_dir_bytes":[%s,%s,%s]}\n' \
-    "$server" "$load_keys" "${rss[@]}" "${disk[@]}" >>"$results"
-  echo "   RSS (KiB): ${rss[*]}; data dirs (bytes): ${disk[*]}"
+  printf '{"kind":"memory","server":"%s","stage":"%s","keys":%s,"value_bytes":256,"rss_kib":[%s,%s,%s],"data_dir_bytes":[%s,%s,%s]}\n' \
+    "$server" "$stage" "$keys" "${rss[@]}" "${disk[@]}" >>"$results"
+  echo "   $stage: RSS (KiB): ${rss[*]}; data dirs (bytes): ${disk[*]}"
 }
 
 # The index (0..2) of a member that is not the leader.
@@ -288,10 +319,11 @@ for server in etcd rtcd; do
     done
   done
   if [ -z "$only" ]; then
+    measure_memory "$server" matrix 0
     read -r -a args <<<"$load_args"
     run_workload "$server" "$load_name" rtcd-bench 1 "${args[@]}"
     sleep 5
-    measure_memory "$server"
+    measure_memory "$server" loaded "$load_keys"
     restart_follower "$server" "$program"
   fi
   stop_members

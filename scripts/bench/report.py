@@ -11,7 +11,9 @@ results.jsonl holds one JSON object a line, by "kind":
             default, or etcd-benchmark: etcd's tools/benchmark), round,
             client_cpu (the tool's CPU as a share of all cores), args, and
             either summary (rtcd-bench --json fields) or skipped (why not)
-  memory    server, keys, value_bytes, rss_kib [3], data_dir_bytes [3]
+  memory    server, stage (matrix: after the workloads; loaded, or none:
+            after the key load), keys, value_bytes, rss_kib [3],
+            data_dir_bytes [3]
   restart   server, member, keys, seconds (null: never served)
 Lines without "kind" are workloads (the first version of the script).
 """
@@ -38,7 +40,7 @@ CDF_ROW = "put, 1000 clients / 100 conns"
 def load(path):
     """meta; by: (server, row) -> the run that stands for it (see
     representative); runs: (server, row, tool) -> every run; row names in
-    order; memory and restart by server."""
+    order; memory and restart by server (memory by stage, then server)."""
     meta, runs, names, memory, restart = {}, {}, [], {}, {}
     for line in open(path):
         line = line.strip()
@@ -53,7 +55,7 @@ def load(path):
             if r["workload"] not in names:
                 names.append(r["workload"])
         elif kind == "memory":
-            memory[r["server"]] = r
+            memory.setdefault(r.get("stage", "loaded"), {})[r["server"]] = r
         elif kind == "restart":
             restart[r["server"]] = r
     by = {}
@@ -127,9 +129,10 @@ def md_cell(text):
 # ---------------------------------------------------------------- targets
 
 
-def targets(by, memory, restart, scale):
+def targets(by, memories, restart, scale):
     """Rows: (target, goal, etcd text, rtcd text, ratio, verdict)."""
     rows = []
+    memory = memories.get("loaded", {})
 
     def errors_note(s):
         return f", {s['errors']} errors" if s and s.get("errors") else ""
@@ -182,6 +185,19 @@ def targets(by, memory, restart, scale):
                 None if r["p99_ms"] <= e["p99_ms"] else "p99 above etcd's",
             ),
         )
+    load_name = next((n for (_, n) in by if n.startswith("load ")), "load (keys)")
+    throughput_target(
+        load_name,
+        "≥ 1.5× etcd's throughput; p99 ≤ etcd's",
+        1.5,
+        lambda e, r: (
+            f", p99 {e['p99_ms']:.2f} ms",
+            f", p99 {r['p99_ms']:.2f} ms",
+            None if r["p99_ms"] <= e["p99_ms"] else "p99 above etcd's",
+        ),
+    )
+    throughput_target("lease keep-alive, 100 clients", "≥ 1.5× etcd's throughput", 1.5, None)
+    throughput_target("txn-put, 1000 clients / 100 conns", "≥ 2× etcd's throughput", 2.0, None)
     throughput_target("range linearizable, 1000 clients", "≥ 2× etcd's throughput", 2.0, None)
     throughput_target("range serializable, 1000 clients", "≥ 2× etcd's throughput", 2.0, None)
 
@@ -201,6 +217,13 @@ def targets(by, memory, restart, scale):
         reason = why_missing(by, "rtcd", name) or why_missing(by, "etcd", name) or "missing"
         rows.append((name, "p99 ≤ etcd's", "n/a", "n/a", None, "not measured (" + reason + ")"))
 
+    em, rm = memories.get("matrix", {}).get("etcd"), memories.get("matrix", {}).get("rtcd")
+    if em and rm:
+        emax, rmax = max(em["rss_kib"]) / 1024, max(rm["rss_kib"]) / 1024
+        rows.append(
+            ("RSS after the matrix", "≤ etcd's (max over members)", f"max {emax:,.0f} MiB",
+             f"max {rmax:,.0f} MiB", ratio(rmax, emax), "met" if rmax <= emax else "missed: more than etcd")
+        )
     keys = next((m["keys"] for m in memory.values()), 1_000_000 // max(scale, 1))
     name = f"RSS after loading {keys:,} keys (256 B values)"
     em, rm = memory.get("etcd"), memory.get("rtcd")
@@ -499,7 +522,8 @@ def workload_table(runs, names):
             def lat(rs):
                 rep = representative(rs)
                 s = rep.get("summary") if rep else None
-                return f"{s['p50_ms']:.2f} / {s['p99_ms']:.2f}" if s else ""
+                # etcd's tool prints no percentiles for some workloads.
+                return f"{s['p50_ms']:.2f} / {s['p99_ms']:.2f}" if s and "p99_ms" in s else ""
 
             lines.append(
                 f"| {md_cell(n)} | {tool} | {md_cell(e_text)} | {md_cell(r_text)} | {fmt_ratio(ratio(r, e))}"
@@ -543,7 +567,8 @@ def agreement_table(runs, names):
 
 def main():
     results, out_dir = sys.argv[1], sys.argv[2]
-    meta, by, runs, names, memory, restart = load(results)
+    meta, by, runs, names, memories, restart = load(results)
+    memory = memories.get("loaded", {})
     scale = int(meta.get("scale", 1) or 1)
 
     with open(os.path.join(out_dir, "throughput.svg"), "w") as f:
@@ -584,7 +609,7 @@ def main():
         "| target | goal | etcd | rtcd | rtcd / etcd | verdict |",
         "|---|---|---:|---:|---:|---|",
     ]
-    for name, goal, e, r, x, verdict in targets(by, memory, restart, scale):
+    for name, goal, e, r, x, verdict in targets(by, memories, restart, scale):
         v = f"**{verdict}**" if verdict.startswith("missed") else verdict
         lines.append(f"| {md_cell(name)} | {md_cell(goal)} | {md_cell(e)} | {md_cell(r)} | {fmt_ratio(x)} | {md_cell(v)} |")
 
@@ -629,6 +654,10 @@ def main():
         ]:
             e, r = stat("etcd", field, fn, unit), stat("rtcd", field, fn, unit)
             lines.append(f"| {label} | {fmt_num(e)} | {fmt_num(r)} | {fmt_ratio(ratio(r, e))} |")
+        after_matrix = memories.get("matrix", {})
+        e, r = (after_matrix.get(server) for server in ("etcd", "rtcd"))
+        e, r = (mib(max(m["rss_kib"]), "kib") if m else None for m in (e, r))
+        lines.append(f"| RSS after the matrix, before the load, max over members (MiB) | {fmt_num(e)} | {fmt_num(r)} | {fmt_ratio(ratio(r, e))} |")
         es = restart.get("etcd", {}).get("seconds")
         rs = restart.get("rtcd", {}).get("seconds")
         lines.append(
