@@ -35,8 +35,8 @@ enum Commands {
         #[arg(long, default_value_t = 60)]
         time: u64,
         /// Faults: names (partition-leader, partition-halves, partition-bridge, partition-flapping, delay,
-        /// drop-connections, kill-one, kill-leader, kill-minority, kill-all, pause-one, pause-leader, compact,
-        /// membership) or groups (all, partition, kill, pause, none), comma-separated.
+        /// drop-connections, kill-one, kill-leader, kill-leader-fast-restart, kill-minority, kill-all, pause-one,
+        /// pause-leader, compact, membership) or groups (all, partition, kill, pause, none), comma-separated.
         #[arg(long, default_value = "all")]
         nemesis: String,
         /// Seconds between faults, and of each fault.

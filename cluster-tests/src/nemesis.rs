@@ -25,6 +25,10 @@ pub enum Fault {
     DropConnections,
     KillOne,
     KillLeader,
+    /// The leader SIGKILLed and started again at once, inside the election
+    /// timeout: it must not resume leading the term it led (its disk may
+    /// lack entries the followers hold) but join an election.
+    KillLeaderFastRestart,
     /// A minority SIGKILLed and restarted.
     KillMinority,
     /// Every member SIGKILLed at once, then restarted.
@@ -40,7 +44,7 @@ pub enum Fault {
 }
 
 impl Fault {
-    pub const ALL: [Fault; 14] = [
+    pub const ALL: [Fault; 15] = [
         Fault::PartitionLeader,
         Fault::PartitionHalves,
         Fault::PartitionBridge,
@@ -49,6 +53,7 @@ impl Fault {
         Fault::DropConnections,
         Fault::KillOne,
         Fault::KillLeader,
+        Fault::KillLeaderFastRestart,
         Fault::KillMinority,
         Fault::KillAll,
         Fault::PauseOne,
@@ -67,6 +72,7 @@ impl Fault {
             Fault::DropConnections => "drop-connections",
             Fault::KillOne => "kill-one",
             Fault::KillLeader => "kill-leader",
+            Fault::KillLeaderFastRestart => "kill-leader-fast-restart",
             Fault::KillMinority => "kill-minority",
             Fault::KillAll => "kill-all",
             Fault::PauseOne => "pause-one",
@@ -239,6 +245,13 @@ async fn inject(
             }
             tokio::time::sleep(length).await;
             victims
+        }
+        Fault::KillLeaderFastRestart => {
+            let leader = leader_or_random(cluster, rng).await;
+            cluster.kill(leader);
+            cluster.restart(leader)?;
+            tokio::time::sleep(length).await;
+            vec![leader]
         }
         Fault::Compact => {
             let victim = random(rng);

@@ -16,6 +16,8 @@
 //!   share one quorum round.
 //! * `membership`: the Cluster API's member changes as openraft membership
 //!   changes.
+//! * `fault`: hooks that hold a member in a rare window for tests (off
+//!   unless the environment turns them on).
 //! * `state_machine`: committed entries applied to `rtcd_store::Store` in
 //!   batches, with the applied log id and membership in the same write;
 //!   snapshots are the store's checksummed dump.
@@ -23,6 +25,7 @@
 mod append_stream;
 pub mod codec;
 mod error;
+pub mod fault;
 pub mod log_store;
 pub mod membership;
 pub mod network;

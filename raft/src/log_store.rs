@@ -14,6 +14,10 @@
 //!   on an idle machine. Behind queued syncs they queue too, so callbacks
 //!   complete in order.
 //!
+//! Under the `fault::leader_lag` hook, a leader's own appends skip
+//! the WAL (memtable only: readable, lost at a SIGKILL) and the syncer writes
+//! them to the WAL again once the delay has passed, then syncs.
+//!
 //! Votes, truncations and purges are synced before they return (RocksDB
 //! keeps writes in order, so a synced write also covers every append before
 //! it).
@@ -32,6 +36,7 @@ use std::ops::{Bound, RangeBounds};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use openraft::storage::{IOFlushed, LogState, RaftLogReader, RaftLogStorage};
 use rocksdb::{ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, WriteBatch, WriteOptions};
@@ -92,6 +97,13 @@ impl Log {
         self.db.write_opt(batch, &opts).map_err(io_err)
     }
 
+    /// Only under the fault hook: a write that a SIGKILL loses.
+    fn write_outside_wal(&self, batch: WriteBatch) -> io::Result<()> {
+        let mut opts = WriteOptions::default();
+        opts.disable_wal(true);
+        self.db.write_opt(batch, &opts).map_err(io_err)
+    }
+
     fn last_entry(&self) -> io::Result<Option<Entry>> {
         let mut it = self.db.iterator_cf(self.cf(LOG)?, IteratorMode::End);
         it.next().transpose().map_err(io_err)?.map(|(_, v)| decode(&v)).transpose()
@@ -115,8 +127,16 @@ impl Log {
     }
 }
 
-/// Appended-but-not-yet-durable callbacks go here.
-type SyncQueue = mpsc::Sender<IOFlushed<TypeConfig>>;
+/// An append handed to the syncer: made durable, then its callback runs.
+struct Pending {
+    callback: IOFlushed<TypeConfig>,
+    /// Under the fault hook only: the append's batch, kept out of the WAL,
+    /// and when the syncer may write it there.
+    withheld: Option<(Vec<u8>, Instant)>,
+}
+
+/// Appended-but-not-yet-durable appends go here.
+type SyncQueue = mpsc::Sender<Pending>;
 
 #[derive(Debug, Clone)]
 pub struct RocksLogStore {
@@ -126,6 +146,9 @@ pub struct RocksLogStore {
     queued: Arc<AtomicUsize>,
     /// This member's Raft ID: entries whose leader it is were proposed here.
     id: u64,
+    /// `fault::leader_lag`: how long this member's own appends stay out of
+    /// the WAL (tests only).
+    own_sync_delay: Option<Duration>,
 }
 
 impl RocksLogStore {
@@ -159,7 +182,14 @@ impl RocksLogStore {
         std::thread::Builder::new()
             .name("rtcd-raft-log-sync".into())
             .spawn(move || sync_loop(&weak_log, &queue, &counter))?;
-        Ok(Self { log, syncer, queued, id })
+        Ok(Self { log, syncer, queued, id, own_sync_delay: None })
+    }
+
+    /// Under the `fault::leader_lag` hook: this member's own appends reach
+    /// the WAL `delay` late.
+    pub fn with_own_entries_late(mut self, delay: Option<Duration>) -> Self {
+        self.own_sync_delay = delay;
+        self
     }
 
     /// How many WAL syncs made appends durable so far (fewer than appends
@@ -173,24 +203,30 @@ impl RocksLogStore {
 /// queued up while the previous sync ran. `queued` counts down only after
 /// the callbacks completed, so an append synced in place never completes
 /// ahead of one queued before it.
-fn sync_loop(
-    log: &std::sync::Weak<Log>,
-    queue: &mpsc::Receiver<IOFlushed<TypeConfig>>,
-    queued: &AtomicUsize,
-) {
+fn sync_loop(log: &std::sync::Weak<Log>, queue: &mpsc::Receiver<Pending>, queued: &AtomicUsize) {
     while let Ok(first) = queue.recv() {
         let mut group = vec![first];
         group.extend(queue.try_iter());
         let outcome = match log.upgrade() {
-            Some(log) => log.sync_appends().map_err(|e| e.to_string()),
+            Some(log) => sync_group(&log, &mut group).map_err(|e| e.to_string()),
             None => Err("the log was closed".to_string()),
         };
         let count = group.len();
-        for callback in group {
-            callback.io_completed(outcome.clone().map_err(io::Error::other));
+        for pending in group {
+            pending.callback.io_completed(outcome.clone().map_err(io::Error::other));
         }
         queued.fetch_sub(count, Ordering::Release);
     }
+}
+
+/// One WAL sync for the group, after writing the batches the fault hook
+/// withheld (each no sooner than its time).
+fn sync_group(log: &Log, group: &mut [Pending]) -> io::Result<()> {
+    for (batch, due) in group.iter_mut().filter_map(|p| p.withheld.take()) {
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        log.write(WriteBatch::from_data(&batch), false)?;
+    }
+    log.sync_appends()
 }
 
 /// Reads the log for replication; cheap to clone.
@@ -272,8 +308,16 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
         for entry in entries {
             batch.put_cf(cf, index_key(entry.log_id.index), encode(&entry)?);
         }
+        let withheld = self
+            .own_sync_delay
+            .filter(|_| proposed_here)
+            .map(|delay| (batch.data().to_vec(), Instant::now() + delay));
         // Readable now; durable once the WAL is synced (see the module doc).
-        self.log.write(batch, false)?;
+        if withheld.is_some() {
+            self.log.write_outside_wal(batch)?;
+        } else {
+            self.log.write(batch, false)?;
+        }
         // `append` calls come one at a time (`&mut self`), so nothing is
         // queued behind this check.
         if !proposed_here && self.queued.load(Ordering::Acquire) == 0 {
@@ -281,7 +325,7 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
             return Ok(());
         }
         self.queued.fetch_add(1, Ordering::Release);
-        self.syncer.send(callback).map_err(|_| io_err("log syncer stopped"))
+        self.syncer.send(Pending { callback, withheld }).map_err(|_| io_err("log syncer stopped"))
     }
 
     async fn truncate_after(&mut self, last_log_id: Option<LogId>) -> Result<(), io::Error> {

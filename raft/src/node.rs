@@ -130,15 +130,26 @@ impl RaftNode {
             // leader must not bump its term and depose that leader (etcd's
             // --pre-vote, on by default since 3.5).
             enable_pre_vote: Some(true),
+            // A leader restarted after SIGKILL may lack entries of its own
+            // term that the followers acknowledged (its fsync runs beside
+            // replication); resuming that term without an election, it
+            // could write other entries under their indexes. It joins an
+            // election instead, as etcd's members do, which only a member
+            // holding every committed entry can win.
+            enable_leader_restore: Some(false),
             ..Default::default()
         }
         .validate()
         .map_err(|e| stopped(&e))?;
-        let log = RocksLogStore::open(config.dir.join("log"), config.id).map_err(|e| stopped(&e))?;
+        let lag = crate::fault::leader_lag();
+        let log = RocksLogStore::open(config.dir.join("log"), config.id)
+            .map_err(|e| stopped(&e))?
+            .with_own_entries_late(lag);
         let waiters =
             Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
         let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
-            .map_err(|e| stopped(&e))?;
+            .map_err(|e| stopped(&e))?
+            .with_own_entries_late(config.id, lag);
         let network = PeerNetwork::new(config.dial_overrides.clone(), config.dialer.clone());
         let raft = RtcdRaft::new(config.id, Arc::new(raft_config), network.clone(), log, sm)
             .await

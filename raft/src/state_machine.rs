@@ -14,6 +14,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
 use openraft::storage::{EntryResponder, RaftSnapshotBuilder, RaftStateMachine};
@@ -91,6 +92,9 @@ pub struct StoreStateMachine {
     store: Arc<Store>,
     snapshot_dir: PathBuf,
     listener: Arc<dyn ApplyListener>,
+    /// Under the `fault::leader_lag` hook (tests only): this member's id and
+    /// how late entries it proposed reach the store.
+    own_entries_late: Option<(u64, Duration)>,
 }
 
 impl StoreStateMachine {
@@ -100,7 +104,14 @@ impl StoreStateMachine {
         listener: Arc<dyn ApplyListener>,
     ) -> io::Result<Self> {
         std::fs::create_dir_all(&snapshot_dir)?;
-        Ok(Self { store, snapshot_dir, listener })
+        Ok(Self { store, snapshot_dir, listener, own_entries_late: None })
+    }
+
+    /// Under the `fault::leader_lag` hook: entries member `id` proposed are
+    /// applied `delay` late.
+    pub fn with_own_entries_late(mut self, id: u64, delay: Option<Duration>) -> Self {
+        self.own_entries_late = delay.map(|d| (id, d));
+        self
     }
 }
 
@@ -163,6 +174,11 @@ impl RaftStateMachine<TypeConfig> for StoreStateMachine {
             responders.extend(responder);
         }
         let Some(last) = applied.last_applied else { return Ok(()) };
+        if let Some((id, delay)) = self.own_entries_late
+            && last.committed_leader_id().node_id == id
+        {
+            tokio::time::sleep(delay).await;
+        }
         let mark = AppliedMark { index: last.index, context: postcard::to_stdvec(&applied).map_err(io_err)? };
         // Applied in place rather than on the blocking pool: one unsynced
         // engine write is short, and the hand-off to another thread and back

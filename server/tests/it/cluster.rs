@@ -60,6 +60,14 @@ pub(crate) fn assert_all_present(cluster: &[Member], prefix: &str, acknowledged:
     }
 }
 
+/// The index in `cluster` of the member every member names as leader.
+pub(crate) fn leader_index(cluster: &[Member]) -> usize {
+    let leaders: BTreeSet<u64> = cluster.iter().map(|m| status(m)["leader"].as_u64().unwrap()).collect();
+    assert_eq!(leaders.len(), 1, "everyone agrees on the leader: {leaders:?}");
+    let leader_id = *leaders.iter().next().unwrap();
+    cluster.iter().position(|m| status(m)["header"]["member_id"].as_u64() == Some(leader_id)).unwrap()
+}
+
 /// `etcdctl endpoint hashkv` is the same on every given member.
 pub(crate) fn assert_same_hashkv(members: &[&Member]) {
     let hashes: BTreeSet<String> = members
@@ -84,11 +92,7 @@ fn three_members_serve_etcdctl_and_survive_leader_sigkill() {
     for m in &cluster {
         assert_eq!(ok(etcdctl(&m.client_url, &["get", "greeting", "--print-value-only"], None)), "hello");
     }
-    let leaders: BTreeSet<u64> = cluster.iter().map(|m| status(m)["leader"].as_u64().unwrap()).collect();
-    assert_eq!(leaders.len(), 1, "everyone agrees on the leader: {leaders:?}");
-    let leader_id = *leaders.iter().next().unwrap();
-    let leader =
-        cluster.iter().position(|m| status(m)["header"]["member_id"].as_u64() == Some(leader_id)).unwrap();
+    let leader = leader_index(&cluster);
 
     // Writers through the two followers; kill the leader halfway.
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
@@ -149,6 +153,86 @@ fn whole_cluster_sigkill_keeps_acknowledged_writes() {
         wait_healthy(m);
     }
     assert_all_present(&cluster, "all", &acknowledged);
+}
+
+/// A leader killed before its own entries reached its disk (log and store),
+/// after the followers committed and applied them, and restarted at once:
+/// it lacks entries a quorum holds. It must not resume as leader of the same
+/// term and write other entries under those indexes (openraft's leader
+/// restore would); it joins an election, which only a member holding them
+/// can win. The fault hook (`rtcd_raft::fault::leader_lag`) holds the
+/// leader's own entries off its disk for seconds, so the window is certain.
+#[test]
+fn a_leader_restarted_before_its_fsync_cannot_fork_the_log() {
+    let mut cluster = start_cluster(Kind::Rtcd, 3);
+    // Only the member made leader lags: the one that will be killed.
+    let lagging = 0;
+    cluster[lagging].kill();
+    cluster[lagging].set_env(&[(rtcd_raft::fault::LEADER_LAG_ENV, "4000")]);
+    cluster[lagging].restart();
+    wait_healthy(&cluster[lagging]);
+    make_leader(&cluster, lagging);
+
+    // Writes through a follower. The leader answers a forwarded write only
+    // once it applied it, which the lag holds up, so they wait; but the
+    // followers commit and apply them meanwhile.
+    let follower = (lagging + 1) % cluster.len();
+    let url = cluster[follower].client_url.clone();
+    let pending: Vec<_> = (0..10)
+        .map(|i| {
+            let url = url.clone();
+            std::thread::spawn(move || etcdctl(&url, &["put", &format!("fork/a{i:02}"), "before"], None))
+        })
+        .collect();
+    let committed = wait_for_keys(&cluster[follower], "fork/a", 10);
+    cluster[lagging].kill();
+    cluster[lagging].set_env(&[]);
+    cluster[lagging].restart();
+    for put in pending {
+        let _ = put.join(); // answered or not: the member they went to knows
+    }
+    wait_healthy(&cluster[lagging]);
+
+    // Writes through every member, the restarted one first: a forked log
+    // would give them indexes the others already hold.
+    let mut acknowledged = committed;
+    for round in 0..3 {
+        for (n, m) in cluster.iter().enumerate() {
+            let key = format!("fork/b{round}-{n}");
+            ok(etcdctl(&m.client_url, &["put", &key, "after"], None));
+            acknowledged.push(key);
+        }
+    }
+    assert_all_present(&cluster, "fork/", &acknowledged);
+    assert_same_hashkv(&cluster.iter().collect::<Vec<_>>());
+}
+
+/// Waits (up to 10 s) until `m` serves `count` keys under `prefix` from its
+/// own data (a serializable read), and returns them.
+fn wait_for_keys(m: &Member, prefix: &str, count: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out =
+            ok(etcdctl(&m.client_url, &["get", prefix, "--prefix", "--keys-only", "--consistency=s"], None));
+        let keys: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+        if keys.len() >= count {
+            return keys;
+        }
+        assert!(Instant::now() < deadline, "{} applied {} of {count} writes", m.name, keys.len());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Hands leadership to `cluster[target]` (`etcdctl move-leader`) unless it
+/// leads already.
+fn make_leader(cluster: &[Member], target: usize) {
+    if leader_index(cluster) == target {
+        return;
+    }
+    let endpoints: Vec<&str> = cluster.iter().map(|m| m.client_url.trim_start_matches("http://")).collect();
+    let id = status(&cluster[target])["header"]["member_id"].as_u64().unwrap();
+    ok(etcdctl(&endpoints.join(","), &["move-leader", &format!("{id:x}")], None));
+    assert_eq!(leader_index(cluster), target, "leadership moved");
 }
 
 /// `etcdctl move-leader` hands leadership to a follower; every member then

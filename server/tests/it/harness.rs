@@ -105,6 +105,8 @@ pub struct Member {
     kind: Kind,
     pub name: String,
     extra: Vec<String>,
+    /// Environment variables the process starts with (fault hooks).
+    env: Vec<(String, String)>,
     initial_cluster: String,
     data_dir: std::path::PathBuf,
     pub dir: tempfile::TempDir,
@@ -135,8 +137,15 @@ impl Member {
 
     /// Starts again on the same data and ports, without waiting for health.
     pub fn restart(&mut self) {
-        self.child =
-            spawn(self.kind, &self.name, &self.data_dir, &self.urls(), &self.initial_cluster, &self.extra);
+        self.child = spawn(
+            self.kind,
+            &self.name,
+            &self.data_dir,
+            &self.urls(),
+            &self.initial_cluster,
+            &self.extra,
+            &self.env,
+        );
     }
 
     /// Waits up to `timeout` for the process to end by itself.
@@ -151,12 +160,25 @@ impl Member {
         false
     }
 
+    /// Environment variables for the next (re)start (fault hooks); empty
+    /// for none.
+    pub fn set_env(&mut self, env: &[(&str, &str)]) {
+        self.env = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    }
+
     /// SIGKILL, then start again on the same data and ports.
     pub fn kill_and_restart(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
-        self.child =
-            spawn(self.kind, &self.name, &self.data_dir, &self.urls(), &self.initial_cluster, &self.extra);
+        self.child = spawn(
+            self.kind,
+            &self.name,
+            &self.data_dir,
+            &self.urls(),
+            &self.initial_cluster,
+            &self.extra,
+            &self.env,
+        );
         wait_healthy(self);
     }
 }
@@ -199,7 +221,7 @@ fn launch(
     let urls = fresh_urls();
     let initial_cluster = format!("{name}={}", urls.1);
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-    let member = spawn_member(kind, name, (dir, data_dir), urls, &initial_cluster, extra);
+    let member = spawn_member(kind, name, (dir, data_dir), urls, &initial_cluster, extra, Vec::new());
     wait_healthy(&member);
     member
 }
@@ -213,9 +235,10 @@ fn spawn_member(
     (client_url, peer_url): (String, String),
     initial_cluster: &str,
     extra: Vec<String>,
+    env: Vec<(String, String)>,
 ) -> Member {
     let urls = (client_url.clone(), peer_url.clone());
-    let child = spawn(kind, name, &data_dir, &urls, initial_cluster, &extra);
+    let child = spawn(kind, name, &data_dir, &urls, initial_cluster, &extra, &env);
     let (name, initial_cluster) = (name.to_string(), initial_cluster.to_string());
     Member {
         child,
@@ -223,6 +246,7 @@ fn spawn_member(
         kind,
         name,
         extra,
+        env,
         initial_cluster,
         data_dir,
         dir,
@@ -251,7 +275,7 @@ pub fn fresh_urls_with(client: &str, peer: &str) -> (String, String) {
 /// existing`, after `member add`), without waiting for it.
 pub fn join(kind: Kind, name: &str, initial_cluster: &str, urls: (String, String)) -> Member {
     let extra = vec!["--initial-cluster-state".to_string(), "existing".to_string()];
-    spawn_member(kind, name, fresh_dirs(), urls, initial_cluster, extra)
+    spawn_member(kind, name, fresh_dirs(), urls, initial_cluster, extra, Vec::new())
 }
 
 /// Starts `size` members m1, m2, ... of one cluster and waits until each
@@ -285,7 +309,7 @@ pub fn spawn_cluster(kind: Kind, urls: Vec<(String, String)>, extra: &[&str]) ->
         .enumerate()
         .map(|(i, urls)| {
             let name = format!("m{}", i + 1);
-            spawn_member(kind, &name, fresh_dirs(), urls, &initial_cluster, extra.clone())
+            spawn_member(kind, &name, fresh_dirs(), urls, &initial_cluster, extra.clone(), Vec::new())
         })
         .collect();
     members
@@ -298,6 +322,7 @@ fn spawn(
     (client_url, peer_url): &(String, String),
     initial_cluster: &str,
     extra: &[String],
+    env: &[(String, String)],
 ) -> Child {
     let program = match kind {
         Kind::Rtcd => env!("CARGO_BIN_EXE_rtcd"),
@@ -310,6 +335,7 @@ fn spawn(
         .args(["--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url])
         .args(["--initial-cluster", initial_cluster])
         .args(extra)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
