@@ -22,6 +22,9 @@ const MAX_LEARNERS: usize = 1;
 const READY_PERCENT: f64 = 0.9;
 /// How often a member checks its record in the membership.
 const PUBLISH_CHECK: Duration = Duration::from_secs(1);
+/// How soon a member whose attributes are not in the membership yet looks
+/// again (publishing waits for a leader).
+const PUBLISH_RETRY: Duration = Duration::from_millis(50);
 /// A voter counts as connected once it has answered the leader without a
 /// failure for this long (etcd's HealthInterval).
 const HEALTH_INTERVAL: Duration = Duration::from_secs(5);
@@ -206,42 +209,55 @@ fn valid_url(url: &str) -> bool {
 
 /// Publishes this member's name and client URLs once it is in the
 /// membership, and ends the process once it has been removed from it (as
-/// etcd does: a removed member can never rejoin with its old ID).
-pub fn spawn_publisher(node: Arc<Node>) {
+/// etcd does: a removed member can never rejoin with its old ID). The
+/// receiver turns true once the membership this member applied holds its
+/// attributes: client requests are served from then on, as etcd serves
+/// them only after its publish, so that every member that answers is
+/// listed with its client URLs (clients pick endpoints from the list).
+pub fn spawn_publisher(node: Arc<Node>) -> tokio::sync::watch::Receiver<bool> {
+    let (published_tx, published) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         let mut was_member = false;
-        let mut ticks = 0u32;
-        let mut tick = tokio::time::interval(PUBLISH_CHECK);
+        let mut removed_checked = tokio::time::Instant::now();
         loop {
-            tick.tick().await;
             let me = node.member_id();
             let record = node.raft().members().into_iter().find(|(id, ..)| *id == me).map(|(_, m, _)| m);
             let Some(record) = record else {
                 if was_member {
                     stop_removed();
                 }
+                tokio::time::sleep(PUBLISH_RETRY).await;
                 continue;
             };
             was_member = true;
+            let settings = node.settings();
+            let current =
+                record.name == settings.name && record.client_urls == settings.advertise_client_urls;
+            if current {
+                published_tx.send_if_modified(|published| !std::mem::replace(published, true));
+            } else {
+                publish_attributes(&node).await;
+            }
+            // Until the attributes are in, retry soon: clients wait for them.
+            tokio::time::sleep(if *published_tx.borrow() { PUBLISH_CHECK } else { PUBLISH_RETRY }).await;
             // A removed follower may never receive the entry that removes it
             // (the leader stops replicating to it), so now and then it asks
             // the leader it knows whether it is still a member, like etcd's
             // removed-member check. Only the leader's answer counts: a
             // lagging follower may not have applied this member's addition.
-            ticks += 1;
-            if ticks.is_multiple_of(REMOVED_CHECK_TICKS) && removed_says_leader(&node).await {
-                stop_removed();
-            }
-            let settings = node.settings();
-            if record.name != settings.name || record.client_urls != settings.advertise_client_urls {
-                publish_attributes(&node).await;
+            if removed_checked.elapsed() >= REMOVED_CHECK_EVERY {
+                removed_checked = tokio::time::Instant::now();
+                if removed_says_leader(&node).await {
+                    stop_removed();
+                }
             }
         }
     });
+    published
 }
 
-/// Ticks between asking the leader whether this member was removed.
-const REMOVED_CHECK_TICKS: u32 = 3;
+/// How often a member asks the leader whether it was removed.
+const REMOVED_CHECK_EVERY: Duration = Duration::from_secs(3);
 
 fn stop_removed() -> ! {
     tracing::error!("this member has been removed from the cluster; stopping");

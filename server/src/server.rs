@@ -129,6 +129,18 @@ async fn stopped(mut stop: tokio::sync::watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
 }
 
+/// Resolves once this member's attributes are published (see
+/// `membership::spawn_publisher`), or once it is stopping.
+async fn published_or_stopped(
+    mut published: tokio::sync::watch::Receiver<bool>,
+    stop: tokio::sync::watch::Receiver<bool>,
+) {
+    tokio::select! {
+        _ = published.wait_for(|p| *p) => {}
+        () = stopped(stop) => {}
+    }
+}
+
 /// Client connections made within this process (an API server running in
 /// its member's process): served as a client URL's are, without a socket.
 pub type LocalConnections = ReceiverStream<std::io::Result<DuplexStream>>;
@@ -146,7 +158,7 @@ pub async fn serve(
     health_reporter.set_service_status("", tonic_health::ServingStatus::Serving).await;
 
     crate::leases::spawn(node.clone(), settings.lease_checkpoint_interval);
-    crate::membership::spawn_publisher(node.clone());
+    let published = crate::membership::spawn_publisher(node.clone());
     crate::compactor::spawn(node.clone(), settings.auto_compaction);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
@@ -180,25 +192,25 @@ pub async fn serve(
         });
         tracing::info!(%addr, tls, "serving peers");
     }
+    // Client sockets are bound at once (a taken port fails the start) and
+    // served once this member is published; connections wait meanwhile.
     for &Listen { addr, tls } in &settings.listen_client {
         let router = client_router(&node, health.clone());
         let stopped = stopped(stop_rx.clone());
+        let ready = published_or_stopped(published.clone(), stop_rx.clone());
         let client_tls = client_tls.clone();
         servers.spawn(async move {
             let failed = |e: std::io::Error| ServeError::Transport(addr, e.to_string());
             let served = match (tls, client_tls) {
                 (true, Some(tls)) => {
-                    router
-                        .serve_with_incoming_shutdown(
-                            crate::listener::bind_tls(addr, tls).map_err(failed)?,
-                            stopped,
-                        )
-                        .await
+                    let incoming = crate::listener::bind_tls(addr, tls).map_err(failed)?;
+                    ready.await;
+                    router.serve_with_incoming_shutdown(incoming, stopped).await
                 }
                 _ => {
-                    router
-                        .serve_with_incoming_shutdown(crate::listener::bind(addr).map_err(failed)?, stopped)
-                        .await
+                    let incoming = crate::listener::bind(addr).map_err(failed)?;
+                    ready.await;
+                    router.serve_with_incoming_shutdown(incoming, stopped).await
                 }
             };
             served.map_err(|e| transport_error(addr, e))
@@ -208,7 +220,9 @@ pub async fn serve(
     if let Some(local) = local {
         let router = client_router(&node, health.clone());
         let stopped = stopped(stop_rx.clone());
+        let ready = published_or_stopped(published.clone(), stop_rx.clone());
         servers.spawn(async move {
+            ready.await;
             router
                 .serve_with_incoming_shutdown(local, stopped)
                 .await

@@ -81,10 +81,12 @@ pub(crate) fn assert_same_hashkv(members: &[&Member]) {
 #[test]
 fn three_members_serve_etcdctl_and_survive_leader_sigkill() {
     let mut cluster = start_cluster(Kind::Rtcd, 3);
+    // From the first answer, every member is listed with its client URLs
+    // (clients that pick endpoints from the list see the whole cluster).
     let list = ok(etcdctl(&cluster[0].client_url, &["member", "list"], None));
     assert_eq!(list.lines().count(), 3, "{list}");
     for m in &cluster {
-        assert!(list.contains(&format!(", {}, {}", m.name, m.peer_url)), "{list}");
+        assert!(list.contains(&format!(", {}, {}, {}, false", m.name, m.peer_url, m.client_url)), "{list}");
     }
 
     // A write through one member is read (linearizably) through every member.
