@@ -18,6 +18,8 @@
 //!   changes.
 //! * `fault`: hooks that hold a member in a rare window for tests (off
 //!   unless the environment turns them on).
+//! * `snapshot_policy`: when to snapshot (etcd's count, but not more often
+//!   than the store's size makes worth it).
 //! * `state_machine`: committed entries applied to `rtcd_store::Store` in
 //!   batches, with the applied log id and membership in the same write;
 //!   snapshots are the store's checksummed dump.
@@ -34,6 +36,7 @@ pub mod peer_service;
 mod proposer;
 mod read_index;
 mod rpc_error;
+mod snapshot_policy;
 pub mod state_machine;
 pub mod types;
 mod wire;

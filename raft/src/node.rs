@@ -41,7 +41,8 @@ pub struct RaftConfig {
     pub members: BTreeMap<u64, Member>,
     pub heartbeat_ms: u64,
     pub election_timeout_ms: u64,
-    /// Log entries between snapshots (etcd's --snapshot-count).
+    /// Log entries between snapshots (etcd's --snapshot-count), at least: see
+    /// `snapshot_policy`.
     pub snapshot_count: u64,
     /// Entries kept in the log behind a snapshot, for followers slightly
     /// behind (further behind, they get the snapshot).
@@ -122,7 +123,8 @@ impl RaftNode {
             // fast as etcd's [ET, 2 ET) timers with no lease replace it.
             election_timeout_min: (config.election_timeout_ms / 2).max(config.heartbeat_ms * 2),
             election_timeout_max: config.election_timeout_ms,
-            snapshot_policy: SnapshotPolicy::LogsSinceLast(config.snapshot_count.max(1)),
+            // `snapshot_policy` decides (it knows the store's size).
+            snapshot_policy: SnapshotPolicy::Never,
             max_in_snapshot_log_to_keep: config.logs_to_keep,
             // Further behind than what the log still holds: send a snapshot.
             replication_lag_threshold: config.snapshot_count.max(1) + config.logs_to_keep,
@@ -147,7 +149,7 @@ impl RaftNode {
             .with_own_entries_late(lag);
         let waiters =
             Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
-        let sm = StoreStateMachine::new(store, config.dir.join("snapshots"), waiters.clone())
+        let sm = StoreStateMachine::new(store.clone(), config.dir.join("snapshots"), waiters.clone())
             .map_err(|e| stopped(&e))?
             .with_own_entries_late(config.id, lag);
         let network = PeerNetwork::new(config.dial_overrides.clone(), config.dialer.clone());
@@ -164,6 +166,7 @@ impl RaftNode {
         let leader_wait = Duration::from_millis(config.election_timeout_ms * 2);
         let reads = ReadBatcher::new(raft.clone(), network.clone(), config.request_timeout, leader_wait);
         let proposer = Proposer::start(raft.clone(), config.id, network.clone());
+        crate::snapshot_policy::spawn(raft.clone(), Arc::downgrade(&store), config.snapshot_count.max(1));
         Ok(Self {
             raft,
             id: config.id,

@@ -45,6 +45,8 @@ pub struct Config {
     pub initial_cluster_state: String,
     #[arg(long, env = "ETCD_INITIAL_CLUSTER_TOKEN", default_value = "etcd-cluster")]
     pub initial_cluster_token: String,
+    /// Applied entries between snapshots (at least: a snapshot dumps the
+    /// store, so a large store also waits for half its size in entries).
     #[arg(long, env = "ETCD_SNAPSHOT_COUNT", default_value_t = 100_000)]
     pub snapshot_count: u64,
     /// Log entries kept behind a snapshot for slightly lagging followers;

@@ -266,6 +266,12 @@ impl Store {
     pub fn size_bytes(&self) -> u64 {
         self.engine.size_bytes()
     }
+
+    /// About how many key revisions the store holds: most of what a
+    /// snapshot's dump is made of.
+    pub fn estimated_revisions(&self) -> u64 {
+        self.engine.estimated_entries(Table::Kv)
+    }
 }
 
 fn read_i64(engine: &dyn Engine, key: &[u8]) -> Result<Option<i64>, StoreError> {

@@ -81,4 +81,8 @@ impl Engine for MemEngine {
     fn size_bytes(&self) -> u64 {
         self.read().iter().map(|((_, k), v)| (k.len() + v.len()) as u64).sum()
     }
+
+    fn estimated_entries(&self, table: Table) -> u64 {
+        self.read().keys().filter(|(t, _)| *t == table).count() as u64
+    }
 }

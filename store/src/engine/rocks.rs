@@ -165,4 +165,9 @@ impl Engine for RocksEngine {
             .map(|v| v.ok().flatten().unwrap_or(0))
             .sum()
     }
+
+    fn estimated_entries(&self, table: Table) -> u64 {
+        let Ok(cf) = self.cf(table) else { return 0 };
+        self.db.property_int_value_cf(cf, "rocksdb.estimate-num-keys").ok().flatten().unwrap_or(0)
+    }
 }
