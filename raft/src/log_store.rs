@@ -14,9 +14,10 @@
 //!   on an idle machine. Behind queued syncs they queue too, so callbacks
 //!   complete in order.
 //!
-//! Under the `fault::leader_lag` hook, a leader's own appends skip
-//! the WAL (memtable only: readable, lost at a SIGKILL) and the syncer writes
-//! them to the WAL again once the delay has passed, then syncs.
+//! Under the `fault::leader_lag` hook (tests only), a leader's own appends
+//! skip the WAL (memtable only: readable, lost at a SIGKILL); once the delay
+//! has passed the syncer flushes the memtable (what it holds then, so a
+//! truncation meanwhile stays), then syncs.
 //!
 //! Votes, truncations and purges are synced before they return (RocksDB
 //! keeps writes in order, so a synced write also covers every append before
@@ -97,11 +98,16 @@ impl Log {
         self.db.write_opt(batch, &opts).map_err(io_err)
     }
 
-    /// Only under the fault hook: a write that a SIGKILL loses.
+    /// Only under the fault hook: a write that a SIGKILL loses...
     fn write_outside_wal(&self, batch: WriteBatch) -> io::Result<()> {
         let mut opts = WriteOptions::default();
         opts.disable_wal(true);
         self.db.write_opt(batch, &opts).map_err(io_err)
+    }
+
+    /// ...until the log's memtable is flushed.
+    fn flush_memtable(&self) -> io::Result<()> {
+        self.db.flush_cf(self.cf(LOG)?).map_err(io_err)
     }
 
     fn last_entry(&self) -> io::Result<Option<Entry>> {
@@ -130,9 +136,9 @@ impl Log {
 /// An append handed to the syncer: made durable, then its callback runs.
 struct Pending {
     callback: IOFlushed<TypeConfig>,
-    /// Under the fault hook only: the append's batch, kept out of the WAL,
-    /// and when the syncer may write it there.
-    withheld: Option<(Vec<u8>, Instant)>,
+    /// Under the fault hook only: the append was kept out of the WAL, and
+    /// may be made durable from then on.
+    withheld_until: Option<Instant>,
 }
 
 /// Appended-but-not-yet-durable appends go here.
@@ -146,9 +152,9 @@ pub struct RocksLogStore {
     queued: Arc<AtomicUsize>,
     /// This member's Raft ID: entries whose leader it is were proposed here.
     id: u64,
-    /// `fault::leader_lag`: how long this member's own appends stay out of
-    /// the WAL (tests only).
-    own_sync_delay: Option<Duration>,
+    /// `fault::leader_lag`: how long this member's own appends stay off its
+    /// disk (tests only).
+    own_entries_late: Option<Duration>,
 }
 
 impl RocksLogStore {
@@ -182,13 +188,13 @@ impl RocksLogStore {
         std::thread::Builder::new()
             .name("rtcd-raft-log-sync".into())
             .spawn(move || sync_loop(&weak_log, &queue, &counter))?;
-        Ok(Self { log, syncer, queued, id, own_sync_delay: None })
+        Ok(Self { log, syncer, queued, id, own_entries_late: None })
     }
 
     /// Under the `fault::leader_lag` hook: this member's own appends reach
-    /// the WAL `delay` late.
+    /// its disk `delay` late.
     pub fn with_own_entries_late(mut self, delay: Option<Duration>) -> Self {
-        self.own_sync_delay = delay;
+        self.own_entries_late = delay;
         self
     }
 
@@ -208,7 +214,7 @@ fn sync_loop(log: &std::sync::Weak<Log>, queue: &mpsc::Receiver<Pending>, queued
         let mut group = vec![first];
         group.extend(queue.try_iter());
         let outcome = match log.upgrade() {
-            Some(log) => sync_group(&log, &mut group).map_err(|e| e.to_string()),
+            Some(log) => sync_group(&log, &group).map_err(|e| e.to_string()),
             None => Err("the log was closed".to_string()),
         };
         let count = group.len();
@@ -219,12 +225,12 @@ fn sync_loop(log: &std::sync::Weak<Log>, queue: &mpsc::Receiver<Pending>, queued
     }
 }
 
-/// One WAL sync for the group, after writing the batches the fault hook
-/// withheld (each no sooner than its time).
-fn sync_group(log: &Log, group: &mut [Pending]) -> io::Result<()> {
-    for (batch, due) in group.iter_mut().filter_map(|p| p.withheld.take()) {
-        std::thread::sleep(due.saturating_duration_since(Instant::now()));
-        log.write(WriteBatch::from_data(&batch), false)?;
+/// One WAL sync for the group; first, when the fault hook kept appends of
+/// it out of the WAL, a memtable flush once their time has come.
+fn sync_group(log: &Log, group: &[Pending]) -> io::Result<()> {
+    if let Some(until) = group.iter().filter_map(|p| p.withheld_until).max() {
+        std::thread::sleep(until.saturating_duration_since(Instant::now()));
+        log.flush_memtable()?;
     }
     log.sync_appends()
 }
@@ -308,12 +314,10 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
         for entry in entries {
             batch.put_cf(cf, index_key(entry.log_id.index), encode(&entry)?);
         }
-        let withheld = self
-            .own_sync_delay
-            .filter(|_| proposed_here)
-            .map(|delay| (batch.data().to_vec(), Instant::now() + delay));
+        let withheld_until =
+            self.own_entries_late.filter(|_| proposed_here).map(|delay| Instant::now() + delay);
         // Readable now; durable once the WAL is synced (see the module doc).
-        if withheld.is_some() {
+        if withheld_until.is_some() {
             self.log.write_outside_wal(batch)?;
         } else {
             self.log.write(batch, false)?;
@@ -325,7 +329,7 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
             return Ok(());
         }
         self.queued.fetch_add(1, Ordering::Release);
-        self.syncer.send(Pending { callback, withheld }).map_err(|_| io_err("log syncer stopped"))
+        self.syncer.send(Pending { callback, withheld_until }).map_err(|_| io_err("log syncer stopped"))
     }
 
     async fn truncate_after(&mut self, last_log_id: Option<LogId>) -> Result<(), io::Error> {

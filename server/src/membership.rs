@@ -22,8 +22,9 @@ const MAX_LEARNERS: usize = 1;
 const READY_PERCENT: f64 = 0.9;
 /// How often a member checks its record in the membership.
 const PUBLISH_CHECK: Duration = Duration::from_secs(1);
-/// How soon a member whose attributes are not in the membership yet looks
-/// again (publishing waits for a leader).
+/// How soon a member whose attributes are not in the membership yet first
+/// looks again; each failed try (no leader yet, no quorum) waits this much
+/// longer, up to `PUBLISH_CHECK`, so a member alone does not spin.
 const PUBLISH_RETRY: Duration = Duration::from_millis(50);
 /// A voter counts as connected once it has answered the leader without a
 /// failure for this long (etcd's HealthInterval).
@@ -219,6 +220,7 @@ pub fn spawn_publisher(node: Arc<Node>) -> tokio::sync::watch::Receiver<bool> {
     tokio::spawn(async move {
         let mut was_member = false;
         let mut removed_checked = tokio::time::Instant::now();
+        let mut retry = PUBLISH_RETRY;
         loop {
             let me = node.member_id();
             let record = node.raft().members().into_iter().find(|(id, ..)| *id == me).map(|(_, m, _)| m);
@@ -226,7 +228,8 @@ pub fn spawn_publisher(node: Arc<Node>) -> tokio::sync::watch::Receiver<bool> {
                 if was_member {
                     stop_removed();
                 }
-                tokio::time::sleep(PUBLISH_RETRY).await;
+                tokio::time::sleep(retry).await;
+                retry = (retry + PUBLISH_RETRY).min(PUBLISH_CHECK);
                 continue;
             };
             was_member = true;
@@ -239,7 +242,12 @@ pub fn spawn_publisher(node: Arc<Node>) -> tokio::sync::watch::Receiver<bool> {
                 publish_attributes(&node).await;
             }
             // Until the attributes are in, retry soon: clients wait for them.
-            tokio::time::sleep(if *published_tx.borrow() { PUBLISH_CHECK } else { PUBLISH_RETRY }).await;
+            if *published_tx.borrow() {
+                tokio::time::sleep(PUBLISH_CHECK).await;
+            } else {
+                tokio::time::sleep(retry).await;
+                retry = (retry + PUBLISH_RETRY).min(PUBLISH_CHECK);
+            }
             // A removed follower may never receive the entry that removes it
             // (the leader stops replicating to it), so now and then it asks
             // the leader it knows whether it is still a member, like etcd's

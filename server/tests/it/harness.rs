@@ -170,15 +170,7 @@ impl Member {
     pub fn kill_and_restart(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
-        self.child = spawn(
-            self.kind,
-            &self.name,
-            &self.data_dir,
-            &self.urls(),
-            &self.initial_cluster,
-            &self.extra,
-            &self.env,
-        );
+        self.restart();
         wait_healthy(self);
     }
 }
