@@ -13,7 +13,7 @@ fn resources() -> Vec<OpenApiResource> {
         autoscaling::v2 as autoscaling_v2, batch::v1 as batch, certificates::v1 as certificates,
         coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
         networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
-        scheduling::v1 as scheduling, storage::v1 as storage,
+        resource::v1 as resource, scheduling::v1 as scheduling, storage::v1 as storage,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -63,6 +63,10 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<storage::VolumeAttachment>(&["status"]),
         OpenApiResource::of::<storage::VolumeAttributesClass>(&[]),
         OpenApiResource::of::<storage::CSIStorageCapacity>(&[]),
+        OpenApiResource::of::<resource::DeviceClass>(&[]),
+        OpenApiResource::of::<resource::ResourceClaim>(&["status"]),
+        OpenApiResource::of::<resource::ResourceClaimTemplate>(&[]),
+        OpenApiResource::of::<resource::ResourceSlice>(&[]),
     ]
 }
 
@@ -78,7 +82,7 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 15] = [
+const GROUP_VERSIONS: [&str; 16] = [
     "api/v1",
     "apis/admissionregistration.k8s.io/v1",
     "apis/apps/v1",
@@ -92,6 +96,7 @@ const GROUP_VERSIONS: [&str; 15] = [
     "apis/node.k8s.io/v1",
     "apis/policy/v1",
     "apis/rbac.authorization.k8s.io/v1",
+    "apis/resource.k8s.io/v1",
     "apis/scheduling.k8s.io/v1",
     "apis/storage.k8s.io/v1",
 ];
@@ -269,6 +274,18 @@ fn resource_table() {
             true,
             &[],
         ),
+        ("resource.k8s.io", "v1", "DeviceClass", "DeviceClassList", "deviceclasses", false, &[]),
+        ("resource.k8s.io", "v1", "ResourceClaim", "ResourceClaimList", "resourceclaims", true, &["status"]),
+        (
+            "resource.k8s.io",
+            "v1",
+            "ResourceClaimTemplate",
+            "ResourceClaimTemplateList",
+            "resourceclaimtemplates",
+            true,
+            &[],
+        ),
+        ("resource.k8s.io", "v1", "ResourceSlice", "ResourceSliceList", "resourceslices", false, &[]),
     ];
     assert_eq!(table, expected);
 }

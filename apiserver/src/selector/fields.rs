@@ -152,6 +152,9 @@ pub enum Refusal {
     Job,
     /// Kinds without a conversion func: kube's default, metadata only.
     MetadataOnly,
+    /// Conversion funcs that name the group, version and kind they refuse
+    /// for (`resource.k8s.io/v1, Kind=ResourceSlice`).
+    ForKind(&'static str),
 }
 
 /// What one kind lets clients select on: kube's field-label conversion func
@@ -191,6 +194,7 @@ impl FieldLabels {
         let message = match self.refusal {
             Refusal::NotSupported => format!("field label not supported: {label}"),
             Refusal::Job => format!("field label {} not supported for Job", go_quote(label)),
+            Refusal::ForKind(kind) => format!("field label not supported for {kind}: {label}"),
             Refusal::MetadataOnly => format!(
                 "{} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
                 go_quote(label)

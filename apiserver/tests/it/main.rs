@@ -25,6 +25,7 @@ mod policies;
 mod protobuf;
 mod quota;
 mod refusals;
+mod resource_allocation;
 mod runtime_resources;
 mod security;
 mod semantics;

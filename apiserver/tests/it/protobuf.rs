@@ -18,6 +18,7 @@ use k8s_pb::api::networking::v1 as networking;
 use k8s_pb::api::node::v1 as node;
 use k8s_pb::api::policy::v1 as policy;
 use k8s_pb::api::rbac::v1 as rbac;
+use k8s_pb::api::resource::v1 as resource;
 use k8s_pb::api::scheduling::v1 as scheduling;
 use k8s_pb::api::storage::v1 as storage;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
@@ -332,6 +333,54 @@ metadata: {name: web-abc12, namespace: pb, labels: {kubernetes.io/service-name: 
 addressType: IPv4
 ports: [{name: http, port: 8080}]
 endpoints: [{addresses: [10.0.0.7], conditions: {ready: true}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: pb.example.com}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "pb.example.com"'}}]
+  config: [{opaque: {driver: pb.example.com, parameters: {mode: shared}}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: gpu, namespace: pb}
+spec:
+  metadata: {labels: {app: web}}
+  spec:
+    devices:
+      requests: [{name: gpu, exactly: {deviceClassName: pb.example.com, count: 2}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: gpu, namespace: pb}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      firstAvailable:
+      - {name: big, deviceClassName: pb.example.com, selectors: [{cel: {expression: 'device.capacity["pb.example.com"].memory.compareTo(quantity("40Gi")) >= 0'}}]}
+      - {name: small, deviceClassName: pb.example.com, allocationMode: All, tolerations: [{key: flaky, operator: Exists, effect: NoSchedule}]}
+    - name: nic
+      exactly: {deviceClassName: pb.example.com, allocationMode: ExactCount, count: 1}
+    constraints: [{requests: [gpu, nic], matchAttribute: pb.example.com/numa}]
+    config: [{requests: [nic], opaque: {driver: pb.example.com, parameters: {mtu: 9000}}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-pb.example.com}
+spec:
+  driver: pb.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes:
+      model: {string: A100}
+      pb.example.com/numa: {int: 0}
+      ecc: {bool: true}
+      driverVersion: {version: 1.2.3}
+    capacity:
+      memory: {value: 40Gi}
 ---
 apiVersion: v1
 kind: ResourceQuota
@@ -708,6 +757,38 @@ fn kinds() -> Vec<Kind> {
             "web-abc12",
             discovery::EndpointSlice,
             discovery::EndpointSliceList
+        ),
+        kind!(
+            "resource.k8s.io/v1",
+            "DeviceClass",
+            "/apis/resource.k8s.io/v1/deviceclasses",
+            "pb.example.com",
+            resource::DeviceClass,
+            resource::DeviceClassList
+        ),
+        kind!(
+            "resource.k8s.io/v1",
+            "ResourceClaimTemplate",
+            "/apis/resource.k8s.io/v1/namespaces/pb/resourceclaimtemplates",
+            "gpu",
+            resource::ResourceClaimTemplate,
+            resource::ResourceClaimTemplateList
+        ),
+        kind!(
+            "resource.k8s.io/v1",
+            "ResourceClaim",
+            "/apis/resource.k8s.io/v1/namespaces/pb/resourceclaims",
+            "gpu",
+            resource::ResourceClaim,
+            resource::ResourceClaimList
+        ),
+        kind!(
+            "resource.k8s.io/v1",
+            "ResourceSlice",
+            "/apis/resource.k8s.io/v1/resourceslices",
+            "n1-pb.example.com",
+            resource::ResourceSlice,
+            resource::ResourceSliceList
         ),
     ]
 }

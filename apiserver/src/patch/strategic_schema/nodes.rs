@@ -63,6 +63,10 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("discovery.k8s.io", "EndpointSlice", &DISCOVERY_V1_ENDPOINT_SLICE),
     ("certificates.k8s.io", "CertificateSigningRequest", &CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST),
     ("events.k8s.io", "Event", &EVENTS_V1_EVENT),
+    ("resource.k8s.io", "DeviceClass", &RESOURCE_V1_DEVICE_CLASS),
+    ("resource.k8s.io", "ResourceClaim", &RESOURCE_V1_RESOURCE_CLAIM),
+    ("resource.k8s.io", "ResourceClaimTemplate", &RESOURCE_V1_RESOURCE_CLAIM_TEMPLATE),
+    ("resource.k8s.io", "ResourceSlice", &RESOURCE_V1_RESOURCE_SLICE),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -2283,6 +2287,230 @@ pub(crate) static RBAC_V1_ROLE_REF: TypeNode = TypeNode {
 
 pub(crate) static RBAC_V1_SUBJECT: TypeNode = TypeNode {
     name: "Subject",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_ALLOCATED_DEVICE_STATUS: TypeNode = TypeNode {
+    name: "AllocatedDeviceStatus",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_ALLOCATION_RESULT: TypeNode = TypeNode {
+    name: "AllocationResult",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_CAPACITY_REQUEST_POLICY: TypeNode = TypeNode {
+    name: "CapacityRequestPolicy",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_CAPACITY_REQUEST_POLICY_RANGE: TypeNode = TypeNode {
+    name: "CapacityRequestPolicyRange",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_CAPACITY_REQUIREMENTS: TypeNode = TypeNode {
+    name: "CapacityRequirements",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_CEL_DEVICE_SELECTOR: TypeNode = TypeNode {
+    name: "CELDeviceSelector",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_COUNTER: TypeNode = TypeNode {
+    name: "Counter",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_COUNTER_SET: TypeNode = TypeNode {
+    name: "CounterSet",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE: TypeNode = TypeNode {
+    name: "Device",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_ALLOCATION_CONFIGURATION: TypeNode = TypeNode {
+    name: "DeviceAllocationConfiguration",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_ALLOCATION_RESULT: TypeNode = TypeNode {
+    name: "DeviceAllocationResult",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_ATTRIBUTE: TypeNode = TypeNode {
+    name: "DeviceAttribute",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CAPACITY: TypeNode = TypeNode {
+    name: "DeviceCapacity",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CLAIM: TypeNode = TypeNode {
+    name: "DeviceClaim",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CLAIM_CONFIGURATION: TypeNode = TypeNode {
+    name: "DeviceClaimConfiguration",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CLASS: TypeNode = TypeNode {
+    name: "DeviceClass",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CLASS_CONFIGURATION: TypeNode = TypeNode {
+    name: "DeviceClassConfiguration",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CLASS_SPEC: TypeNode = TypeNode {
+    name: "DeviceClassSpec",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CONFIGURATION: TypeNode = TypeNode {
+    name: "DeviceConfiguration",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_CONSTRAINT: TypeNode = TypeNode {
+    name: "DeviceConstraint",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_COUNTER_CONSUMPTION: TypeNode = TypeNode {
+    name: "DeviceCounterConsumption",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_REQUEST: TypeNode = TypeNode {
+    name: "DeviceRequest",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_REQUEST_ALLOCATION_RESULT: TypeNode = TypeNode {
+    name: "DeviceRequestAllocationResult",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_SELECTOR: TypeNode = TypeNode {
+    name: "DeviceSelector",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_SUB_REQUEST: TypeNode = TypeNode {
+    name: "DeviceSubRequest",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_TAINT: TypeNode = TypeNode {
+    name: "DeviceTaint",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_DEVICE_TOLERATION: TypeNode = TypeNode {
+    name: "DeviceToleration",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_EXACT_DEVICE_REQUEST: TypeNode = TypeNode {
+    name: "ExactDeviceRequest",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_NETWORK_DEVICE_DATA: TypeNode = TypeNode {
+    name: "NetworkDeviceData",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_NODE_ALLOCATABLE_MAPPING: TypeNode = TypeNode {
+    name: "NodeAllocatableMapping",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_NODE_ALLOCATABLE_OVERHEAD: TypeNode = TypeNode {
+    name: "NodeAllocatableOverhead",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_NODE_ALLOCATABLE_RESOURCE: TypeNode = TypeNode {
+    name: "NodeAllocatableResource",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_OPAQUE_DEVICE_CONFIGURATION: TypeNode = TypeNode {
+    name: "OpaqueDeviceConfiguration",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_CLAIM: TypeNode = TypeNode {
+    name: "ResourceClaim",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&RESOURCE_V1_RESOURCE_CLAIM_STATUS) },
+    ],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_CLAIM_CONSUMER_REFERENCE: TypeNode = TypeNode {
+    name: "ResourceClaimConsumerReference",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_CLAIM_SPEC: TypeNode = TypeNode {
+    name: "ResourceClaimSpec",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_CLAIM_STATUS: TypeNode = TypeNode {
+    name: "ResourceClaimStatus",
+    fields: &[
+        FieldMeta { name: "reservedFor", list: ListStrategy::MergeByKey("uid"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_CLAIM_TEMPLATE: TypeNode = TypeNode {
+    name: "ResourceClaimTemplate",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "spec", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&RESOURCE_V1_RESOURCE_CLAIM_TEMPLATE_SPEC) },
+    ],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_CLAIM_TEMPLATE_SPEC: TypeNode = TypeNode {
+    name: "ResourceClaimTemplateSpec",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_POOL: TypeNode = TypeNode {
+    name: "ResourcePool",
+    fields: &[],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_SLICE: TypeNode = TypeNode {
+    name: "ResourceSlice",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static RESOURCE_V1_RESOURCE_SLICE_SPEC: TypeNode = TypeNode {
+    name: "ResourceSliceSpec",
     fields: &[],
 };
 

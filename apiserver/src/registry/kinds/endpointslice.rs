@@ -77,7 +77,7 @@ fn causes(slice: &Value) -> Vec<Cause> {
     }
     let endpoints = table::arr_at(slice, &["endpoints"]);
     if endpoints.len() > MAX_ENDPOINTS {
-        causes.push(too_many("endpoints", endpoints.len(), MAX_ENDPOINTS));
+        causes.push(field::too_many("endpoints", endpoints.len(), MAX_ENDPOINTS));
     }
     for (i, endpoint) in endpoints.iter().enumerate() {
         let at = format!("endpoints[{i}].addresses");
@@ -85,7 +85,7 @@ fn causes(slice: &Value) -> Vec<Cause> {
         if addresses.is_empty() {
             causes.push(field::required(&at, "must contain at least 1 address"));
         } else if addresses.len() > MAX_ADDRESSES {
-            causes.push(too_many(&at, addresses.len(), MAX_ADDRESSES));
+            causes.push(field::too_many(&at, addresses.len(), MAX_ADDRESSES));
         }
         for (j, address) in addresses.iter().enumerate() {
             let address = address.as_str().unwrap_or_default();
@@ -125,10 +125,6 @@ fn address_error(kind: &str, address: &str) -> Option<&'static str> {
         }
         _ => None,
     }
-}
-
-fn too_many(at: &str, have: usize, most: usize) -> Cause {
-    field::cause("FieldValueTooMany", at, format!("Too many: {have}: must have at most {most} items"))
 }
 
 static PRINTER: Printer = Printer {

@@ -41,6 +41,22 @@ pub fn forbidden(field: &str, detail: &str) -> Cause {
     cause("FieldValueForbidden", field, format!("Forbidden: {detail}"))
 }
 
+/// `field.TooMany`: a list of `have` items where at most `most` may be.
+pub fn too_many(field: &str, have: usize, most: usize) -> Cause {
+    let items = if most == 1 { "item" } else { "items" };
+    cause("FieldValueTooMany", field, format!("Too many: {have}: must have at most {most} {items}"))
+}
+
+/// `field.TooLong`: a value longer than `most` bytes (kube leaves the value out).
+pub fn too_long(field: &str, most: usize) -> Cause {
+    cause("FieldValueTooLong", field, format!("Too long: may not be more than {most} bytes"))
+}
+
+/// `field.Duplicate` of a string key.
+pub fn duplicate(field: &str, key: &str) -> Cause {
+    cause("FieldValueDuplicate", field, format!("Duplicate value: {}", go_quote(key)))
+}
+
 /// kube's 422 for `object` of `kind` (`Ingress.networking.k8s.io`) when
 /// validation found `causes`.
 pub fn refuse(kind: &str, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {

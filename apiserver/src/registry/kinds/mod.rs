@@ -45,6 +45,7 @@ pub mod priorityclass;
 pub mod rbac;
 pub mod replicaset;
 pub mod replicationcontroller;
+pub mod resource;
 pub mod resourcequota;
 pub mod runtimeclass;
 pub mod secret;
@@ -151,6 +152,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
     kinds.extend(rbac::kinds());
     kinds.extend(networking::kinds());
     kinds.extend(storage::kinds());
+    kinds.extend(resource::kinds());
     kinds
 }
 
