@@ -144,6 +144,17 @@ fn refusals(api: &ApiServer) {
     );
     assert!(stderr.contains("spec.nodeName: Invalid value: \"node-2\": field is immutable"), "{stderr}");
 
+    // Admin access to devices only where the namespace's admin allowed it.
+    let admin = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: monitor}\nspec:\n  devices:\n    requests: [{name: all, exactly: {deviceClassName: gpu.example.com, allocationMode: All, adminAccess: true}}]\n";
+    let stderr = refused(api, &["create", "-f", "-"], admin);
+    assert!(
+        stderr.contains("spec.devices.requests[0].adminAccess: Forbidden: admin access to devices requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace"),
+        "{stderr}"
+    );
+    api.ok(&["label", "namespace", "default", "resource.kubernetes.io/admin-access=true"]);
+    api.ok_stdin(&["create", "-f", "-"], admin);
+    api.ok(&["delete", "resourceclaim", "monitor"]);
+
     let bad_cel = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: broken}\nspec: {selectors: [{cel: {expression: 'device.driver =='}}]}\n";
     let stderr = refused(api, &["create", "-f", "-"], bad_cel);
     assert!(

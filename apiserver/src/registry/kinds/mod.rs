@@ -152,7 +152,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
     kinds.extend(rbac::kinds());
     kinds.extend(networking::kinds());
     kinds.extend(storage::kinds());
-    kinds.extend(resource::kinds());
+    kinds.extend(resource::kinds(context));
     kinds
 }
 

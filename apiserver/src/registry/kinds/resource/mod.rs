@@ -5,6 +5,7 @@
 //! allocating devices is kube-scheduler's work, making claims from
 //! templates kube-controller-manager's, preparing devices the drivers'.
 
+pub mod admin_access;
 pub mod claim_spec;
 pub mod device_config;
 pub mod deviceclass;
@@ -12,9 +13,14 @@ pub mod resourceclaim;
 pub mod resourceclaimtemplate;
 pub mod resourceslice;
 
-use super::Kind;
+use super::{Kind, KindContext};
 
 /// The group's kinds, in kube's discovery order.
-pub fn kinds() -> Vec<Kind> {
-    vec![deviceclass::kind(), resourceclaim::kind(), resourceclaimtemplate::kind(), resourceslice::kind()]
+pub fn kinds(context: &KindContext) -> Vec<Kind> {
+    vec![
+        deviceclass::kind(),
+        resourceclaim::kind(context),
+        resourceclaimtemplate::kind(context),
+        resourceslice::kind(),
+    ]
 }

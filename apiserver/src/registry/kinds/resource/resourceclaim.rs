@@ -7,12 +7,13 @@
 use k8s_openapi::api::resource::v1 as resource;
 use serde_json::{Value, json};
 
+use super::admin_access::AdminAccess;
 use super::claim_spec;
 use super::device_config::{RequestNames, items};
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::defaults;
-use crate::registry::kinds::{Kind, field};
+use crate::registry::kinds::{Kind, KindContext, field};
 use crate::registry::metadata::dns_label_errors;
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
@@ -22,13 +23,14 @@ const KIND: &str = "ResourceClaim.resource.k8s.io";
 const MAX_RESERVED_FOR: usize = 256;
 const MAX_DEVICE_CONDITIONS: usize = 8;
 
-pub fn kind() -> Kind {
+pub fn kind(context: &KindContext) -> Kind {
     Kind::typed::<resource::ResourceClaim>(
         Resource::new("resource.k8s.io", "ResourceClaim", "resourceclaims")
             .with_status()
             .returns_deleted_object(),
         ResourceClaimStrategy,
     )
+    .with_hooks(AdminAccess::new(context, KIND, "/spec/devices/requests"))
 }
 
 #[derive(Debug)]

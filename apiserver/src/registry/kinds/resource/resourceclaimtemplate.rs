@@ -5,10 +5,11 @@
 use k8s_openapi::api::resource::v1 as resource;
 use serde_json::Value;
 
+use super::admin_access::AdminAccess;
 use super::claim_spec;
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
-use crate::registry::kinds::{Kind, field};
+use crate::registry::kinds::{Kind, KindContext, field};
 use crate::registry::metadata::{annotation_causes, label_causes};
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
@@ -19,12 +20,13 @@ const KIND: &str = "ResourceClaimTemplate.resource.k8s.io";
 /// `ValidateTemplateObjectMeta`).
 const TEMPLATE_METADATA: [&str; 2] = ["labels", "annotations"];
 
-pub fn kind() -> Kind {
+pub fn kind(context: &KindContext) -> Kind {
     Kind::typed::<resource::ResourceClaimTemplate>(
         Resource::new("resource.k8s.io", "ResourceClaimTemplate", "resourceclaimtemplates")
             .returns_deleted_object(),
         TemplateStrategy,
     )
+    .with_hooks(AdminAccess::new(context, KIND, "/spec/spec/devices/requests"))
 }
 
 #[derive(Debug)]
