@@ -1,22 +1,24 @@
 //! What every cluster has from its first start: the `default`,
 //! `kube-system`, `kube-public` and `kube-node-lease` namespaces and the
 //! `default/kubernetes` Service on the range's first address (clients and
-//! e2e suites look it up), and the system PriorityClasses.
+//! e2e suites look it up), the system PriorityClasses, and the default
+//! ServiceCIDR holding the Service range, ready.
 
-use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use serde_json::json;
 
 use crate::cacher::ReadAt;
 use crate::errors::ApiError;
+use crate::registry::kinds::networking::servicecidr;
 use crate::registry::kinds::priorityclass::{SYSTEM as SYSTEM_PRIORITY_CLASSES, system_class};
+use crate::registry::kinds::service::IpRange;
 use crate::registry::{Resources, WriteContext};
 
 /// Creates what is missing, retrying while storage is unreachable.
-pub async fn run(resources: Resources, service_ip: Ipv4Addr) {
+pub async fn run(resources: Resources, service_range: IpRange) {
     loop {
-        match create_missing(&resources, service_ip).await {
+        match create_missing(&resources, service_range).await {
             Ok(()) => return,
             Err(e) => {
                 tracing::warn!(error = %e, "creating the built-in namespaces; retrying");
@@ -26,7 +28,7 @@ pub async fn run(resources: Resources, service_ip: Ipv4Addr) {
     }
 }
 
-async fn create_missing(resources: &Resources, service_ip: Ipv4Addr) -> Result<(), ApiError> {
+async fn create_missing(resources: &Resources, service_range: IpRange) -> Result<(), ApiError> {
     let ctx = WriteContext::server();
     let namespaces = resources.store("", "namespaces")?;
     for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
@@ -43,6 +45,8 @@ async fn create_missing(resources: &Resources, service_ip: Ipv4Addr) -> Result<(
             Err(e) => return Err(e),
         }
     }
+    default_service_cidr(resources, service_range).await?;
+    let service_ip = service_range.first();
     let services = resources.store("", "services")?;
     let kubernetes = json!({
         "apiVersion": "v1",
@@ -62,4 +66,25 @@ async fn create_missing(resources: &Resources, service_ip: Ipv4Addr) -> Result<(
         Ok(_) => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// The `kubernetes` ServiceCIDR, made and marked ready once (kube's
+/// default-servicecidr controller); a range changed by flag since is left
+/// as stored, as kube leaves it.
+async fn default_service_cidr(resources: &Resources, range: IpRange) -> Result<(), ApiError> {
+    let ctx = WriteContext::server();
+    let cidrs = resources.store("networking.k8s.io", "servicecidrs")?;
+    let stored = match cidrs.create(&ctx, None, servicecidr::default_object(&range.to_string())).await {
+        Ok(created) => created,
+        Err(ApiError::AlreadyExists { .. }) => {
+            cidrs.get(None, servicecidr::DEFAULT, &ReadAt::default()).await?
+        }
+        Err(e) => return Err(e),
+    };
+    if stored["status"]["conditions"].as_array().is_some_and(|c| !c.is_empty()) {
+        return Ok(());
+    }
+    let mut ready = stored;
+    ready["status"] = servicecidr::ready_status(&crate::runtime::meta::now());
+    cidrs.update(&ctx, None, servicecidr::DEFAULT, Some("status"), ready).await.map(drop)
 }

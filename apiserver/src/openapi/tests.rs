@@ -63,6 +63,8 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<storage::VolumeAttachment>(&["status"]),
         OpenApiResource::of::<storage::VolumeAttributesClass>(&[]),
         OpenApiResource::of::<storage::CSIStorageCapacity>(&[]),
+        OpenApiResource::of::<networking::IPAddress>(&[]),
+        OpenApiResource::of::<networking::ServiceCIDR>(&["status"]),
         OpenApiResource::of::<resource::DeviceClass>(&[]),
         OpenApiResource::of::<resource::ResourceClaim>(&["status"]),
         OpenApiResource::of::<resource::ResourceClaimTemplate>(&[]),
@@ -274,6 +276,8 @@ fn resource_table() {
             true,
             &[],
         ),
+        ("networking.k8s.io", "v1", "IPAddress", "IPAddressList", "ipaddresses", false, &[]),
+        ("networking.k8s.io", "v1", "ServiceCIDR", "ServiceCIDRList", "servicecidrs", false, &["status"]),
         ("resource.k8s.io", "v1", "DeviceClass", "DeviceClassList", "deviceclasses", false, &[]),
         ("resource.k8s.io", "v1", "ResourceClaim", "ResourceClaimList", "resourceclaims", true, &["status"]),
         (

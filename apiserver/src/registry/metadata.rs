@@ -263,11 +263,16 @@ fn is_dns_1035_label(s: &str) -> bool {
 /// kube's name checks (`IsDNS1123Subdomain`, `IsDNS1123Label`,
 /// `IsDNS1035Label`): each failed rule one cause on `metadata.name`.
 pub fn name_causes(rule: NameRule, name: &str) -> Vec<Cause> {
-    if rule == NameRule::PathSegment {
-        return path_segment_causes(name);
+    match rule {
+        NameRule::PathSegment => return path_segment_causes(name),
+        NameRule::IpAddress => {
+            let errors = crate::runtime::ip::ip_errors(name);
+            return errors.iter().map(|why| invalid_string("metadata.name", name, why)).collect();
+        }
+        _ => {}
     }
     let (max, fits, why) = match rule {
-        NameRule::PathSegment => (usize::MAX, true, ""),
+        NameRule::PathSegment | NameRule::IpAddress => (usize::MAX, true, ""),
         NameRule::Subdomain => (253, is_dns_subdomain(name), DNS_SUBDOMAIN_MSG),
         // A valid subdomain that is not a label can only have dots.
         NameRule::Label if is_dns_subdomain(name) => (63, is_dns_label(name), "must not contain dots"),

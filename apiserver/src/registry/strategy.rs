@@ -31,6 +31,9 @@ pub enum NameRule {
     /// Any path segment: not `.` or `..`, no `/` or `%` (RBAC objects,
     /// whose names carry colons).
     PathSegment,
+    /// An IP address in canonical form (IPAddresses, named by the address
+    /// they hold).
+    IpAddress,
 }
 
 pub trait Strategy: Send + Sync + Debug {

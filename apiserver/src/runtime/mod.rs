@@ -5,6 +5,7 @@
 
 pub mod decode;
 pub mod golang;
+pub mod ip;
 pub mod jsonpath;
 pub mod meta;
 pub mod pattern;

@@ -100,10 +100,7 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     let resources =
         kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_ranges(), admission)
             .map_err(|e| StartError::Register(e.to_string()))?;
-    tokio::spawn(crate::controllers::bootstrap::run(
-        resources.clone(),
-        options.service_cluster_ip_range.first(),
-    ));
+    tokio::spawn(crate::controllers::bootstrap::run(resources.clone(), options.service_cluster_ip_range));
     tokio::spawn(crate::controllers::namespace::run(resources.clone()));
     tokio::spawn(crate::controllers::service_account::run(resources.clone()));
     tokio::spawn(crate::controllers::resource_quota::run(resources.clone()));

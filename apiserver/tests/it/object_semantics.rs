@@ -588,6 +588,71 @@ fn autoscalers_in_both_versions(api: &ApiServer) {
     );
 }
 
+/// Service addresses as kube keeps them: one IPAddress per cluster IP naming
+/// its Service, the range as the ready `kubernetes` ServiceCIDR.
+fn service_addresses_are_objects(api: &ApiServer) {
+    let cidrs = api.ok(&["get", "servicecidrs"]);
+    assert!(cidrs.lines().any(|l| l.starts_with("kubernetes") && l.contains("10.0.0.0/24")), "{cidrs}");
+    let default = get(api, &["servicecidr", "kubernetes"]);
+    let ready = &default["status"]["conditions"][0];
+    assert_eq!(
+        (ready["type"].as_str(), ready["status"].as_str()),
+        (Some("Ready"), Some("True")),
+        "{default}"
+    );
+
+    api.ok(&["create", "service", "clusterip", "addressed", "--tcp=80:8080"]);
+    let service = get(api, &["service", "addressed"]);
+    let ip = service["spec"]["clusterIP"].as_str().unwrap().to_string();
+    let address = get(api, &["ipaddress", &ip]);
+    assert_eq!(
+        address["spec"]["parentRef"],
+        json!({"group": "", "resource": "services", "namespace": "default", "name": "addressed"}),
+        "{address}"
+    );
+    let listed = api.ok(&["get", "ip"]);
+    assert!(
+        listed.lines().any(|l| l.starts_with(&ip) && l.contains("services/default/addressed")),
+        "{listed}"
+    );
+
+    // An address reserved by hand is not handed out.
+    let taken: Vec<String> = get(api, &["ipaddresses"])["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["metadata"]["name"].as_str().unwrap().to_string())
+        .collect();
+    let free = (200..250).map(|n| format!("10.0.0.{n}")).find(|ip| !taken.contains(ip)).unwrap();
+    let reserve = format!(
+        "apiVersion: networking.k8s.io/v1\nkind: IPAddress\nmetadata: {{name: {free}}}\nspec: {{parentRef: {{group: gateway.networking.k8s.io, resource: gateways, namespace: default, name: edge}}}}\n"
+    );
+    api.ok_stdin(&["create", "-f", "-"], &reserve);
+    let wants = format!(
+        "apiVersion: v1\nkind: Service\nmetadata: {{name: wants}}\nspec: {{clusterIP: {free}, ports: [{{port: 80}}]}}\n"
+    );
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], &wants);
+    assert!(!ok && stderr.contains("provided IP is already allocated"), "{stderr}");
+
+    let (ok, _, stderr) = api.kubectl_in(
+        &["create", "-f", "-"],
+        "apiVersion: networking.k8s.io/v1\nkind: IPAddress\nmetadata: {name: 10.0.0.010}\nspec: {parentRef: {resource: services, name: x}}\n",
+    );
+    assert!(
+        !ok && stderr.contains("metadata.name: Invalid value: \"10.0.0.010\": must not have leading 0s"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = api.kubectl_in(
+        &["create", "-f", "-"],
+        "apiVersion: networking.k8s.io/v1\nkind: ServiceCIDR\nmetadata: {name: two}\nspec: {cidrs: [10.1.0.0/16, 10.2.0.0/16]}\n",
+    );
+    assert!(!ok && stderr.contains("may specify no more than one IP for each IP family"), "{stderr}");
+
+    api.ok(&["delete", "service", "addressed"]);
+    let (ok, _, _) = api.kubectl_in(&["get", "ipaddress", &ip], "");
+    assert!(!ok, "the address goes with its Service");
+}
+
 async fn object_semantics(backend: Backend) {
     let api = ApiServer::start(backend).await;
     workloads_are_defaulted(&api);
@@ -597,6 +662,7 @@ async fn object_semantics(backend: Backend) {
     install_kinds_are_served(&api);
     events_in_both_apis(&api);
     autoscalers_in_both_versions(&api);
+    service_addresses_are_objects(&api);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

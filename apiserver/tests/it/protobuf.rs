@@ -382,6 +382,16 @@ spec:
     capacity:
       memory: {value: 40Gi}
 ---
+apiVersion: networking.k8s.io/v1
+kind: IPAddress
+metadata: {name: 192.168.5.5}
+spec: {parentRef: {group: gateway.networking.k8s.io, resource: gateways, namespace: pb, name: edge}}
+---
+apiVersion: networking.k8s.io/v1
+kind: ServiceCIDR
+metadata: {name: pb-extra}
+spec: {cidrs: [10.200.0.0/16, "fd00:200::/112"]}
+---
 apiVersion: v1
 kind: ResourceQuota
 metadata: {name: quota, namespace: pb}
@@ -757,6 +767,22 @@ fn kinds() -> Vec<Kind> {
             "web-abc12",
             discovery::EndpointSlice,
             discovery::EndpointSliceList
+        ),
+        kind!(
+            "networking.k8s.io/v1",
+            "IPAddress",
+            "/apis/networking.k8s.io/v1/ipaddresses",
+            "192.168.5.5",
+            networking::IPAddress,
+            networking::IPAddressList
+        ),
+        kind!(
+            "networking.k8s.io/v1",
+            "ServiceCIDR",
+            "/apis/networking.k8s.io/v1/servicecidrs",
+            "pb-extra",
+            networking::ServiceCIDR,
+            networking::ServiceCIDRList
         ),
         kind!(
             "resource.k8s.io/v1",

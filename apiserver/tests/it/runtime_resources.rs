@@ -80,10 +80,7 @@ impl Server {
         let options = Options::try_parse_from(["rtcd-apiserver", etcd.as_str()]).unwrap();
         let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(member.channel()));
         let resources = server::serve_builtin_kinds(storage, &options).unwrap();
-        tokio::spawn(controllers::bootstrap::run(
-            resources.clone(),
-            options.service_cluster_ip_range.first(),
-        ));
+        tokio::spawn(controllers::bootstrap::run(resources.clone(), options.service_cluster_ip_range));
         let metrics = Arc::new(Metrics::default());
         let limits = Arc::new(Limits::new(
             options.limits.max_requests_inflight,

@@ -212,6 +212,8 @@ pub(in crate::openapi) const LIST_PATCH_METADATA: &[FieldPatchMetadata] = &[
     FieldPatchMetadata { schema: "io.k8s.api.networking.v1.NetworkPolicySpec", property: "ingress", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.networking.v1.NetworkPolicySpec", property: "egress", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.networking.v1.NetworkPolicySpec", property: "policyTypes", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
+    FieldPatchMetadata { schema: "io.k8s.api.networking.v1.ServiceCIDRSpec", property: "cidrs", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
+    FieldPatchMetadata { schema: "io.k8s.api.networking.v1.ServiceCIDRStatus", property: "conditions", strategy: Some("merge"), merge_key: Some("type"), list_type: Some("map"), map_keys: &["type"] },
     FieldPatchMetadata { schema: "io.k8s.api.node.v1.Scheduling", property: "tolerations", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.policy.v1.PodDisruptionBudgetSpec", property: "selector", strategy: Some("replace"), merge_key: None, list_type: None, map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.policy.v1.PodDisruptionBudgetStatus", property: "conditions", strategy: Some("merge"), merge_key: Some("type"), list_type: Some("map"), map_keys: &["type"] },

@@ -53,6 +53,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("networking.k8s.io", "NetworkPolicy", &NETWORKING_V1_NETWORK_POLICY),
     ("networking.k8s.io", "Ingress", &NETWORKING_V1_INGRESS),
     ("networking.k8s.io", "IngressClass", &NETWORKING_V1_INGRESS_CLASS),
+    ("networking.k8s.io", "IPAddress", &NETWORKING_V1_IP_ADDRESS),
+    ("networking.k8s.io", "ServiceCIDR", &NETWORKING_V1_SERVICE_CIDR),
     ("storage.k8s.io", "StorageClass", &STORAGE_V1_STORAGE_CLASS),
     ("storage.k8s.io", "CSIDriver", &STORAGE_V1_CSI_DRIVER),
     ("storage.k8s.io", "CSINode", &STORAGE_V1_CSI_NODE),
@@ -2153,6 +2155,18 @@ pub(crate) static NETWORKING_V1_INGRESS_TLS: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static NETWORKING_V1_IP_ADDRESS: TypeNode = TypeNode {
+    name: "IPAddress",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static NETWORKING_V1_IP_ADDRESS_SPEC: TypeNode = TypeNode {
+    name: "IPAddressSpec",
+    fields: &[],
+};
+
 pub(crate) static NETWORKING_V1_IP_BLOCK: TypeNode = TypeNode {
     name: "IPBlock",
     fields: &[],
@@ -2190,9 +2204,34 @@ pub(crate) static NETWORKING_V1_NETWORK_POLICY_SPEC: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static NETWORKING_V1_PARENT_REFERENCE: TypeNode = TypeNode {
+    name: "ParentReference",
+    fields: &[],
+};
+
 pub(crate) static NETWORKING_V1_SERVICE_BACKEND_PORT: TypeNode = TypeNode {
     name: "ServiceBackendPort",
     fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_SERVICE_CIDR: TypeNode = TypeNode {
+    name: "ServiceCIDR",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&NETWORKING_V1_SERVICE_CIDR_STATUS) },
+    ],
+};
+
+pub(crate) static NETWORKING_V1_SERVICE_CIDR_SPEC: TypeNode = TypeNode {
+    name: "ServiceCIDRSpec",
+    fields: &[],
+};
+
+pub(crate) static NETWORKING_V1_SERVICE_CIDR_STATUS: TypeNode = TypeNode {
+    name: "ServiceCIDRStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
+    ],
 };
 
 pub(crate) static NODE_V1_OVERHEAD: TypeNode = TypeNode {

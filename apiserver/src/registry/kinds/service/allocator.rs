@@ -20,6 +20,14 @@ pub struct IpRange {
     size: u32,
 }
 
+/// The range as a canonical CIDR (`10.0.0.0/24`), as the default
+/// ServiceCIDR holds it.
+impl std::fmt::Display for IpRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", Ipv4Addr::from(self.base), 32 - self.size.trailing_zeros())
+    }
+}
+
 impl IpRange {
     pub fn parse(cidr: &str) -> Result<IpRange, String> {
         let (addr, bits) = cidr.split_once('/').ok_or_else(|| format!("{cidr:?} is not a CIDR"))?;
@@ -136,6 +144,11 @@ pub fn held_address(service: &Value) -> Option<Ipv4Addr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_reads_back_as_its_canonical_cidr() {
+        assert_eq!(IpRange::parse("10.96.3.7/12").unwrap().to_string(), "10.96.0.0/12");
+    }
 
     #[test]
     fn ranges_hand_out_every_usable_address_once() {
