@@ -1,7 +1,7 @@
 //! How plugins read (and, for NamespaceAutoProvision, create) the objects
 //! they decide on: through the stores of namespaces, ServiceAccounts,
-//! LimitRanges, PriorityClasses, Services and their Endpoints, and webhook
-//! configurations,
+//! LimitRanges, PriorityClasses, Storage-, Ingress- and RuntimeClasses,
+//! Services and their Endpoints, and webhook configurations,
 //! handed over once those are registered (they are registered through the
 //! same chain the plugins belong to, so they cannot exist before them).
 
@@ -89,6 +89,9 @@ pub struct Lookups {
     pub service_accounts: Lookup,
     pub limit_ranges: Lookup,
     pub priority_classes: Lookup,
+    pub storage_classes: Lookup,
+    pub ingress_classes: Lookup,
+    pub runtime_classes: Lookup,
     pub services: Lookup,
     pub endpoints: Lookup,
     pub mutating_webhooks: Lookup,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::Plugin;
 use super::always::{AlwaysAdmit, AlwaysDeny};
 use super::config_file::PluginConfigurations;
+use super::default_class::DefaultClass;
 use super::limit_ranger::LimitRanger;
 use super::lookup::Lookups;
 use super::namespace_exists::{NamespaceAutoProvision, NamespaceExists};
@@ -18,8 +19,10 @@ use super::pod_node_selector::PodNodeSelector;
 use super::pod_security::{PodSecurity, PodSecurityConfig};
 use super::policy::ValidatingAdmissionPolicy;
 use super::priority::Priority;
+use super::pvc_resize::PersistentVolumeClaimResize;
 use super::resource_quota::ResourceQuota;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
+use super::runtime_class::RuntimeClass;
 use super::service_account::ServiceAccount;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
 use super::webhook::credentials::Credentials;
@@ -73,17 +76,17 @@ pub const KNOWN: &[Known] = &[
     known("PodTolerationRestriction", false, Missing),
     known("EventRateLimit", false, Missing),
     known("ExtendedResourceToleration", false, Built),
-    known("DefaultStorageClass", true, Inert),
-    known("StorageObjectInUseProtection", true, Inert),
+    known("DefaultStorageClass", true, Built),
+    known("StorageObjectInUseProtection", true, Missing),
     known("PodGroupProtection", true, Inert),
     known("OwnerReferencesPermissionEnforcement", false, Missing),
-    known("PersistentVolumeClaimResize", true, Inert),
-    known("RuntimeClass", true, Missing),
+    known("PersistentVolumeClaimResize", true, Built),
+    known("RuntimeClass", true, Built),
     known("CertificateApproval", true, Inert),
     known("CertificateSigning", true, Inert),
     known("ClusterTrustBundleAttest", true, Inert),
     known("CertificateSubjectRestriction", true, Inert),
-    known("DefaultIngressClass", true, Inert),
+    known("DefaultIngressClass", true, Built),
     known("DenyServiceExternalIPs", false, Built),
     known("PodTopologyLabels", true, Inert),
     known("PodGroupWorkloadExists", true, Inert),
@@ -193,6 +196,12 @@ fn instance(
         "ServiceAccount" => Arc::new(ServiceAccount::new(lookups.service_accounts.clone())),
         "LimitRanger" => Arc::new(LimitRanger::new(lookups.limit_ranges.clone())),
         "Priority" => Arc::new(Priority::new(lookups.priority_classes.clone())),
+        "DefaultStorageClass" => Arc::new(DefaultClass::storage(lookups.storage_classes.clone())),
+        "DefaultIngressClass" => Arc::new(DefaultClass::ingress(lookups.ingress_classes.clone())),
+        "PersistentVolumeClaimResize" => {
+            Arc::new(PersistentVolumeClaimResize::new(lookups.storage_classes.clone()))
+        }
+        "RuntimeClass" => Arc::new(RuntimeClass::new(lookups.runtime_classes.clone())),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
         "ExtendedResourceToleration" => Arc::new(ExtendedResourceToleration),
         "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),

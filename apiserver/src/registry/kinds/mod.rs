@@ -200,6 +200,10 @@ pub fn serve_with(
         .lookups
         .priority_classes
         .set(Arc::new(resources.store("scheduling.k8s.io", "priorityclasses")?));
+    let lookups = &admission.lookups;
+    lookups.storage_classes.set(Arc::new(resources.store("storage.k8s.io", "storageclasses")?));
+    lookups.ingress_classes.set(Arc::new(resources.store("networking.k8s.io", "ingressclasses")?));
+    lookups.runtime_classes.set(Arc::new(resources.store("node.k8s.io", "runtimeclasses")?));
     Ok(resources)
 }
 
