@@ -76,6 +76,8 @@ fn owned_by(subresource: &str) -> Option<(&'static str, Option<&'static str>)> {
     match subresource {
         "status" => Some(("status", None)),
         "ephemeralcontainers" => Some(("spec", Some("ephemeralContainers"))),
+        // The kind keeps only the containers' resources of it.
+        "resize" => Some(("spec", None)),
         "finalize" => Some(("spec", Some("finalizers"))),
         "approval" => Some(("status", Some("conditions"))),
         _ => None,

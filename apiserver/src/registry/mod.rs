@@ -27,7 +27,7 @@ pub(crate) mod tests;
 
 pub use codec::Codec;
 pub use resource::{
-    Action, NAMESPACE_FINALIZE, POD_BINDING, POD_EPHEMERAL_CONTAINERS, POD_EVICTION, Resource,
+    Action, NAMESPACE_FINALIZE, POD_BINDING, POD_EPHEMERAL_CONTAINERS, POD_EVICTION, POD_RESIZE, Resource,
     SERVICE_ACCOUNT_TOKEN,
 };
 pub use resources::{Resources, ServedResource};

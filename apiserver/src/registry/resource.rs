@@ -62,6 +62,9 @@ pub const POD_EPHEMERAL_CONTAINERS: Action = Action {
     kind: "Pod",
     verbs: &["get", "patch", "update"],
 };
+/// What `kubectl patch --subresource resize` writes: `pods/resize`.
+pub const POD_RESIZE: Action =
+    Action { name: "resize", group: "", version: "v1", kind: "Pod", verbs: &["get", "patch", "update"] };
 /// What the namespace lifecycle writes: `namespaces/finalize`.
 pub const NAMESPACE_FINALIZE: Action =
     Action { name: "finalize", group: "", version: "v1", kind: "Namespace", verbs: &["update"] };

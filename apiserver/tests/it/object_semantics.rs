@@ -588,6 +588,114 @@ fn autoscalers_in_both_versions(api: &ApiServer) {
     );
 }
 
+/// kube's default admission plugins for the install kinds: classes filled
+/// in from the cluster's defaults, claim growth only where the class allows
+/// it, a pod's RuntimeClass turned into overhead and scheduling.
+fn admission_fills_in_classes(api: &ApiServer) {
+    // `fast` (made by the install manifest) is the default StorageClass,
+    // `nginx` the default IngressClass.
+    let claims = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: unnamed}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: static}\nspec: {storageClassName: \"\", accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n";
+    api.ok_stdin(&["create", "-f", "-"], claims);
+    assert_eq!(get(api, &["pvc", "unnamed"])["spec"]["storageClassName"], "fast");
+    assert_eq!(get(api, &["pvc", "static"])["spec"]["storageClassName"], "", "an explicit \"\" stays");
+    let ingress = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: classless}\nspec: {defaultBackend: {service: {name: web, port: {number: 80}}}}\n";
+    api.ok_stdin(&["create", "-f", "-"], ingress);
+    assert_eq!(get(api, &["ingress", "classless"])["spec"]["ingressClassName"], "nginx");
+
+    // A bound claim grows only if its class allows expansion (`fast` no longer does).
+    api.ok(&[
+        "patch",
+        "pvc",
+        "unnamed",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"phase":"Bound"}}"#,
+    ]);
+    let grow = r#"{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}"#;
+    let (ok, _, stderr) = api.kubectl_in(&["patch", "pvc", "unnamed", "--type=merge", "-p", grow], "");
+    assert!(
+        !ok && stderr.contains("persistentvolumeclaims \"unnamed\" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize"),
+        "{stderr}"
+    );
+    api.ok(&["patch", "storageclass", "fast", "--type=merge", "-p", r#"{"allowVolumeExpansion":true}"#]);
+    api.ok(&["patch", "pvc", "unnamed", "--type=merge", "-p", grow]);
+    assert_eq!(get(api, &["pvc", "unnamed"])["spec"]["resources"]["requests"]["storage"], "2Gi");
+
+    // A RuntimeClass's overhead and scheduling go into its pods.
+    let class = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\noverhead: {podFixed: {cpu: 250m, memory: 120Mi}}\nscheduling:\n  nodeSelector: {runtime: kata}\n  tolerations: [{key: kata, operator: Exists, effect: NoSchedule}]\n";
+    api.ok_stdin(&["create", "-f", "-"], class);
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: sandboxed}\nspec: {runtimeClassName: kata, containers: [{name: c, image: busybox:1.36}]}\n";
+    api.ok_stdin(&["create", "-f", "-"], pod);
+    let spec = get(api, &["pod", "sandboxed"])["spec"].clone();
+    assert_eq!(spec["overhead"], json!({"cpu": "250m", "memory": "120Mi"}), "{spec}");
+    assert_eq!(spec["nodeSelector"], json!({"runtime": "kata"}));
+    let tolerations = spec["tolerations"].as_array().unwrap();
+    assert!(tolerations.iter().any(|t| t["key"] == "kata"), "{spec}");
+    let missing = pod.replace("kata", "nope").replace("sandboxed", "nowhere");
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], &missing);
+    assert!(!ok && stderr.contains("pod rejected: RuntimeClass \"nope\" not found"), "{stderr}");
+    let conflict = pod
+        .replace("sandboxed", "elsewhere")
+        .replace("runtimeClassName: kata,", "runtimeClassName: kata, nodeSelector: {runtime: runc},");
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], &conflict);
+    assert!(
+        !ok && stderr.contains("conflict: runtimeClass.scheduling.nodeSelector[runtime] = kata; pod.spec.nodeSelector[runtime] = runc"),
+        "{stderr}"
+    );
+}
+
+/// In-place resize (`kubectl patch --subresource resize`): cpu and memory
+/// change, nothing else a resize sends does, and the QoS class stays.
+fn pods_resize_in_place(api: &ApiServer) {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: resizable}\nspec:\n  containers:\n  - {name: app, image: nginx:1.27, resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 200m, memory: 128Mi}}}\n";
+    api.ok_stdin(&["create", "-f", "-"], pod);
+    let before = get(api, &["pod", "resizable"]);
+    let bigger = r#"{"spec":{"containers":[{"name":"app","image":"evil:latest","resources":{"requests":{"cpu":"150m"},"limits":{"cpu":"300m"}}}]}}"#;
+    api.ok(&["patch", "pod", "resizable", "--subresource=resize", "--type=strategic", "-p", bigger]);
+    let after = get(api, &["pod", "resizable"]);
+    let container = &after["spec"]["containers"][0];
+    assert_eq!(
+        (
+            container["resources"]["requests"]["cpu"].as_str(),
+            container["resources"]["limits"]["cpu"].as_str()
+        ),
+        (Some("150m"), Some("300m")),
+        "{after}"
+    );
+    assert_eq!(container["resources"]["requests"]["memory"], "64Mi");
+    assert_eq!(container["image"], "nginx:1.27", "a resize changes nothing but resources");
+    assert_eq!(
+        after["metadata"]["generation"].as_i64(),
+        before["metadata"]["generation"].as_i64().map(|g| g + 1),
+        "a resize is a new generation"
+    );
+
+    let guaranteed = r#"{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"300m","memory":"128Mi"}}}]}}"#;
+    let (ok, _, stderr) = api.kubectl_in(
+        &["patch", "pod", "resizable", "--subresource=resize", "--type=strategic", "-p", guaranteed],
+        "",
+    );
+    assert!(
+        !ok && stderr.contains(
+            "spec: Invalid value: \"Burstable\": Pod QOS Class may not change as a result of resizing"
+        ),
+        "{stderr}"
+    );
+    let unlimited = r#"[{"op":"remove","path":"/spec/containers/0/resources/limits/memory"}]"#;
+    let (ok, _, stderr) = api.kubectl_in(
+        &["patch", "pod", "resizable", "--subresource=resize", "--type=json", "-p", unlimited],
+        "",
+    );
+    assert!(!ok && stderr.contains("resource limits cannot be removed"), "{stderr}");
+    // Through the pod itself, resources stay as they are.
+    let (ok, _, stderr) = api.kubectl_in(
+        &["patch", "pod", "resizable", "--type=strategic", "-p", bigger.replace("150m", "160m").as_str()],
+        "",
+    );
+    assert!(!ok && stderr.contains("Forbidden: pod updates may not change fields other than"), "{stderr}");
+}
+
 /// Service addresses as kube keeps them: one IPAddress per cluster IP naming
 /// its Service, the range as the ready `kubernetes` ServiceCIDR.
 fn service_addresses_are_objects(api: &ApiServer) {
@@ -660,9 +768,11 @@ async fn object_semantics(backend: Backend) {
     services_get_node_ports(&api);
     deletes_answer_as_kube_does(&api).await;
     install_kinds_are_served(&api);
+    admission_fills_in_classes(&api);
     events_in_both_apis(&api);
     autoscalers_in_both_versions(&api);
     service_addresses_are_objects(&api);
+    pods_resize_in_place(&api);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -39,6 +39,7 @@ pub mod node;
 pub mod persistentvolume;
 pub mod persistentvolumeclaim;
 pub mod pod;
+pub mod pod_resize;
 pub mod poddisruptionbudget;
 pub mod podtemplate;
 pub mod priorityclass;

@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use super::Kind;
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
-use crate::registry::{POD_BINDING, POD_EPHEMERAL_CONTAINERS, POD_EVICTION, Resource, Strategy, defaults};
+use crate::registry::{
+    POD_BINDING, POD_EPHEMERAL_CONTAINERS, POD_EVICTION, POD_RESIZE, Resource, Strategy, defaults,
+};
 use crate::runtime::meta;
 use crate::selector::{FieldLabels, Refusal, attrs};
 use crate::table::{self, Printer};
@@ -21,7 +23,7 @@ pub fn kind() -> Kind {
             .in_all()
             .with_status()
             .returns_deleted_object()
-            .with_actions(&[POD_BINDING, POD_EVICTION, POD_EPHEMERAL_CONTAINERS]),
+            .with_actions(&[POD_BINDING, POD_EVICTION, POD_EPHEMERAL_CONTAINERS, POD_RESIZE]),
         PodStrategy,
     )
 }
@@ -109,10 +111,28 @@ impl Strategy for PodStrategy {
         new: &Value,
         old: &Value,
     ) -> Result<(), ApiError> {
-        if sub != Some("ephemeralcontainers") {
-            return self.validate_update(new, old);
+        match sub {
+            Some("ephemeralcontainers") => {
+                super::field::refuse("Pod", new, ephemeral_container_causes(&new["spec"], &old["spec"]))
+            }
+            Some("resize") => {
+                super::field::refuse("Pod", new, super::pod_resize::causes(new, old, qos_class))
+            }
+            _ => self.validate_update(new, old),
         }
-        super::field::refuse("Pod", new, ephemeral_container_causes(&new["spec"], &old["spec"]))
+    }
+
+    /// A resize keeps only the containers' resources of what it sent, and
+    /// counts as a new generation of the pod when it changed them.
+    fn prepare_subresource_update(&self, subresource: &str, new: &mut Value, old: &Value) {
+        if subresource != "resize" {
+            return;
+        }
+        super::pod_resize::keep_only_resources(new, old);
+        if new["spec"] != old["spec"] {
+            let generation = old["metadata"]["generation"].as_i64().unwrap_or(1);
+            new["metadata"]["generation"] = json!(generation + 1);
+        }
     }
 
     fn field_labels(&self) -> &'static FieldLabels {
