@@ -14,6 +14,7 @@ fn resources() -> Vec<OpenApiResource> {
         coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
         networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
         resource::v1 as resource, scheduling::v1 as scheduling, storage::v1 as storage,
+        storagemigration::v1 as storagemigration,
     };
     vec![
         OpenApiResource::of::<core::Namespace>(&["status"]),
@@ -69,6 +70,7 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<resource::ResourceClaim>(&["status"]),
         OpenApiResource::of::<resource::ResourceClaimTemplate>(&[]),
         OpenApiResource::of::<resource::ResourceSlice>(&[]),
+        OpenApiResource::of::<storagemigration::StorageVersionMigration>(&["status"]),
     ]
 }
 
@@ -84,7 +86,7 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 16] = [
+const GROUP_VERSIONS: [&str; 17] = [
     "api/v1",
     "apis/admissionregistration.k8s.io/v1",
     "apis/apps/v1",
@@ -101,6 +103,7 @@ const GROUP_VERSIONS: [&str; 16] = [
     "apis/resource.k8s.io/v1",
     "apis/scheduling.k8s.io/v1",
     "apis/storage.k8s.io/v1",
+    "apis/storagemigration.k8s.io/v1",
 ];
 
 type Row =
@@ -290,6 +293,15 @@ fn resource_table() {
             &[],
         ),
         ("resource.k8s.io", "v1", "ResourceSlice", "ResourceSliceList", "resourceslices", false, &[]),
+        (
+            "storagemigration.k8s.io",
+            "v1",
+            "StorageVersionMigration",
+            "StorageVersionMigrationList",
+            "storageversionmigrations",
+            false,
+            &["status"],
+        ),
     ];
     assert_eq!(table, expected);
 }

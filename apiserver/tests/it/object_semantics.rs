@@ -696,6 +696,75 @@ fn pods_resize_in_place(api: &ApiServer) {
     assert!(!ok && stderr.contains("Forbidden: pod updates may not change fields other than"), "{stderr}");
 }
 
+/// StorageVersionMigrations as kube-controller-manager's migrator drives
+/// them: a fixed resource, a status that names the version and one outcome.
+fn storage_version_migrations(api: &ApiServer) {
+    let migration = "apiVersion: storagemigration.k8s.io/v1\nkind: StorageVersionMigration\nmetadata: {name: secrets}\nspec: {resource: {group: \"\", resource: secrets}}\n";
+    api.ok_stdin(&["create", "-f", "-"], migration);
+    let table = api.ok(&["get", "storageversionmigrations"]);
+    assert!(
+        table.contains("RESOURCE")
+            && table.lines().any(|l| l.starts_with("secrets") && l.contains("secrets.")),
+        "{table}"
+    );
+    let status =
+        |conditions: &str| format!(r#"{{"status":{{"resourceVersion":"42","conditions":[{conditions}]}}}}"#);
+    let condition = |kind: &str, state: &str| {
+        format!(
+            r#"{{"type":"{kind}","status":"{state}","lastTransitionTime":"2026-01-01T00:00:00Z","reason":"R","message":"m"}}"#
+        )
+    };
+    let running = status(&condition("Running", "True"));
+    api.ok(&[
+        "patch",
+        "storageversionmigration",
+        "secrets",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        &running,
+    ]);
+    let done = status(&[condition("Running", "False"), condition("Succeeded", "True")].join(","));
+    api.ok(&[
+        "patch",
+        "storageversionmigration",
+        "secrets",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        &done,
+    ]);
+    let undone = status(&[condition("Running", "False"), condition("Succeeded", "False")].join(","));
+    let (ok, _, stderr) = api.kubectl_in(
+        &[
+            "patch",
+            "storageversionmigration",
+            "secrets",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            &undone,
+        ],
+        "",
+    );
+    assert!(!ok && stderr.contains("Success condition cannot be set to false once it is true"), "{stderr}");
+    let (ok, _, stderr) = api.kubectl_in(
+        &[
+            "patch",
+            "storageversionmigration",
+            "secrets",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"resource":{"resource":"configmaps"}}}"#,
+        ],
+        "",
+    );
+    assert!(
+        !ok && stderr.contains("spec: Invalid value: ") && stderr.contains("field is immutable"),
+        "{stderr}"
+    );
+}
+
 /// Service addresses as kube keeps them: one IPAddress per cluster IP naming
 /// its Service, the range as the ready `kubernetes` ServiceCIDR.
 fn service_addresses_are_objects(api: &ApiServer) {
@@ -773,6 +842,7 @@ async fn object_semantics(backend: Backend) {
     autoscalers_in_both_versions(&api);
     service_addresses_are_objects(&api);
     pods_resize_in_place(&api);
+    storage_version_migrations(&api);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

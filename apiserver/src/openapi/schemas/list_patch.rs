@@ -263,6 +263,7 @@ pub(in crate::openapi) const LIST_PATCH_METADATA: &[FieldPatchMetadata] = &[
     FieldPatchMetadata { schema: "io.k8s.api.resource.v1.ResourceSliceSpec", property: "sharedCounters", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.resource.v1.ResourceSliceSpec", property: "skipNodeOperations", strategy: None, merge_key: None, list_type: Some("set"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints", property: "topology", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
+    FieldPatchMetadata { schema: "io.k8s.api.storagemigration.v1.StorageVersionMigrationStatus", property: "conditions", strategy: Some("merge"), merge_key: Some("type"), list_type: Some("map"), map_keys: &["type"] },
     FieldPatchMetadata { schema: "io.k8s.api.storage.v1.CSIDriverSpec", property: "volumeLifecycleModes", strategy: None, merge_key: None, list_type: Some("set"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.storage.v1.CSIDriverSpec", property: "tokenRequests", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.storage.v1.CSINodeDriver", property: "topologyKeys", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },

@@ -69,6 +69,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("resource.k8s.io", "ResourceClaim", &RESOURCE_V1_RESOURCE_CLAIM),
     ("resource.k8s.io", "ResourceClaimTemplate", &RESOURCE_V1_RESOURCE_CLAIM_TEMPLATE),
     ("resource.k8s.io", "ResourceSlice", &RESOURCE_V1_RESOURCE_SLICE),
+    ("storagemigration.k8s.io", "StorageVersionMigration", &STORAGEMIGRATION_V1_STORAGE_VERSION_MIGRATION),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -2006,6 +2007,11 @@ pub(crate) static META_V1_DELETE_OPTIONS: TypeNode = TypeNode {
     fields: &[],
 };
 
+pub(crate) static META_V1_GROUP_RESOURCE: TypeNode = TypeNode {
+    name: "GroupResource",
+    fields: &[],
+};
+
 pub(crate) static META_V1_LABEL_SELECTOR: TypeNode = TypeNode {
     name: "LabelSelector",
     fields: &[],
@@ -2602,6 +2608,26 @@ pub(crate) static SCHEDULING_V1_PRIORITY_CLASS: TypeNode = TypeNode {
     name: "PriorityClass",
     fields: &[
         FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static STORAGEMIGRATION_V1_STORAGE_VERSION_MIGRATION: TypeNode = TypeNode {
+    name: "StorageVersionMigration",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&STORAGEMIGRATION_V1_STORAGE_VERSION_MIGRATION_STATUS) },
+    ],
+};
+
+pub(crate) static STORAGEMIGRATION_V1_STORAGE_VERSION_MIGRATION_SPEC: TypeNode = TypeNode {
+    name: "StorageVersionMigrationSpec",
+    fields: &[],
+};
+
+pub(crate) static STORAGEMIGRATION_V1_STORAGE_VERSION_MIGRATION_STATUS: TypeNode = TypeNode {
+    name: "StorageVersionMigrationStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
     ],
 };
 

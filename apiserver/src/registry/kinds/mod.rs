@@ -54,6 +54,7 @@ pub mod service;
 pub mod serviceaccount;
 pub mod statefulset;
 pub mod storage;
+pub mod storageversionmigration;
 pub mod webhook_client;
 
 /// One kind, as registered with [`super::Resources`].
@@ -149,6 +150,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         admissionregistration::policies::policy(),
         admissionregistration::policies::binding(),
         customresourcedefinition::kind(),
+        storageversionmigration::kind(),
     ];
     kinds.extend(rbac::kinds());
     kinds.extend(networking::kinds());
