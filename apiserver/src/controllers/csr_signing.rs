@@ -134,23 +134,14 @@ fn client_usages(usages: &[&str]) -> Result<(), String> {
 /// kube's Failed condition of a request its signer refused.
 fn failed(csr: &mut Value, why: &str) {
     let now = meta::now();
-    if !csr["status"].is_object() {
-        csr["status"] = json!({});
-    }
-    let conditions = &mut csr["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    if let Some(list) = conditions.as_array_mut() {
-        list.push(json!({
-            "type": "Failed",
-            "status": "True",
-            "reason": "SignerValidationFailure",
-            "message": why,
-            "lastUpdateTime": now,
-            "lastTransitionTime": now,
-        }));
-    }
+    let condition = json!({
+        "type": "Failed",
+        "status": "True",
+        "reason": "SignerValidationFailure",
+        "message": why,
+        "lastUpdateTime": now,
+    });
+    crate::runtime::conditions::set(csr, condition, &now);
 }
 
 #[cfg(test)]

@@ -137,37 +137,7 @@ fn bind(
             into[key] = value.clone();
         }
     }
-    set_condition(&mut pod, json!({"type": "PodScheduled", "status": "True"}));
+    let scheduled = json!({"type": "PodScheduled", "status": "True"});
+    crate::runtime::conditions::set_on_pod(&mut pod, scheduled, &meta::now());
     Ok(pod)
-}
-
-/// kube's UpdatePodCondition: a new condition, or the one of its type changed (its transition
-/// time moves only when its status does).
-pub(super) fn set_condition(pod: &mut Value, mut condition: Value) {
-    let now = meta::now();
-    if !pod["status"].is_object() {
-        pod["status"] = json!({});
-    }
-    let conditions = &mut pod["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    let Some(list) = conditions.as_array_mut() else { return };
-    match list.iter_mut().find(|c| c["type"] == condition["type"]) {
-        Some(existing) => {
-            let transition = if existing["status"] == condition["status"] {
-                existing["lastTransitionTime"].clone()
-            } else {
-                json!(now)
-            };
-            condition["lastTransitionTime"] = transition;
-            condition["lastProbeTime"] = existing["lastProbeTime"].clone();
-            *existing = condition;
-        }
-        None => {
-            condition["lastProbeTime"] = Value::Null;
-            condition["lastTransitionTime"] = json!(now);
-            list.push(condition);
-        }
-    }
 }

@@ -16,7 +16,6 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::App;
-use super::binding::set_condition;
 use super::handlers::{BodyType, body_json};
 use super::negotiate::Encoding;
 use super::query::{self, Params};
@@ -25,6 +24,7 @@ use crate::cacher::{Filter, ListOptions, ReadAt};
 use crate::errors::ApiError;
 use crate::registry::{DeleteOptions, Store, WriteContext};
 use crate::request::{ResourceRequest, UserInfo};
+use crate::runtime::conditions;
 use crate::runtime::meta;
 use crate::selector::object as label_selector;
 
@@ -83,7 +83,7 @@ pub async fn serve(
             .guaranteed_update(Some(namespace), name, false, |current| {
                 check_unchanged(&delete, current)?;
                 let mut pod = current.clone();
-                set_condition(&mut pod, condition.clone());
+                conditions::set_on_pod(&mut pod, condition.clone(), &meta::now());
                 Ok(pod)
             })
             .await?;
@@ -211,28 +211,14 @@ const MAX_DISRUPTED_PODS: usize = 2000;
 /// UpdateDisruptionAllowedCondition).
 fn insufficient_pods(budget: &mut Value) {
     let observed = budget["status"]["observedGeneration"].clone();
-    let conditions = &mut budget["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    let Some(list) = conditions.as_array_mut() else { return };
-    let mut condition = json!({
+    let condition = json!({
         "type": "DisruptionAllowed",
         "status": "False",
         "reason": "InsufficientPods",
         "message": "",
         "observedGeneration": observed,
-        "lastTransitionTime": meta::now(),
     });
-    match list.iter_mut().find(|c| c["type"] == "DisruptionAllowed") {
-        Some(existing) => {
-            if existing["status"] == "False" {
-                condition["lastTransitionTime"] = existing["lastTransitionTime"].clone();
-            }
-            *existing = condition;
-        }
-        None => list.push(condition),
-    }
+    conditions::set(budget, condition, &meta::now());
 }
 
 /// kube's NewTooManyRequests with the DisruptionBudget cause.

@@ -1,8 +1,10 @@
 //! Objects as JSON values: reading and writing their metadata (`meta`) and
+//! status conditions (`conditions`),
 //! decoding request bodies into a kind's type (`decode`), resource
 //! quantities (`quantity`), values as Go prints them (`golang`), the JSONPath of printer columns (`jsonpath`), schema patterns (`pattern`). Protobuf bodies
 //! are in `crate::protobuf`.
 
+pub mod conditions;
 pub mod decode;
 pub mod golang;
 pub mod ip;

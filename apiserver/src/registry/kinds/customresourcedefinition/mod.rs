@@ -54,20 +54,8 @@ fn conditions(crd: &Value) -> &[Value] {
 /// Sets a condition, its transition time kept unless its status changes
 /// (kube's `SetCRDCondition`).
 pub fn set_condition(crd: &mut Value, type_: &str, status: &str, reason: &str, message: &str) {
-    let mut conditions = conditions(crd).to_vec();
-    let changed_at = match conditions.iter().find(|c| c["type"] == type_) {
-        Some(old) if old["status"] == status => old["lastTransitionTime"].clone(),
-        _ => json!(meta::now()),
-    };
-    let condition = json!({"type": type_, "status": status, "lastTransitionTime": changed_at, "reason": reason, "message": message});
-    match conditions.iter_mut().find(|c| c["type"] == type_) {
-        Some(slot) => *slot = condition,
-        None => conditions.push(condition),
-    }
-    if !crd["status"].is_object() {
-        crd["status"] = json!({});
-    }
-    crd["status"]["conditions"] = json!(conditions);
+    let condition = json!({"type": type_, "status": status, "reason": reason, "message": message});
+    crate::runtime::conditions::set(crd, condition, &meta::now());
 }
 
 /// Strategic merge patch: kube's type has no merge keys anywhere but in
