@@ -448,20 +448,7 @@ impl Store {
         let key = self.key(namespace, name);
         let mut current = self.storage.get(&key).await.map_err(|e| self.error(e, name))?;
         loop {
-            let Some(stored) = current else {
-                return Err(ApiError::NotFound {
-                    qualified: self.resource.qualified_name(),
-                    name: name.to_string(),
-                });
-            };
-            let mut old = self
-                .reads
-                .present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?)
-                .await?;
-            // As kube decodes what it reads: an object stored before a
-            // default existed compares with its replacement as defaulted
-            // (a live Pod's spec would otherwise seem changed).
-            self.strategy.set_defaults(&mut old);
+            let (stored, old) = self.as_read(&key, name, current).await?;
             let mut new = update(&old)?;
             if ctx.field_manager.is_none() {
                 // The server's own writes are nobody's, but what they remove
@@ -494,22 +481,60 @@ impl Store {
                 self.finish_deletion(&key, name, &value, stored.resource_version).await?;
                 return Ok(value);
             }
-            match self
-                .storage
-                .put_if(&key, bytes, stored.resource_version)
-                .await
-                .map_err(|e| self.error(e, name))?
-            {
-                Swap::Done(rv) => {
-                    let value = self.reads.present(crate::cacher::to_value_at(&key, new, rv)).await?;
-                    if let (Some(hooks), Some(old)) = (&self.hooks, &attributes.old_object) {
-                        hooks.after_update(old, &value).await;
-                    }
+            let old = attributes.old_object.take().unwrap_or_default();
+            match self.swap(&key, name, &old, new, bytes, stored.resource_version).await? {
+                Written::Done(value, rv) => {
                     self.finish_deletion(&key, name, &value, rv).await?;
                     return Ok(value);
                 }
-                Swap::Changed(fresh) => current = fresh,
+                Written::Changed(fresh) => current = fresh,
             }
+        }
+    }
+
+    /// The stored object as the kind reads it, or kube's 404 when there is
+    /// none. As kube decodes what it reads, it is defaulted: an object
+    /// stored before a default existed compares with its replacement as
+    /// defaulted (a live Pod's spec would otherwise seem changed).
+    async fn as_read(
+        &self,
+        key: &str,
+        name: &str,
+        current: Option<crate::storage::Object>,
+    ) -> Result<(crate::storage::Object, Value), ApiError> {
+        let Some(stored) = current else {
+            return Err(ApiError::NotFound {
+                qualified: self.resource.qualified_name(),
+                name: name.to_string(),
+            });
+        };
+        let read = crate::cacher::to_value(key, &stored.value, stored.resource_version)?;
+        let mut old = self.reads.present(read).await?;
+        self.strategy.set_defaults(&mut old);
+        Ok((stored, old))
+    }
+
+    /// Writes `new` (as `bytes`) over revision `expected` by
+    /// compare-and-swap: the object as read back, after the kind's
+    /// after-update hooks ran, or the fresher object another write left.
+    async fn swap(
+        &self,
+        key: &str,
+        name: &str,
+        old: &Value,
+        new: Value,
+        bytes: Bytes,
+        expected: i64,
+    ) -> Result<Written, ApiError> {
+        match self.storage.put_if(key, bytes, expected).await.map_err(|e| self.error(e, name))? {
+            Swap::Done(rv) => {
+                let value = self.reads.present(crate::cacher::to_value_at(key, new, rv)).await?;
+                if let Some(hooks) = &self.hooks {
+                    hooks.after_update(old, &value).await;
+                }
+                Ok(Written::Done(value, rv))
+            }
+            Swap::Changed(fresh) => Ok(Written::Changed(fresh)),
         }
     }
 
@@ -530,17 +555,7 @@ impl Store {
         let key = self.key(namespace, name);
         let mut current = self.storage.get(&key).await.map_err(|e| self.error(e, name))?;
         loop {
-            let Some(stored) = current else {
-                return Err(ApiError::NotFound {
-                    qualified: self.resource.qualified_name(),
-                    name: name.to_string(),
-                });
-            };
-            let mut old = self
-                .reads
-                .present(crate::cacher::to_value(&key, &stored.value, stored.resource_version)?)
-                .await?;
-            self.strategy.set_defaults(&mut old);
+            let (stored, old) = self.as_read(&key, name, current).await?;
             let mut new = change(&old)?;
             if let Some(metadata) = new.get_mut("metadata").and_then(Value::as_object_mut) {
                 metadata.remove("resourceVersion");
@@ -550,20 +565,9 @@ impl Store {
                 return self.reads.present(new).await;
             }
             let bytes = encode(&new)?;
-            match self
-                .storage
-                .put_if(&key, bytes, stored.resource_version)
-                .await
-                .map_err(|e| self.error(e, name))?
-            {
-                Swap::Done(rv) => {
-                    let value = self.reads.present(crate::cacher::to_value_at(&key, new, rv)).await?;
-                    if let Some(hooks) = &self.hooks {
-                        hooks.after_update(&old, &value).await;
-                    }
-                    return Ok(value);
-                }
-                Swap::Changed(fresh) => current = fresh,
+            match self.swap(&key, name, &old, new, bytes, stored.resource_version).await? {
+                Written::Done(value, _) => return Ok(value),
+                Written::Changed(fresh) => current = fresh,
             }
         }
     }
@@ -904,6 +908,14 @@ impl admission::Objects for Store {
         })
         .await
     }
+}
+
+/// How a compare-and-swap write ended.
+enum Written {
+    /// Stored: the object as read back, and its revision.
+    Done(Value, i64),
+    /// Another write came first: the object it left (none if deleted).
+    Changed(Option<crate::storage::Object>),
 }
 
 /// Gives back what a kind's `begin_create` took, when the object was not

@@ -714,39 +714,26 @@ fn storage_version_migrations(api: &ApiServer) {
             r#"{{"type":"{kind}","status":"{state}","lastTransitionTime":"2026-01-01T00:00:00Z","reason":"R","message":"m"}}"#
         )
     };
-    let running = status(&condition("Running", "True"));
-    api.ok(&[
-        "patch",
-        "storageversionmigration",
-        "secrets",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
-        &running,
-    ]);
-    let done = status(&[condition("Running", "False"), condition("Succeeded", "True")].join(","));
-    api.ok(&[
-        "patch",
-        "storageversionmigration",
-        "secrets",
-        "--subresource=status",
-        "--type=merge",
-        "-p",
-        &done,
-    ]);
-    let undone = status(&[condition("Running", "False"), condition("Succeeded", "False")].join(","));
-    let (ok, _, stderr) = api.kubectl_in(
-        &[
+    let patch_status = |body: &str| {
+        let args = [
             "patch",
             "storageversionmigration",
             "secrets",
             "--subresource=status",
             "--type=merge",
             "-p",
-            &undone,
-        ],
-        "",
-    );
+            body,
+        ];
+        api.kubectl_in(&args, "")
+    };
+    let running = status(&condition("Running", "True"));
+    let done = status(&[condition("Running", "False"), condition("Succeeded", "True")].join(","));
+    for body in [&running, &done] {
+        let (ok, _, stderr) = patch_status(body);
+        assert!(ok, "{stderr}");
+    }
+    let undone = status(&[condition("Running", "False"), condition("Succeeded", "False")].join(","));
+    let (ok, _, stderr) = patch_status(&undone);
     assert!(!ok && stderr.contains("Success condition cannot be set to false once it is true"), "{stderr}");
     let (ok, _, stderr) = api.kubectl_in(
         &[
