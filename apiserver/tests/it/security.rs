@@ -328,7 +328,38 @@ except ApiException as e:
         (Some("Unauthorized"), Some("Unauthorized"))
     );
     assert_eq!(raw_get(&api, "/version", Some(JANE_TOKEN)).0, 200);
+    components_act_as_themselves(&api);
     check_audit_log(&api);
+}
+
+/// kube's own components, logged in as themselves, may do their work and
+/// nothing more (kube's bootstrap roles for them).
+fn components_act_as_themselves(api: &ApiServer) {
+    let can = |user: &str, what: &[&str]| {
+        let as_user = format!("--as={user}");
+        let mut args = vec!["auth", "can-i", as_user.as_str()];
+        args.extend_from_slice(what);
+        let out = api.kubectl_as("admin", &args);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let scheduler = "system:kube-scheduler";
+    for what in [
+        &["list", "resourceslices.resource.k8s.io"][..],
+        &["update", "resourceclaims.resource.k8s.io", "--subresource=status", "-n", "dev"],
+        &["create", "pods", "--subresource=binding", "-n", "dev"],
+        &["watch", "csinodes.storage.k8s.io"],
+        &["update", "leases.coordination.k8s.io/kube-scheduler", "-n", "kube-system"],
+    ] {
+        assert_eq!(can(scheduler, what), "yes", "{scheduler} {what:?}");
+    }
+    assert_eq!(can(scheduler, &["delete", "nodes"]), "no");
+    assert_eq!(can(scheduler, &["update", "leases.coordination.k8s.io/other", "-n", "kube-system"]), "no");
+    assert_eq!(can("system:kube-proxy", &["watch", "servicecidrs.networking.k8s.io"]), "yes");
+    assert_eq!(can("system:kube-proxy", &["create", "pods", "-n", "dev"]), "no");
+    assert_eq!(
+        can("system:kube-controller-manager", &["create", "serviceaccounts/token", "-n", "dev"]),
+        "yes"
+    );
 }
 
 /// The audit log has an event for each of these requests, with the right

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::components;
 use super::index::GROUP;
 use crate::cacher::ReadAt;
 use crate::errors::ApiError;
@@ -16,15 +17,22 @@ const AUTOUPDATE: &str = "rbac.authorization.kubernetes.io/autoupdate";
 const READ: &[&str] = &["get", "list", "watch"];
 const WRITE: &[&str] = &["create", "delete", "deletecollection", "patch", "update"];
 
-fn rule(verbs: &[&str], groups: &[&str], resources: &[&str]) -> Value {
+pub(super) fn rule(verbs: &[&str], groups: &[&str], resources: &[&str]) -> Value {
     json!({"verbs": verbs, "apiGroups": groups, "resources": resources})
+}
+
+/// A rule for the objects named `names` only.
+pub(super) fn named_rule(verbs: &[&str], groups: &[&str], resources: &[&str], names: &[&str]) -> Value {
+    let mut rule = rule(verbs, groups, resources);
+    rule["resourceNames"] = json!(names);
+    rule
 }
 
 fn urls(verbs: &[&str], urls: &[&str]) -> Value {
     json!({"verbs": verbs, "nonResourceURLs": urls})
 }
 
-fn role(name: &str, labels: Value, rules: Vec<Value>) -> Value {
+pub(super) fn role(name: &str, labels: Value, rules: Vec<Value>) -> Value {
     let mut labels = labels;
     labels["kubernetes.io/bootstrapping"] = json!("rbac-defaults");
     json!({
@@ -41,7 +49,7 @@ fn aggregated(name: &str, labels: Value, selector: &str) -> Value {
     role
 }
 
-fn binding(name: &str, role: &str, subjects: &[(&str, &str)]) -> Value {
+pub(super) fn binding(name: &str, role: &str, subjects: &[(&str, &str)]) -> Value {
     let subjects: Vec<Value> =
         subjects.iter().map(|(kind, name)| json!({"kind": kind, "apiGroup": GROUP, "name": name})).collect();
     json!({
@@ -346,10 +354,10 @@ pub async fn run(resources: Resources) {
 }
 
 async fn reconcile_all(resources: &Resources) -> Result<(), ApiError> {
-    for wanted in cluster_roles() {
+    for wanted in cluster_roles().into_iter().chain(components::cluster_roles()) {
         reconcile(resources, "clusterroles", wanted, "rules").await?;
     }
-    for wanted in cluster_role_bindings() {
+    for wanted in cluster_role_bindings().into_iter().chain(components::cluster_role_bindings()) {
         reconcile(resources, "clusterrolebindings", wanted, "subjects").await?;
     }
     Ok(())
@@ -408,9 +416,9 @@ mod tests {
 
     #[test]
     fn every_bound_role_is_a_bootstrap_role() {
-        let names: Vec<String> =
-            cluster_roles().iter().map(|r| r["metadata"]["name"].as_str().unwrap().to_string()).collect();
-        for binding in cluster_role_bindings() {
+        let roles = cluster_roles().into_iter().chain(components::cluster_roles());
+        let names: Vec<String> = roles.map(|r| r["metadata"]["name"].as_str().unwrap().to_string()).collect();
+        for binding in cluster_role_bindings().into_iter().chain(components::cluster_role_bindings()) {
             let role = binding["roleRef"]["name"].as_str().unwrap();
             assert!(names.iter().any(|n| n == role), "{role}");
         }

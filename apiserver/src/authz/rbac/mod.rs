@@ -4,11 +4,13 @@
 //! * `rules`: roles, bindings and kube's matching rules.
 //! * `index`: the objects in memory, kept by watches.
 //! * `bootstrap`: the roles and bindings every cluster starts with.
+//! * `components`: those of them kube makes for its own components.
 //! * `escalation`: no one grants what they do not hold.
 //! * `aggregation`: `admin`, `edit`, `view` kept as the union of their parts.
 
 pub mod aggregation;
 pub mod bootstrap;
+mod components;
 pub mod escalation;
 pub mod index;
 pub mod rules;
