@@ -10,6 +10,7 @@
 //! * `reviews`: access, rules, self-subject and token reviews.
 //! * `token_request`: ServiceAccount tokens (`kubectl create token`).
 //! * `openapi_cache`: the OpenAPI documents, rebuilt when resources change.
+//! * `openapi_v2`: `/openapi/v2` in JSON or protobuf, with ETags.
 
 mod binding;
 pub mod discovery;
@@ -17,6 +18,7 @@ mod eviction;
 mod handlers;
 mod negotiate;
 mod openapi_cache;
+mod openapi_v2;
 mod query;
 mod respond;
 pub mod reviews;
@@ -244,6 +246,7 @@ async fn non_resource(
         ["apis", group, version] => {
             discovery::api_resource_list(&app.resources, group, version).map(ok).ok_or(ApiError::NoSuchPath)
         }
+        ["openapi", "v2"] => Ok(openapi_v2::serve(&app.openapi.docs(), headers)),
         ["openapi", "v3"] => {
             Ok(respond::json_bytes(StatusCode::OK, app.openapi.docs().root().to_vec(), respond::JSON))
         }

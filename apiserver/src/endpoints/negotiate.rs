@@ -39,15 +39,7 @@ pub enum Encoding {
 
 /// The shape and encoding an `Accept` header asks for.
 pub fn negotiate(accept: &str, include_object: Option<&str>) -> Result<(Shape, Encoding), ApiError> {
-    let mut ranges: Vec<(f32, MediaRange<'_>)> = accept
-        .split(',')
-        .map(MediaRange::parse)
-        .filter_map(|range| Some((range.quality()?, range)))
-        .filter(|(q, _)| *q > 0.0)
-        .collect();
-    // stable: equal preferences keep the client's order
-    ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for (_, range) in &ranges {
+    for range in &ranked(accept) {
         let Some(encoding) = range.encoding() else { continue };
         match (range.wants(), encoding) {
             (Some(As::Table), Encoding::Json) => {
@@ -59,6 +51,28 @@ pub fn negotiate(accept: &str, include_object: Option<&str>) -> Result<(Shape, E
         }
     }
     Ok((Shape::Object, Encoding::Json))
+}
+
+/// The media types (`type/subtype`, lowercase, parameters dropped) an `Accept` header names,
+/// most preferred first; `*/*` when it names none.
+pub fn preferred_media_types(accept: &str) -> Vec<String> {
+    let types: Vec<String> =
+        ranked(accept).into_iter().map(|range| range.media_type).filter(|t| !t.is_empty()).collect();
+    if types.is_empty() { vec!["*/*".to_string()] } else { types }
+}
+
+/// The header's media ranges by the client's preference: by `q` (refused ones, `q=0` or not a
+/// number, left out), equal preferences in the client's order.
+fn ranked(accept: &str) -> Vec<MediaRange<'_>> {
+    let mut ranges: Vec<(f32, MediaRange<'_>)> = accept
+        .split(',')
+        .map(MediaRange::parse)
+        .filter_map(|range| Some((range.quality()?, range)))
+        .filter(|(q, _)| *q > 0.0)
+        .collect();
+    // stable: equal preferences keep the client's order
+    ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
+    ranges.into_iter().map(|(_, range)| range).collect()
 }
 
 fn include(include_object: Option<&str>) -> Result<IncludeObject, ApiError> {

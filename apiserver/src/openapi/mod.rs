@@ -29,10 +29,11 @@
 
 mod paths;
 mod schemas;
+pub mod v2;
 
 use std::any::TypeId;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ListMeta, ObjectMeta};
 use k8s_openapi::schemars::generate::SchemaSettings;
@@ -142,6 +143,19 @@ pub fn group_version_path(group: &str, version: &str) -> String {
 pub struct OpenApiDocs {
     root: Vec<u8>,
     group_versions: BTreeMap<String, GroupVersionDoc>,
+    /// `/openapi/v2`, made from the group-version documents when first asked for: most
+    /// clients never ask.
+    swagger: OnceLock<SwaggerDoc>,
+}
+
+/// The Swagger 2.0 document in both of its encodings.
+#[derive(Debug, Clone)]
+pub struct SwaggerDoc {
+    pub json: Vec<u8>,
+    /// gnostic's `openapi.v2.Document` ([`v2::gnostic`]).
+    pub protobuf: Vec<u8>,
+    /// SHA-512 of the JSON as uppercase hex (kube's ETag for both encodings).
+    pub etag: String,
 }
 
 #[derive(Debug, Clone)]
@@ -176,7 +190,26 @@ impl OpenApiDocs {
             group_versions.insert(path.clone(), GroupVersionDoc { json, hash });
         }
         let root = to_json_bytes(&json!({ "paths": root_paths }));
-        Self { root, group_versions }
+        Self { root, group_versions, swagger: OnceLock::new() }
+    }
+
+    /// `GET /openapi/v2`.
+    pub fn swagger(&self) -> &SwaggerDoc {
+        self.swagger.get_or_init(|| {
+            let parsed: Vec<Value> = self
+                .group_versions
+                .values()
+                .filter_map(|doc| serde_json::from_slice(&doc.json).ok())
+                .collect();
+            let document = v2::document(&parsed);
+            let json = to_json_bytes(&document);
+            let etag = ring::digest::digest(&ring::digest::SHA512, &json)
+                .as_ref()
+                .iter()
+                .map(|byte| format!("{byte:02X}"))
+                .collect();
+            SwaggerDoc { protobuf: v2::gnostic::encode(&document), json, etag }
+        })
     }
 
     /// `GET /openapi/v3`.

@@ -586,3 +586,128 @@ fn patch_metadata_table_applies() {
     assert_eq!(ports["x-kubernetes-list-map-keys"], serde_json::json!(["port", "protocol"]));
     assert_eq!(ports["x-kubernetes-list-type"], "map");
 }
+
+/// The Swagger 2.0 document: every reference resolves, nothing OpenAPI 3 only is left, fields
+/// written `allOf: [{$ref}]` in v3 are plain `$ref`s, bodies are parameters.
+#[test]
+fn swagger_document_is_self_contained_v2() {
+    let docs = docs();
+    let swagger: Value = parse(&docs.swagger().json);
+    assert_eq!(swagger["swagger"], "2.0");
+    let text = serde_json::to_string(&swagger).expect("serializable");
+    for v3_only in ["#/components/", "\"nullable\"", "\"requestBody\"", "\"anyOf\"", "\"oneOf\""] {
+        assert!(!text.contains(v3_only), "{v3_only} left in the v2 document");
+    }
+    let definitions = swagger["definitions"].as_object().expect("definitions");
+    let mut stack = vec![&swagger];
+    let mut references = 0;
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(target) = map.get("$ref").and_then(Value::as_str) {
+                    let name = target.strip_prefix("#/definitions/").expect("a definitions reference");
+                    assert!(definitions.contains_key(name), "{target} not defined");
+                    references += 1;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    assert!(references > 1000, "{references}");
+
+    let strategy = &definitions["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["strategy"];
+    assert_eq!(strategy["$ref"], "#/definitions/io.k8s.api.apps.v1.DeploymentStrategy");
+    assert!(strategy.get("allOf").is_none() && strategy["description"].is_string(), "{strategy}");
+    let int_or_string = &definitions["io.k8s.apimachinery.pkg.util.intstr.IntOrString"];
+    assert_eq!(
+        (&int_or_string["type"], &int_or_string["format"]),
+        (&json!("string"), &json!("int-or-string"))
+    );
+
+    let create = &swagger["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments"]["post"];
+    let parameters = create["parameters"].as_array().expect("parameters");
+    assert_eq!(
+        parameters[0],
+        json!({"in": "body", "name": "body", "required": true,
+               "schema": {"$ref": "#/definitions/io.k8s.api.apps.v1.Deployment"}})
+    );
+    let dry_run = parameters.iter().find(|p| p["name"] == "dryRun").expect("dryRun");
+    assert_eq!((&dry_run["in"], &dry_run["type"]), (&json!("query"), &json!("string")));
+    assert!(dry_run.get("schema").is_none());
+    assert_eq!(create["responses"]["201"]["schema"]["$ref"], "#/definitions/io.k8s.api.apps.v1.Deployment");
+    assert_eq!(create["consumes"], json!(["*/*"]));
+    assert!(create["produces"].as_array().is_some_and(|p| p.contains(&json!("application/json"))));
+}
+
+/// The protobuf form holds what the JSON does, under gnostic's field numbers (decoded here with
+/// the same declarations; kubectl's v2 explain decodes it with gnostic's Go code in the
+/// integration tests).
+#[test]
+fn swagger_protobuf_carries_the_json() {
+    use super::v2::gnostic::{self, AdditionalProperties, NonBodyParameterOneof, ParameterOneof};
+    use prost::Message as _;
+    let docs = docs();
+    let swagger: Value = parse(&docs.swagger().json);
+    let decoded = gnostic::Document::decode(&docs.swagger().protobuf[..]).expect("decodes");
+    assert_eq!(decoded.swagger, "2.0");
+    let definitions = decoded.definitions.expect("definitions").additional_properties;
+    assert_eq!(definitions.len(), swagger["definitions"].as_object().map_or(0, |d| d.len()));
+    let deployment =
+        definitions.iter().find(|d| d.name == "io.k8s.api.apps.v1.Deployment").and_then(|d| d.value.as_ref());
+    let gvk = deployment
+        .and_then(|d| d.vendor_extension.iter().find(|e| e.name == "x-kubernetes-group-version-kind"));
+    let yaml = gvk.and_then(|e| e.value.as_ref()).map(|v| v.yaml.as_str()).unwrap_or_default();
+    assert_eq!(
+        serde_json::from_str::<Value>(yaml).ok(),
+        Some(json!([{"group": "apps", "kind": "Deployment", "version": "v1"}]))
+    );
+
+    let labels = definitions
+        .iter()
+        .find(|d| d.name == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+        .and_then(|d| {
+            d.value.as_ref()?.properties.as_ref()?.additional_properties.iter().find(|p| p.name == "labels")
+        })
+        .and_then(|p| p.value.clone())
+        .expect("ObjectMeta.labels");
+    assert_eq!(labels.r#type.map(|t| t.value), Some(vec!["object".to_string()]));
+    let values = labels.additional_properties.and_then(|a| a.oneof);
+    assert!(
+        matches!(values, Some(AdditionalProperties::Schema(s)) if s.r#type.as_ref().is_some_and(|t| t.value == ["string"]))
+    );
+
+    let paths = decoded.paths.expect("paths").path;
+    assert_eq!(paths.len(), swagger["paths"].as_object().map_or(0, |p| p.len()));
+    let item = paths.iter().find(|p| p.name == "/apis/apps/v1/namespaces/{namespace}/deployments/{name}");
+    let item = item.and_then(|p| p.value.as_ref()).expect("deployment path");
+    let path_kinds: Vec<&str> = item
+        .parameters
+        .iter()
+        .filter_map(|p| match parameter_of(p)? {
+            ParameterOneof::NonBodyParameter(gnostic::NonBodyParameter {
+                oneof: Some(NonBodyParameterOneof::Path(path)),
+            }) => Some(path.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(path_kinds, ["name", "namespace"]);
+    let replace = item.put.as_ref().expect("put");
+    assert_eq!(replace.operation_id, "replaceAppsV1NamespacedDeployment");
+    let body = replace.parameters.iter().find_map(|p| match parameter_of(p)? {
+        ParameterOneof::BodyParameter(body) => Some(body),
+        ParameterOneof::NonBodyParameter(_) => None,
+    });
+    assert_eq!(
+        body.and_then(|b| b.schema.as_ref()).map(|s| s.r#ref.as_str()),
+        Some("#/definitions/io.k8s.api.apps.v1.Deployment")
+    );
+}
+
+fn parameter_of(item: &super::v2::gnostic::ParametersItem) -> Option<&super::v2::gnostic::ParameterOneof> {
+    match item.oneof.as_ref()? {
+        super::v2::gnostic::ParametersItemOneof::Parameter(parameter) => parameter.oneof.as_ref(),
+        super::v2::gnostic::ParametersItemOneof::JsonReference(_) => None,
+    }
+}

@@ -579,18 +579,34 @@ pub async fn request(
 /// An HTTP/1.0 GET with an `Accept` header: the status code, the Content-Type and the body's
 /// bytes.
 pub async fn get_bytes(addr: &str, path: &str, accept: &str) -> (u16, String, Vec<u8>) {
+    let (code, head, body) = get_raw(addr, path, &[("Accept", accept)]).await;
+    let content_type = header(&head, "content-type").unwrap_or_default().to_owned();
+    (code, content_type, body)
+}
+
+/// An HTTP/1.0 GET with these header lines: the status code, the response's head and its
+/// body's bytes.
+pub async fn get_raw(addr: &str, path: &str, headers: &[(&str, &str)]) -> (u16, String, Vec<u8>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\nAccept: {accept}\r\n\r\n");
+    let mut head = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
     stream.write_all(head.as_bytes()).await.unwrap();
     let mut response = Vec::new();
     stream.read_to_end(&mut response).await.unwrap();
     let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
     let head = String::from_utf8_lossy(&response[..split]).into_owned();
     let code = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let content_type = head
-        .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-type:").map(|v| v.trim().to_owned()))
-        .unwrap_or_default();
-    (code, content_type, response[split + 4..].to_vec())
+    (code, head, response[split + 4..].to_vec())
+}
+
+/// A header's value in a response head (names compared without case, as HTTP does).
+pub fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name).then(|| value.trim())
+    })
 }

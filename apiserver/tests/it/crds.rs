@@ -238,6 +238,12 @@ async fn objects(api: &ApiServer) {
         explained.contains("FIELD: replicas <integer>") && explained.contains("How many widgets."),
         "{explained}"
     );
+    // `/openapi/v2` (protobuf to kubectl) carries the new kind too.
+    let explained = api.ok(&["explain", "widgets.spec.replicas", "--output=plaintext-openapiv2"]);
+    assert!(
+        explained.contains("FIELD:    replicas <integer>") && explained.contains("How many widgets."),
+        "{explained}"
+    );
 }
 
 /// The scale subresource at the CRD's paths: what `kubectl scale` and an

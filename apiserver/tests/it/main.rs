@@ -20,6 +20,7 @@ mod kubectl;
 mod limits;
 mod node_client;
 mod object_semantics;
+mod openapi;
 mod pod_security;
 mod policies;
 mod protobuf;
