@@ -205,9 +205,10 @@ pub fn authorizer(options: &Options, resources: &Resources) -> (Union, Option<Rb
             AuthorizationMode::AlwaysDeny => Arc::new(AlwaysDeny),
             AuthorizationMode::Rbac => {
                 let index = rbac_index.get_or_insert_with(|| {
-                    tokio::spawn(rbac::bootstrap::run(resources.clone()));
+                    let index = RbacIndex::follow(resources);
+                    tokio::spawn(rbac::bootstrap::run(resources.clone(), index.clone()));
                     tokio::spawn(rbac::aggregation::run(resources.clone()));
-                    RbacIndex::follow(resources)
+                    index
                 });
                 Arc::new(Rbac::new(index.clone()))
             }

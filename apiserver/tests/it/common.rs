@@ -276,12 +276,13 @@ impl ApiServer {
         self.dir.path().join("kubeconfig")
     }
 
-    /// Waits until the server answers and the default namespace exists.
+    /// Waits until the server answers, the default namespace exists and `/readyz` says ready
+    /// (the bootstrap RBAC policy is in).
     async fn wait_ready(&self) {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            let out = self.kubectl(&["get", "namespace", "default", "-o", "name"]);
-            if out.status.success() {
+            let namespace = self.kubectl(&["get", "namespace", "default", "-o", "name"]);
+            if namespace.status.success() && self.kubectl(&["get", "--raw", "/readyz"]).status.success() {
                 return;
             }
             assert!(Instant::now() < deadline, "apiserver never became ready: {}", self.log());

@@ -360,6 +360,23 @@ fn components_act_as_themselves(api: &ApiServer) {
         can("system:kube-controller-manager", &["create", "serviceaccounts/token", "-n", "dev"]),
         "yes"
     );
+    // With --use-service-account-credentials each controller is its own ServiceAccount.
+    let controller = |name: &str| format!("system:serviceaccount:kube-system:{name}");
+    let deployments = controller("deployment-controller");
+    assert_eq!(can(&deployments, &["create", "replicasets.apps", "-n", "dev"]), "yes");
+    assert_eq!(
+        can(&deployments, &["update", "deployments.apps", "--subresource=status", "-n", "dev"]),
+        "yes"
+    );
+    assert_eq!(can(&deployments, &["create", "secrets", "-n", "dev"]), "no");
+    assert_eq!(can(&controller("namespace-controller"), &["deletecollection", "pods", "-n", "dev"]), "yes");
+    let certificates = controller("certificate-controller");
+    let csr = "certificatesigningrequests.certificates.k8s.io";
+    assert_eq!(can(&certificates, &["update", csr, "--subresource=approval"]), "yes");
+    assert_eq!(can(&certificates, &["create", csr]), "no");
+    let collector = controller("generic-garbage-collector");
+    assert_eq!(can(&collector, &["delete", "deployments.apps", "-n", "dev"]), "yes");
+    assert_eq!(can(&controller("ttl-controller"), &["delete", "nodes"]), "no");
 }
 
 /// The audit log has an event for each of these requests, with the right

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::components;
-use super::index::GROUP;
+use super::index::{GROUP, RbacIndex};
+use super::{components, controllers};
 use crate::cacher::ReadAt;
 use crate::errors::ApiError;
 use crate::registry::{Resources, WriteContext};
@@ -63,6 +63,20 @@ pub(super) fn binding(name: &str, role: &str, subjects: &[(&str, &str)]) -> Valu
         "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": role},
         "subjects": subjects,
     })
+}
+
+/// Every ClusterRole the API server makes: the bootstrap ones, its components' and
+/// kube-controller-manager's controllers'.
+fn every_cluster_role() -> impl Iterator<Item = Value> {
+    cluster_roles().into_iter().chain(components::cluster_roles()).chain(controllers::cluster_roles())
+}
+
+/// The bindings of [`every_cluster_role`]'s roles.
+fn every_cluster_role_binding() -> impl Iterator<Item = Value> {
+    cluster_role_bindings()
+        .into_iter()
+        .chain(components::cluster_role_bindings())
+        .chain(controllers::cluster_role_bindings())
 }
 
 /// The bootstrap ClusterRoles.
@@ -340,11 +354,11 @@ pub fn cluster_role_bindings() -> Vec<Value> {
 }
 
 /// Creates or reconciles the bootstrap policy, retrying until storage
-/// answers.
-pub async fn run(resources: Resources) {
+/// answers; then tells `index` (which makes the API server ready).
+pub async fn run(resources: Resources, index: RbacIndex) {
     loop {
         match reconcile_all(&resources).await {
-            Ok(()) => return,
+            Ok(()) => return index.mark_bootstrapped(),
             Err(e) => {
                 tracing::warn!(error = %e, "reconciling the bootstrap RBAC policy; retrying");
                 tokio::time::sleep(Duration::from_secs(1)).await;
@@ -354,10 +368,10 @@ pub async fn run(resources: Resources) {
 }
 
 async fn reconcile_all(resources: &Resources) -> Result<(), ApiError> {
-    for wanted in cluster_roles().into_iter().chain(components::cluster_roles()) {
+    for wanted in every_cluster_role() {
         reconcile(resources, "clusterroles", wanted, "rules").await?;
     }
-    for wanted in cluster_role_bindings().into_iter().chain(components::cluster_role_bindings()) {
+    for wanted in every_cluster_role_binding() {
         reconcile(resources, "clusterrolebindings", wanted, "subjects").await?;
     }
     Ok(())
@@ -416,9 +430,9 @@ mod tests {
 
     #[test]
     fn every_bound_role_is_a_bootstrap_role() {
-        let roles = cluster_roles().into_iter().chain(components::cluster_roles());
-        let names: Vec<String> = roles.map(|r| r["metadata"]["name"].as_str().unwrap().to_string()).collect();
-        for binding in cluster_role_bindings().into_iter().chain(components::cluster_role_bindings()) {
+        let names: Vec<String> =
+            every_cluster_role().map(|r| r["metadata"]["name"].as_str().unwrap().to_string()).collect();
+        for binding in every_cluster_role_binding() {
             let role = binding["roleRef"]["name"].as_str().unwrap();
             assert!(names.iter().any(|n| n == role), "{role}");
         }

@@ -3,6 +3,7 @@
 //! reads storage.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -116,6 +117,9 @@ impl Objects {
 #[derive(Debug, Clone, Default)]
 pub struct RbacIndex {
     objects: Arc<RwLock<Objects>>,
+    /// Whether the bootstrap policy has been reconciled (kube's `rbac/bootstrap-roles`
+    /// post-start hook): until then kube's own roles may be missing.
+    bootstrapped: Arc<AtomicBool>,
 }
 
 impl RbacIndex {
@@ -139,6 +143,16 @@ impl RbacIndex {
     /// Whether every RBAC resource has been loaded.
     pub fn is_loaded(&self) -> bool {
         self.read().loaded.iter().all(|l| *l)
+    }
+
+    /// Whether RBAC decides as it will: everything loaded, the bootstrap policy in.
+    pub fn is_ready(&self) -> bool {
+        self.bootstrapped.load(Ordering::Acquire) && self.is_loaded()
+    }
+
+    /// Called once the bootstrap policy is reconciled.
+    pub fn mark_bootstrapped(&self) {
+        self.bootstrapped.store(true, Ordering::Release);
     }
 
     async fn watch(&self, resources: &Resources, held: Held) -> Result<(), ApiError> {

@@ -5,12 +5,14 @@
 //! * `index`: the objects in memory, kept by watches.
 //! * `bootstrap`: the roles and bindings every cluster starts with.
 //! * `components`: those of them kube makes for its own components.
+//! * `controllers`: those of kube-controller-manager's controllers.
 //! * `escalation`: no one grants what they do not hold.
 //! * `aggregation`: `admin`, `edit`, `view` kept as the union of their parts.
 
 pub mod aggregation;
 pub mod bootstrap;
 mod components;
+mod controllers;
 pub mod escalation;
 pub mod index;
 pub mod rules;
@@ -53,7 +55,7 @@ impl Authorizer for Rbac {
     }
 
     fn is_ready(&self) -> bool {
-        self.index.is_loaded()
+        self.index.is_ready()
     }
 
     fn rules_for(&self, user: &UserInfo, namespace: &str) -> Rules {
