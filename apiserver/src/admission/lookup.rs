@@ -3,7 +3,8 @@
 //! LimitRanges, PriorityClasses, Storage-, Ingress- and RuntimeClasses,
 //! Services and their Endpoints, and webhook configurations,
 //! handed over once those are registered (they are registered through the
-//! same chain the plugins belong to, so they cannot exist before them).
+//! same chain the plugins belong to, so they cannot exist before them); and
+//! what they ask the authorizers, handed over once those exist.
 
 use std::sync::{Arc, OnceLock};
 
@@ -11,6 +12,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::errors::ApiError;
+use crate::request::UserInfo;
 
 /// The objects of one resource, as plugins need them.
 #[async_trait]
@@ -82,6 +84,34 @@ impl Lookup {
     }
 }
 
+/// What plugins ask the server's authorizers (kube's `WantsAuthorizer`).
+pub trait Permissions: Send + Sync {
+    /// Whether `user` may `verb` the cluster-wide `resource` of `group` named `name`.
+    fn allows(&self, user: &Arc<UserInfo>, verb: &str, group: &str, resource: &str, name: &str) -> bool;
+}
+
+/// The server's authorizers, once they exist (they follow the stores, which hold the plugins).
+#[derive(Clone, Default)]
+pub struct PermissionsLookup {
+    set: Arc<OnceLock<Arc<dyn Permissions>>>,
+}
+
+impl std::fmt::Debug for PermissionsLookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PermissionsLookup").field("set", &self.set.get().is_some()).finish()
+    }
+}
+
+impl PermissionsLookup {
+    pub fn set(&self, permissions: Arc<dyn Permissions>) {
+        let _ = self.set.set(permissions);
+    }
+
+    pub fn get(&self) -> Result<&dyn Permissions, ApiError> {
+        self.set.get().map(|p| p.as_ref()).ok_or_else(|| ApiError::Internal("no authorizer yet".into()))
+    }
+}
+
 /// The lookups a server's plugins share.
 #[derive(Debug, Clone, Default)]
 pub struct Lookups {
@@ -101,6 +131,7 @@ pub struct Lookups {
     pub policy_bindings: Lookup,
     /// Any kind, for policies' params.
     pub kinds: KindLookup,
+    pub permissions: PermissionsLookup,
 }
 
 /// kube's 404 for a namespace that is not there.

@@ -27,6 +27,7 @@
 mod always;
 mod attributes;
 pub mod cel;
+mod certificates;
 mod chain;
 pub mod config_file;
 mod default_class;
@@ -56,7 +57,7 @@ pub use attributes::{
     Attributes, GroupVersionKind, GroupVersionResource, Normalize, Operation, Reinvocation,
 };
 pub use chain::Chain;
-pub use lookup::{Lookup, Lookups, Objects, StatusChange};
+pub use lookup::{Lookup, Lookups, Objects, Permissions, StatusChange};
 pub use namespace_lifecycle::IMMORTAL;
 pub use notes::{AnnotationLevel, Notes};
 pub use plugins::{Known, PluginConfig};

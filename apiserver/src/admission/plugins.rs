@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::Plugin;
 use super::always::{AlwaysAdmit, AlwaysDeny};
+use super::certificates::SignerCheck;
 use super::config_file::PluginConfigurations;
 use super::default_class::DefaultClass;
 use super::limit_ranger::LimitRanger;
@@ -82,8 +83,8 @@ pub const KNOWN: &[Known] = &[
     known("OwnerReferencesPermissionEnforcement", false, Missing),
     known("PersistentVolumeClaimResize", true, Built),
     known("RuntimeClass", true, Built),
-    known("CertificateApproval", true, Inert),
-    known("CertificateSigning", true, Inert),
+    known("CertificateApproval", true, Built),
+    known("CertificateSigning", true, Built),
     known("ClusterTrustBundleAttest", true, Inert),
     known("CertificateSubjectRestriction", true, Inert),
     known("DefaultIngressClass", true, Built),
@@ -202,6 +203,8 @@ fn instance(
             Arc::new(PersistentVolumeClaimResize::new(lookups.storage_classes.clone()))
         }
         "RuntimeClass" => Arc::new(RuntimeClass::new(lookups.runtime_classes.clone())),
+        "CertificateApproval" => Arc::new(SignerCheck::approval(lookups.permissions.clone())),
+        "CertificateSigning" => Arc::new(SignerCheck::signing(lookups.permissions.clone())),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
         "ExtendedResourceToleration" => Arc::new(ExtendedResourceToleration),
         "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),

@@ -33,6 +33,8 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
             "DefaultStorageClass",
             "PersistentVolumeClaimResize",
             "RuntimeClass",
+            "CertificateApproval",
+            "CertificateSigning",
             "DefaultIngressClass",
             "MutatingAdmissionWebhook",
             "ValidatingAdmissionPolicy",

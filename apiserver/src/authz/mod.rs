@@ -113,6 +113,13 @@ pub struct Union {
     authorizers: Vec<Arc<dyn Authorizer>>,
 }
 
+/// What admission plugins ask (CertificateApproval, CertificateSigning).
+impl crate::admission::Permissions for Union {
+    fn allows(&self, user: &Arc<UserInfo>, verb: &str, group: &str, resource: &str, name: &str) -> bool {
+        Union::allows(self, &Attributes::resource(user.clone(), verb, group, resource, "", name))
+    }
+}
+
 impl Union {
     pub fn new(authorizers: Vec<Arc<dyn Authorizer>>) -> Union {
         Union { authorizers }

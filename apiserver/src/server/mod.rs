@@ -97,6 +97,7 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     let escalation = Arc::new(EscalationCheck::default());
     let admission = admission_setup(&options.admission, vec![escalation.clone()])?;
     let admission_metrics = admission.metrics();
+    let admission_permissions = admission.lookups.permissions.clone();
     let resources =
         kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_ranges(), admission)
             .map_err(|e| StartError::Register(e.to_string()))?;
@@ -129,6 +130,7 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     let authenticator = Arc::new(authenticator(&options, &resources)?);
     let (authorizer, rbac_index) = authorizer(&options, &resources);
     let authorizer = Arc::new(authorizer);
+    admission_permissions.set(authorizer.clone());
     if let Some(index) = rbac_index {
         escalation.set_authority(authorizer.clone(), index);
     }

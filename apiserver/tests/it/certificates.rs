@@ -187,3 +187,71 @@ async fn a_client_certificate_is_requested_approved_and_used() {
     assert!(!ok && stderr.contains("Approved and Denied conditions are mutually exclusive"), "{stderr}");
     assert!(get(&api, "bob")["status"]["conditions"].as_array().unwrap().len() == 1);
 }
+
+/// CertificateApproval and CertificateSigning: access to `/approval` and `/status` is not
+/// enough, the user needs `approve` / `sign` on the request's signer (or its domain's `*`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approving_and_signing_need_the_signer() {
+    const TOKEN: &str = "approver-token-0123456789";
+    let api = ApiServer::start_prepared(Backend::Rtcd, true, |dir| {
+        make_ca(dir, "other-ca", "some-ca");
+        let tokens = std::fs::read_to_string(dir.join("tokens.csv")).unwrap();
+        std::fs::write(dir.join("tokens.csv"), format!("{tokens}{TOKEN},approver,approver-uid\n")).unwrap();
+        std::fs::write(dir.join("flags"), "--authorization-mode=RBAC\n").unwrap();
+    })
+    .await;
+    api.add_identity("approver", &format!("{{token: {TOKEN}}}"));
+    let dir = api.dir.path().to_path_buf();
+    let csrs = "certificatesigningrequests";
+    api.ok(&["create", "clusterrole", "csr-handler", "--verb=get,list,watch", &format!("--resource={csrs}")]);
+    let handler = format!(
+        r#"[{{"op":"add","path":"/rules/-","value":{{"apiGroups":["certificates.k8s.io"],"resources":["{csrs}/approval","{csrs}/status"],"verbs":["get","update","patch"]}}}}]"#
+    );
+    api.ok(&["patch", "clusterrole", "csr-handler", "--type=json", "-p", &handler]);
+    api.ok(&["create", "clusterrolebinding", "csr-handler", "--clusterrole=csr-handler", "--user=approver"]);
+    let alice = request_pem(&dir, "alice", "/CN=alice");
+    api.ok_stdin(&["create", "-f", "-"], &csr("alice", alice.as_bytes(), &["client auth"]));
+
+    let refusal = |args: &[&str]| {
+        let out = api.kubectl_as("approver", args);
+        assert!(!out.status.success(), "{args:?} was allowed");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = refusal(&["certificate", "approve", "alice"]);
+    assert!(
+        stderr.contains("certificatesigningrequests.certificates.k8s.io \"alice\" is forbidden: user not permitted to approve requests with signerName \"kubernetes.io/kube-apiserver-client\""),
+        "{stderr}"
+    );
+    assert!(get(&api, "alice")["status"].get("conditions").is_none());
+
+    // A certificate written through /status is signing.
+    let certificate =
+        base64::engine::general_purpose::STANDARD.encode(std::fs::read(dir.join("other-ca.crt")).unwrap());
+    let sign = format!(r#"{{"status":{{"certificate":"{certificate}"}}}}"#);
+    let args = ["patch", "csr", "alice", "--subresource=status", "--type=merge", "-p", &sign];
+    let stderr = refusal(&args);
+    assert!(
+        stderr.contains("is forbidden: user not permitted to sign requests with signerName \"kubernetes.io/kube-apiserver-client\""),
+        "{stderr}"
+    );
+
+    // Granted for the signer's domain, both go through.
+    // (kubectl's `create clusterrole` refuses a resource discovery does not list.)
+    let signers = r#"{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "kube-signers"},
+        "rules": [{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"],
+                   "resourceNames": ["kubernetes.io/*"], "verbs": ["approve", "sign"]}]}"#;
+    api.ok_stdin(&["create", "-f", "-"], signers);
+    api.ok(&[
+        "create",
+        "clusterrolebinding",
+        "kube-signers",
+        "--clusterrole=kube-signers",
+        "--user=approver",
+    ]);
+    let approved = api.kubectl_as("approver", &["certificate", "approve", "alice"]);
+    assert!(approved.status.success(), "{}", String::from_utf8_lossy(&approved.stderr));
+    let signed = api.kubectl_as("approver", &args);
+    assert!(signed.status.success(), "{}", String::from_utf8_lossy(&signed.stderr));
+    assert_eq!(get(&api, "alice")["status"]["certificate"], certificate.as_str());
+}
