@@ -48,6 +48,7 @@ mod restrictions;
 mod runtime_class;
 pub mod service_account;
 mod step_metrics;
+pub mod storage_protection;
 mod taint_nodes_by_condition;
 pub mod webhook;
 

@@ -25,6 +25,7 @@ use super::resource_quota::ResourceQuota;
 use super::restrictions::{DenyServiceExternalIPs, LimitPodHardAntiAffinityTopology};
 use super::runtime_class::RuntimeClass;
 use super::service_account::ServiceAccount;
+use super::storage_protection::StorageObjectInUseProtection;
 use super::taint_nodes_by_condition::TaintNodesByCondition;
 use super::webhook::credentials::Credentials;
 use super::webhook::{MutatingAdmissionWebhook, ValidatingAdmissionWebhook, WebhookCredentials, Webhooks};
@@ -78,7 +79,7 @@ pub const KNOWN: &[Known] = &[
     known("EventRateLimit", false, Missing),
     known("ExtendedResourceToleration", false, Built),
     known("DefaultStorageClass", true, Built),
-    known("StorageObjectInUseProtection", true, Missing),
+    known("StorageObjectInUseProtection", true, Built),
     known("PodGroupProtection", true, Inert),
     known("OwnerReferencesPermissionEnforcement", false, Missing),
     known("PersistentVolumeClaimResize", true, Built),
@@ -205,6 +206,7 @@ fn instance(
         "RuntimeClass" => Arc::new(RuntimeClass::new(lookups.runtime_classes.clone())),
         "CertificateApproval" => Arc::new(SignerCheck::approval(lookups.permissions.clone())),
         "CertificateSigning" => Arc::new(SignerCheck::signing(lookups.permissions.clone())),
+        "StorageObjectInUseProtection" => Arc::new(StorageObjectInUseProtection),
         "AlwaysPullImages" => Arc::new(AlwaysPullImages),
         "ExtendedResourceToleration" => Arc::new(ExtendedResourceToleration),
         "PodNodeSelector" => Arc::new(PodNodeSelector::new(namespaces.clone())),

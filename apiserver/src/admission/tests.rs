@@ -31,6 +31,7 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
             "Priority",
             "DefaultTolerationSeconds",
             "DefaultStorageClass",
+            "StorageObjectInUseProtection",
             "PersistentVolumeClaimResize",
             "RuntimeClass",
             "CertificateApproval",

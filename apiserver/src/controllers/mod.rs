@@ -10,7 +10,9 @@
 //! * `customresourcedefinitions`: CRDs' names accepted, their versions
 //!   served, their objects deleted with them;
 //! * `garbage_collector`: dependents follow their owners' deletion
-//!   (`ownerReferences`, `propagationPolicy`).
+//!   (`ownerReferences`, `propagationPolicy`);
+//! * `storage_protection`: claims, volumes and their attribute classes
+//!   deleted only once nothing uses them.
 
 pub mod bootstrap;
 pub mod csr_signing;
@@ -19,3 +21,4 @@ pub mod garbage_collector;
 pub mod namespace;
 pub mod resource_quota;
 pub mod service_account;
+pub mod storage_protection;

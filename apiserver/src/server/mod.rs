@@ -106,6 +106,7 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     tokio::spawn(crate::controllers::service_account::run(resources.clone()));
     tokio::spawn(crate::controllers::resource_quota::run(resources.clone()));
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
+    tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
     if let (Some(cert), Some(key)) = (&options.cluster_signing_cert_file, &options.cluster_signing_key_file) {
         let authority = crate::pki::Authority::load_files(cert, key).map_err(StartError::SigningCa)?;

@@ -385,6 +385,7 @@ fn install_kinds_are_served(api: &ApiServer) {
     );
     assert!(pv["status"]["lastPhaseTransitionTime"].is_string(), "{pv}");
     let claim = get(api, &["pvc", "data"]);
+    assert_eq!(claim["metadata"]["finalizers"], json!(["kubernetes.io/pvc-protection"]));
     assert_eq!(
         (claim["spec"]["volumeMode"].as_str(), claim["status"]["phase"].as_str()),
         (Some("Filesystem"), Some("Pending"))
@@ -489,6 +490,12 @@ print(json.dumps({"backend": ingress.spec.rules[0].http.paths[0].backend.service
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let result = json(String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default());
     assert_eq!(result, json!({"backend": "web", "policies": ["db"], "deleted": "V1PersistentVolumeClaim"}));
+    // Its protection finalizer held it only until the controller saw no pod using it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while api.kubectl(&["get", "pvc", "data"]).status.success() {
+        assert!(std::time::Instant::now() < deadline, "the unused claim was never released");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }
 
 /// events.k8s.io/v1 Events are the core Events in the newer shape, both ways.
