@@ -14,14 +14,21 @@ use serde_json::{Value, json};
 use super::App;
 use super::handlers::{BodyType, body_json};
 use super::negotiate::Encoding;
-use super::reviews::Review;
+use super::reviews::{CREATE_ONLY, Unstored};
 use super::{query::Params, respond};
 use crate::errors::{ApiError, Cause};
 use crate::request::ResourceRequest;
 use crate::runtime::meta;
 
 /// `bindings`: the create-only resource of core v1 discovery.
-pub const BINDINGS: Review = Review { group: "", plural: "bindings", kind: "Binding", namespaced: true };
+pub const BINDINGS: Unstored = Unstored {
+    group: "",
+    plural: "bindings",
+    kind: "Binding",
+    namespaced: true,
+    verbs: CREATE_ONLY,
+    short_names: &[],
+};
 
 /// Whether a request is for `/api/v1/namespaces/<ns>/bindings`.
 pub fn is_bindings(info: &ResourceRequest) -> bool {

@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 
 use super::binding::BINDINGS;
-use super::reviews::{REVIEWS, Review};
+use super::component_status::COMPONENT_STATUSES;
+use super::reviews::{REVIEWS, Unstored};
 use crate::registry::{Action, Resource, Resources};
 
 /// The Content-Type of an aggregated discovery document.
@@ -45,10 +46,10 @@ pub fn groups(resources: &Resources) -> Vec<String> {
     groups
 }
 
-/// The create-only resources of `group`: its reviews (and core's
-/// `bindings`).
-fn reviews_of(group: &str) -> impl Iterator<Item = &'static Review> + '_ {
-    REVIEWS.iter().chain(std::iter::once(&BINDINGS)).filter(move |r| r.group == group)
+/// The resources of `group` without a store: its reviews (and core's
+/// `bindings` and `componentstatuses`).
+fn unstored_of(group: &str) -> impl Iterator<Item = &'static Unstored> + '_ {
+    REVIEWS.iter().chain([&BINDINGS, &COMPONENT_STATUSES]).filter(move |r| r.group == group)
 }
 
 /// `/apis`: every named group.
@@ -77,7 +78,7 @@ fn versions_of(resources: &Resources, group: &str) -> Vec<String> {
             versions.push(r.version.clone());
         }
     }
-    if versions.is_empty() && reviews_of(group).next().is_some() {
+    if versions.is_empty() && unstored_of(group).next().is_some() {
         versions.push("v1".to_string());
     }
     versions.sort_by_key(|v| kube_version_order(v));
@@ -119,19 +120,23 @@ pub fn api_resource_list(resources: &Resources, group: &str, version: &str) -> O
         .map(|s| s.store.resource())
         .filter(|r| r.group == group && r.version == version)
         .collect();
-    let reviews: Vec<&Review> = reviews_of(group).filter(|_| version == "v1").collect();
+    let reviews: Vec<&Unstored> = unstored_of(group).filter(|_| version == "v1").collect();
     if served.is_empty() && reviews.is_empty() {
         return None;
     }
     let mut list = Vec::new();
     for review in reviews {
-        list.push(json!({
+        let mut entry = json!({
             "name": review.plural,
             "singularName": review.kind.to_lowercase(),
             "namespaced": review.namespaced,
             "kind": review.kind,
-            "verbs": ["create"],
-        }));
+            "verbs": review.verbs,
+        });
+        if !review.short_names.is_empty() {
+            entry["shortNames"] = json!(review.short_names);
+        }
+        list.push(entry);
     }
     for r in served {
         list.push(json!({
@@ -220,15 +225,19 @@ pub fn aggregated(served: &Resources, core: bool) -> Value {
                         .filter(|r| r.group == group && r.version == version)
                         .map(aggregated_resource)
                         .collect();
-                    let reviews = reviews_of(&group).filter(|_| version == "v1");
+                    let reviews = unstored_of(&group).filter(|_| version == "v1");
                     resources.extend(reviews.map(|review| {
-                        json!({
+                        let mut entry = json!({
                             "resource": review.plural,
                             "responseKind": {"group": review.group, "version": "v1", "kind": review.kind},
                             "scope": if review.namespaced { "Namespaced" } else { "Cluster" },
                             "singularResource": review.kind.to_lowercase(),
-                            "verbs": ["create"],
-                        })
+                            "verbs": review.verbs,
+                        });
+                        if !review.short_names.is_empty() {
+                            entry["shortNames"] = json!(review.short_names);
+                        }
+                        entry
                     }));
                     json!({"version": version, "resources": resources, "freshness": "Current"})
                 })

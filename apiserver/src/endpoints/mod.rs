@@ -9,10 +9,12 @@
 //! * `discovery`: legacy and aggregated discovery documents.
 //! * `reviews`: access, rules, self-subject and token reviews.
 //! * `token_request`: ServiceAccount tokens (`kubectl create token`).
+//! * `component_status`: `kubectl get componentstatuses`, probed on each read.
 //! * `openapi_cache`: the OpenAPI documents, rebuilt when resources change.
 //! * `openapi_v2`: `/openapi/v2` in JSON or protobuf, with ETags.
 
 mod binding;
+mod component_status;
 pub mod discovery;
 mod eviction;
 mod handlers;
@@ -135,6 +137,9 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
     let result = match &info {
         RequestInfo::Resource(resource) if token_request::is_token_request(resource) => {
             token_request::serve(&app, resource, &parts.headers, &body).await
+        }
+        RequestInfo::Resource(resource) if component_status::is_component_statuses(resource) => {
+            component_status::serve(&app, resource, &parts.headers).await
         }
         RequestInfo::Resource(resource) if binding::is_bindings(resource) => {
             let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default();

@@ -22,57 +22,80 @@ use crate::request::{ResourceRequest, UserInfo};
 const AUTHORIZATION: &str = "authorization.k8s.io";
 const AUTHENTICATION: &str = "authentication.k8s.io";
 
-/// A review resource, for routing and discovery.
+/// A resource served without a store of its own (the reviews, `bindings`,
+/// `componentstatuses`), for routing and discovery.
 #[derive(Debug, Clone, Copy)]
-pub struct Review {
+pub struct Unstored {
     pub group: &'static str,
     pub plural: &'static str,
     pub kind: &'static str,
     pub namespaced: bool,
+    pub verbs: &'static [&'static str],
+    pub short_names: &'static [&'static str],
 }
 
-pub const REVIEWS: &[Review] = &[
-    Review {
+/// The verbs of a create-only resource.
+pub const CREATE_ONLY: &[&str] = &["create"];
+
+pub const REVIEWS: &[Unstored] = &[
+    Unstored {
         group: AUTHENTICATION,
         plural: "selfsubjectreviews",
         kind: "SelfSubjectReview",
         namespaced: false,
+        verbs: CREATE_ONLY,
+        short_names: &[],
     },
-    Review { group: AUTHENTICATION, plural: "tokenreviews", kind: "TokenReview", namespaced: false },
-    Review {
+    Unstored {
+        group: AUTHENTICATION,
+        plural: "tokenreviews",
+        kind: "TokenReview",
+        namespaced: false,
+        verbs: CREATE_ONLY,
+        short_names: &[],
+    },
+    Unstored {
         group: AUTHORIZATION,
         plural: "localsubjectaccessreviews",
         kind: "LocalSubjectAccessReview",
         namespaced: true,
+        verbs: CREATE_ONLY,
+        short_names: &[],
     },
-    Review {
+    Unstored {
         group: AUTHORIZATION,
         plural: "selfsubjectaccessreviews",
         kind: "SelfSubjectAccessReview",
         namespaced: false,
+        verbs: CREATE_ONLY,
+        short_names: &[],
     },
-    Review {
+    Unstored {
         group: AUTHORIZATION,
         plural: "selfsubjectrulesreviews",
         kind: "SelfSubjectRulesReview",
         namespaced: false,
+        verbs: CREATE_ONLY,
+        short_names: &[],
     },
-    Review {
+    Unstored {
         group: AUTHORIZATION,
         plural: "subjectaccessreviews",
         kind: "SubjectAccessReview",
         namespaced: false,
+        verbs: CREATE_ONLY,
+        short_names: &[],
     },
 ];
 
 /// The review `info` names, if it names one.
-pub fn find(info: &ResourceRequest) -> Option<&'static Review> {
+pub fn find(info: &ResourceRequest) -> Option<&'static Unstored> {
     REVIEWS.iter().find(|r| r.group == info.group && r.plural == info.resource && info.version == "v1")
 }
 
 pub async fn serve(
     app: &App,
-    review: &Review,
+    review: &Unstored,
     info: &ResourceRequest,
     user: &Arc<UserInfo>,
     headers: &HeaderMap,
@@ -117,7 +140,7 @@ pub async fn serve(
 
 /// The body as an object of the review's kind (apiVersion and kind filled
 /// in when missing, refused when they name something else).
-fn request_object(review: &Review, body: Value) -> Result<Value, ApiError> {
+fn request_object(review: &Unstored, body: Value) -> Result<Value, ApiError> {
     let mut object = body;
     let Some(fields) = object.as_object_mut() else {
         return Err(ApiError::BadRequest("the body of the request was in an unknown format".into()));
@@ -201,7 +224,7 @@ fn invalid(kind: &str, group: &str, reason: &'static str, field: &str, message: 
 }
 
 /// `status` of an access review: what the authorizers decide for `user`.
-fn access_status(app: &App, user: Arc<UserInfo>, spec: &Value, review: &Review) -> Result<Value, ApiError> {
+fn access_status(app: &App, user: Arc<UserInfo>, spec: &Value, review: &Unstored) -> Result<Value, ApiError> {
     let resource = &spec["resourceAttributes"];
     let non_resource = &spec["nonResourceAttributes"];
     let attributes = match (resource.is_object(), non_resource.is_object()) {

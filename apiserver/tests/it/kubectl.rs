@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::{ApiServer, Backend, json, venv_bin};
 
@@ -344,6 +344,34 @@ async fn delete_wait_and_namespace_cascade(api: &ApiServer) {
     assert!(!api.kubectl(&["get", "namespace", "shop"]).status.success());
 }
 
+/// `kubectl get cs`: the storage probed healthy, a scheduler that is not running reported as
+/// kube reports it, with kube's deprecation warning.
+async fn component_statuses(api: &ApiServer) {
+    let out = api.kubectl(&["get", "componentstatuses"]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("Warning: v1 ComponentStatus is deprecated in v1.19+"), "{stderr}");
+    let row = |name: &str| stdout.lines().find(|l| l.starts_with(name)).unwrap_or_default().to_string();
+    let etcd: Vec<String> = row("etcd-0").split_whitespace().map(str::to_string).collect();
+    assert_eq!(etcd, ["etcd-0", "Healthy", "ok"], "{stdout}");
+    let scheduler = row("scheduler");
+    assert!(scheduler.contains("Unhealthy"), "{stdout}");
+    assert!(
+        scheduler.contains(
+            "Get \"https://127.0.0.1:10259/healthz\": dial tcp 127.0.0.1:10259: connect: connection refused"
+        ),
+        "{stdout}"
+    );
+    let etcd = json(&api.ok(&["get", "cs", "etcd-0", "-o", "json"]));
+    assert_eq!(
+        etcd["conditions"][0],
+        json!({"type": "Healthy", "status": "True", "message": "ok", "error": ""})
+    );
+    let missing = api.kubectl(&["get", "cs", "nope"]);
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("componentstatus \"nope\" not found"), "{stderr}");
+}
+
 async fn explain(api: &ApiServer) {
     let out = api.ok(&["explain", "deployment.spec.replicas"]);
     assert!(out.contains("KIND:") && out.contains("Deployment") && out.contains("replicas"), "{out}");
@@ -513,6 +541,7 @@ async fn kubectl_suite_on(api: &ApiServer) {
     delete_wait_and_namespace_cascade(api).await;
     errors_are_kube_statuses(api).await;
     explain(api).await;
+    component_statuses(api).await;
     pod_disruption_budgets(api).await;
     cascading_deletes(api).await;
 }
