@@ -318,16 +318,20 @@ fn format_errors(text: &str, max: usize, fits: bool, why: &str) -> Vec<String> {
     errors
 }
 
-/// kube's `IsValidPathSegmentName`.
+/// kube's `IsValidPathSegmentName`: `.` and `..` are refused alone, `/` and `%` each anywhere.
+pub fn path_segment_errors(name: &str) -> Vec<String> {
+    if name == "." || name == ".." {
+        return vec![format!("may not be '{name}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|bad| name.contains(*bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
 fn path_segment_causes(name: &str) -> Vec<Cause> {
-    let why = match name {
-        "." => Some("may not be '.'"),
-        ".." => Some("may not be '..'"),
-        _ if name.contains('/') => Some("may not contain '/'"),
-        _ if name.contains('%') => Some("may not contain '%'"),
-        _ => None,
-    };
-    why.map(|why| invalid_string("metadata.name", name, why)).into_iter().collect()
+    path_segment_errors(name).iter().map(|why| invalid_string("metadata.name", name, why)).collect()
 }
 
 /// Every label key a qualified name, every value a label value; kube
@@ -575,5 +579,12 @@ mod tests {
             ]
         );
         assert!(validate_update(&old, &json!({"metadata": {}}), true).is_empty());
+    }
+
+    #[test]
+    fn path_segments_refuse_dots_alone_and_every_slash_or_percent() {
+        assert_eq!(path_segment_errors(".."), ["may not be '..'"]);
+        assert_eq!(path_segment_errors("a/b%c"), ["may not contain '/'", "may not contain '%'"]);
+        assert!(path_segment_errors("a.b").is_empty());
     }
 }

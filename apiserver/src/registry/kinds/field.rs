@@ -5,11 +5,29 @@
 use serde_json::Value;
 
 use crate::errors::{ApiError, Cause};
+use crate::registry::metadata::{dns_label_errors, dns_subdomain_errors};
 use crate::runtime::meta;
 use crate::selector::go_quote;
 
 pub fn cause(reason: &'static str, field: &str, message: String) -> Cause {
     Cause { reason, field: field.to_string(), message }
+}
+
+/// A DNS label (RFC 1123) that must be given: Required when empty, else why it is not one.
+pub fn required_dns_label(value: &str, field: &str) -> Vec<Cause> {
+    required_or(value, field, dns_label_errors)
+}
+
+/// A DNS subdomain (RFC 1123) that must be given: Required when empty, else why it is not one.
+pub fn required_dns_subdomain(value: &str, field: &str) -> Vec<Cause> {
+    required_or(value, field, dns_subdomain_errors)
+}
+
+fn required_or(value: &str, field: &str, errors: fn(&str) -> Vec<String>) -> Vec<Cause> {
+    if value.is_empty() {
+        return vec![required(field, "")];
+    }
+    errors(value).iter().map(|why| invalid(field, &Value::String(value.to_string()), why)).collect()
 }
 
 pub fn required(field: &str, detail: &str) -> Cause {

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::kinds::{Kind, field};
-use crate::registry::metadata::{dns_subdomain_errors, name_causes};
+use crate::registry::metadata::{dns_subdomain_errors, path_segment_errors};
 use crate::registry::{NameRule, Resource, Strategy};
 use crate::table::{self, Printer};
 
@@ -71,9 +71,8 @@ fn parent_causes(parent: &Value) -> Vec<Cause> {
             "" if required => causes.push(field::required(&at, "")),
             "" => {}
             value => {
-                for cause in name_causes(NameRule::PathSegment, value) {
-                    let why = cause.message.rsplit_once(": ").map_or(cause.message.as_str(), |(_, why)| why);
-                    causes.push(field::invalid(&at, &json!(value), why));
+                for why in path_segment_errors(value) {
+                    causes.push(field::invalid(&at, &json!(value), &why));
                 }
             }
         }

@@ -9,7 +9,6 @@ use super::device_config::{self, RequestNames, items};
 use crate::errors::Cause;
 use crate::registry::defaults;
 use crate::registry::kinds::field;
-use crate::registry::metadata::{dns_label_errors, dns_subdomain_errors};
 use crate::selector::validation::{label_value_errors, qualified_name_errors};
 
 /// Requests of one claim, and constraints of one claim.
@@ -75,7 +74,7 @@ fn request_causes(requests: &Value, at: &str) -> Vec<Cause> {
             causes.push(field::duplicate(&at, name));
         }
         seen.push(name);
-        causes.extend(label_causes(name, &format!("{at}.name")));
+        causes.extend(field::required_dns_label(name, &format!("{at}.name")));
         let exactly = request["exactly"].is_object();
         let first_available = !items(&request["firstAvailable"]).is_empty();
         match (exactly, first_available) {
@@ -111,7 +110,7 @@ fn first_available_causes(subrequests: &Value, at: &str) -> Vec<Cause> {
             causes.push(field::duplicate(&at, name));
         }
         seen.push(name);
-        causes.extend(label_causes(name, &format!("{at}.name")));
+        causes.extend(field::required_dns_label(name, &format!("{at}.name")));
         causes.extend(exact_request_causes(sub, &at));
     }
     causes
@@ -122,13 +121,7 @@ fn first_available_causes(subrequests: &Value, at: &str) -> Vec<Cause> {
 fn exact_request_causes(request: &Value, at: &str) -> Vec<Cause> {
     let mut causes = Vec::new();
     let class = request["deviceClassName"].as_str().unwrap_or_default();
-    let class_at = format!("{at}.deviceClassName");
-    if class.is_empty() {
-        causes.push(field::required(&class_at, ""));
-    }
-    for why in dns_subdomain_errors(class).iter().filter(|_| !class.is_empty()) {
-        causes.push(field::invalid(&class_at, &json!(class), why));
-    }
+    causes.extend(field::required_dns_subdomain(class, &format!("{at}.deviceClassName")));
     causes.extend(device_config::selector_causes(&request["selectors"], &format!("{at}.selectors")));
     let count = request["count"].as_i64().unwrap_or(0);
     match request["allocationMode"].as_str().unwrap_or_default() {
@@ -212,14 +205,6 @@ fn constraint_causes(constraints: &Value, at: &str, names: &RequestNames) -> Vec
         }
     }
     causes
-}
-
-/// A DNS label that must be there (request and subrequest names).
-fn label_causes(name: &str, at: &str) -> Vec<Cause> {
-    if name.is_empty() {
-        return vec![field::required(at, "")];
-    }
-    dns_label_errors(name).iter().map(|why| field::invalid(at, &json!(name), why)).collect()
 }
 
 #[cfg(test)]

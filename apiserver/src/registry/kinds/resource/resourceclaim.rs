@@ -14,7 +14,6 @@ use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::defaults;
 use crate::registry::kinds::{Kind, KindContext, field};
-use crate::registry::metadata::dns_label_errors;
 use crate::registry::{Resource, Strategy};
 use crate::table::{self, Printer};
 
@@ -178,13 +177,7 @@ fn allocation_causes(allocation: &Value, spec: &Value) -> Vec<Cause> {
         causes.extend(super::device_config::driver_causes(&result["driver"], &format!("{at}.driver")));
         causes.extend(super::resourceslice::pool_name_causes(&result["pool"], &format!("{at}.pool")));
         let device = result["device"].as_str().unwrap_or_default();
-        let device_at = format!("{at}.device");
-        if device.is_empty() {
-            causes.push(field::required(&device_at, ""));
-        }
-        for why in dns_label_errors(device).iter().filter(|_| !device.is_empty()) {
-            causes.push(field::invalid(&device_at, &json!(device), why));
-        }
+        causes.extend(field::required_dns_label(device, &format!("{at}.device")));
         causes.extend(claim_spec::toleration_causes(&result["tolerations"], &format!("{at}.tolerations")));
     }
     causes

@@ -12,7 +12,7 @@ use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::defaults;
 use crate::registry::kinds::{Kind, field};
-use crate::registry::metadata::{dns_label_errors, dns_subdomain_errors};
+use crate::registry::metadata::dns_subdomain_errors;
 use crate::registry::{Resource, Strategy};
 use crate::runtime::meta;
 use crate::selector::validation::{label_value_errors, qualified_name_errors};
@@ -227,13 +227,7 @@ fn devices_causes(devices: &Value) -> Vec<Cause> {
 /// taints.
 fn device_causes(device: &Value, at: &str) -> Vec<Cause> {
     let name = device["name"].as_str().unwrap_or_default();
-    let mut causes = match name {
-        "" => vec![field::required(&format!("{at}.name"), "")],
-        name => dns_label_errors(name)
-            .iter()
-            .map(|why| field::invalid(&format!("{at}.name"), &json!(name), why))
-            .collect(),
-    };
+    let mut causes = field::required_dns_label(name, &format!("{at}.name"));
     let attributes = device["attributes"].as_object();
     let capacity = device["capacity"].as_object();
     let total = attributes.map_or(0, |a| a.len()) + capacity.map_or(0, |c| c.len());
