@@ -27,8 +27,9 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// `body` as kube writes JSON: its shared structs in Go's field order, a newline at the end.
 pub fn json_response(code: StatusCode, body: &Value) -> Response {
-    json_bytes(code, serde_json::to_vec(body).unwrap_or_default(), JSON)
+    json_bytes(code, crate::runtime::json_order::to_vec(body), JSON)
 }
 
 /// An answer in the encoding negotiated. A body protobuf cannot carry (a

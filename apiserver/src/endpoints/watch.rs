@@ -23,6 +23,7 @@ use crate::cacher::{Delivery, Watch, WatchStart};
 use crate::errors::ApiError;
 use crate::protobuf::encode;
 use crate::registry::Store;
+use crate::runtime::json_order::KubeOrder;
 
 /// The annotation on the bookmark that ends a WatchList's initial events.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -108,7 +109,7 @@ fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encode
 struct WireEvent<'a> {
     #[serde(rename = "type")]
     kind: &'a str,
-    object: &'a Value,
+    object: KubeOrder<'a>,
 }
 
 /// One event line: JSON, then a newline.
@@ -135,7 +136,9 @@ impl Encoder {
                 // The same bytes for every watcher handed this delivery.
                 (Shape::Object, Encoding::Json) => encoded
                     .json
-                    .get_or_init(|| line(&WireEvent { kind: kind.as_str(), object: &object.value }))
+                    .get_or_init(|| {
+                        line(&WireEvent { kind: kind.as_str(), object: KubeOrder(&object.value) })
+                    })
                     .clone(),
                 (Shape::Object, Encoding::Protobuf) => {
                     encoded.protobuf.get_or_init(|| self.event(kind.as_str(), &object.value)).clone()
@@ -168,7 +171,7 @@ impl Encoder {
     /// event instead, on which clients list and watch again.
     fn event(&self, kind: &str, object: &Value) -> Bytes {
         match self.encoding {
-            Encoding::Json => line(&WireEvent { kind, object }),
+            Encoding::Json => line(&WireEvent { kind, object: KubeOrder(object) }),
             Encoding::Protobuf => match encode::body(object) {
                 Ok(framed) => Bytes::from(encode::watch_event(kind, &framed)),
                 Err(err) => {

@@ -1,13 +1,14 @@
 //! Objects as JSON values: reading and writing their metadata (`meta`) and
 //! status conditions (`conditions`),
 //! decoding request bodies into a kind's type (`decode`), resource
-//! quantities (`quantity`), values as Go prints them (`golang`), the JSONPath of printer columns (`jsonpath`), schema patterns (`pattern`). Protobuf bodies
-//! are in `crate::protobuf`.
+//! quantities (`quantity`), values as Go prints them (`golang`), the JSONPath of printer columns (`jsonpath`), schema patterns (`pattern`),
+//! answers in kube's field order (`json_order`). Protobuf bodies are in `crate::protobuf`.
 
 pub mod conditions;
 pub mod decode;
 pub mod golang;
 pub mod ip;
+pub mod json_order;
 pub mod jsonpath;
 pub mod meta;
 pub mod pattern;
