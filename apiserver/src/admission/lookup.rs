@@ -49,28 +49,56 @@ pub trait Objects: Send + Sync + std::fmt::Debug {
 /// What `Objects::update_status` makes of an object.
 pub type StatusChange<'a> = dyn Fn(&Value) -> Result<Value, ApiError> + Send + Sync + 'a;
 
-/// A resource's objects, once served; shared by every plugin that needs
-/// them.
-#[derive(Clone, Default)]
-pub struct Lookup {
-    served: Arc<OnceLock<Arc<dyn Objects>>>,
+/// Something plugins use that exists only after them (a store, the authorizers), handed over
+/// once and shared by every plugin holding a clone.
+pub struct Handoff<T: ?Sized> {
+    set: Arc<OnceLock<Arc<T>>>,
+}
+
+impl<T: ?Sized> Clone for Handoff<T> {
+    fn clone(&self) -> Self {
+        Handoff { set: self.set.clone() }
+    }
+}
+
+impl<T: ?Sized> Default for Handoff<T> {
+    fn default() -> Self {
+        Handoff { set: Arc::new(OnceLock::new()) }
+    }
 }
 
 /// Not derived: the stores hold the plugins through their admission chain,
 /// so printing a store would never end.
-impl std::fmt::Debug for Lookup {
+impl<T: ?Sized> std::fmt::Debug for Handoff<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Lookup").field("served", &self.served.get().is_some()).finish()
+        f.debug_struct("Handoff").field("set", &self.set.get().is_some()).finish()
     }
+}
+
+impl<T: ?Sized> Handoff<T> {
+    pub fn set(&self, value: Arc<T>) {
+        let _ = self.set.set(value);
+    }
+
+    pub fn get(&self) -> Option<&T> {
+        self.set.get().map(Arc::as_ref)
+    }
+}
+
+/// A resource's objects, once served; shared by every plugin that needs
+/// them.
+#[derive(Clone, Default, Debug)]
+pub struct Lookup {
+    served: Handoff<dyn Objects>,
 }
 
 impl Lookup {
     pub fn set(&self, objects: Arc<dyn Objects>) {
-        let _ = self.served.set(objects);
+        self.served.set(objects);
     }
 
     pub fn get(&self) -> Result<&dyn Objects, ApiError> {
-        self.served.get().map(|n| n.as_ref()).ok_or_else(|| ApiError::Internal("not served yet".into()))
+        self.served.get().ok_or_else(|| ApiError::Internal("not served yet".into()))
     }
 
     /// Object `name` from the cache, or from storage when the cache does
@@ -91,26 +119,7 @@ pub trait Permissions: Send + Sync {
 }
 
 /// The server's authorizers, once they exist (they follow the stores, which hold the plugins).
-#[derive(Clone, Default)]
-pub struct PermissionsLookup {
-    set: Arc<OnceLock<Arc<dyn Permissions>>>,
-}
-
-impl std::fmt::Debug for PermissionsLookup {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PermissionsLookup").field("set", &self.set.get().is_some()).finish()
-    }
-}
-
-impl PermissionsLookup {
-    pub fn set(&self, permissions: Arc<dyn Permissions>) {
-        let _ = self.set.set(permissions);
-    }
-
-    pub fn get(&self) -> Result<&dyn Permissions, ApiError> {
-        self.set.get().map(|p| p.as_ref()).ok_or_else(|| ApiError::Internal("no authorizer yet".into()))
-    }
-}
+pub type PermissionsLookup = Handoff<dyn Permissions>;
 
 /// The lookups a server's plugins share.
 #[derive(Debug, Clone, Default)]

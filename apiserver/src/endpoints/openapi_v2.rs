@@ -8,7 +8,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::negotiate::preferred_media_types;
-use super::respond;
 use crate::openapi::OpenApiDocs;
 
 /// What kube answers protobuf with, whichever of its two names the client asked for.
@@ -35,7 +34,9 @@ pub(super) fn serve(docs: &OpenApiDocs, headers: &HeaderMap) -> Response {
             Encoding::Json => (doc.json.clone(), JSON),
             Encoding::Protobuf => (doc.protobuf.clone(), PROTOBUF),
         };
-        respond::json_bytes(StatusCode::OK, body, content_type)
+        let mut response = Response::new(Body::from(body));
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        response
     } else {
         empty(StatusCode::NOT_MODIFIED)
     };

@@ -151,9 +151,10 @@ pub struct OpenApiDocs {
 /// The Swagger 2.0 document in both of its encodings.
 #[derive(Debug, Clone)]
 pub struct SwaggerDoc {
-    pub json: Vec<u8>,
+    /// Shared, not copied, by every answer (megabytes).
+    pub json: bytes::Bytes,
     /// gnostic's `openapi.v2.Document` ([`v2::gnostic`]).
-    pub protobuf: Vec<u8>,
+    pub protobuf: bytes::Bytes,
     /// SHA-512 of the JSON as uppercase hex (kube's ETag for both encodings).
     pub etag: String,
 }
@@ -208,7 +209,7 @@ impl OpenApiDocs {
                 .iter()
                 .map(|byte| format!("{byte:02X}"))
                 .collect();
-            SwaggerDoc { protobuf: v2::gnostic::encode(&document), json, etag }
+            SwaggerDoc { protobuf: v2::gnostic::encode(&document).into(), json: json.into(), etag }
         })
     }
 
