@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::Notes;
 use crate::errors::{ApiError, Cause};
+use crate::fieldmanager::FieldManager;
 use crate::request::UserInfo;
 
 /// The verb, as admission names it.
@@ -72,6 +73,10 @@ pub struct Attributes {
     pub normalize: Option<Normalize>,
     /// Where the mutating chain is in kube's reinvocation.
     pub reinvocation: Reinvocation,
+    /// The kind's field manager: how an apply configuration (a mutating
+    /// policy's) merges into the object. None where the object admitted is
+    /// not the kind's own (a Scale).
+    pub field_manager: Option<Arc<FieldManager>>,
 }
 
 /// An object as the store would decode and default it.

@@ -138,6 +138,8 @@ pub struct Lookups {
     pub resource_quotas: Lookup,
     pub policies: Lookup,
     pub policy_bindings: Lookup,
+    pub mutating_policies: Lookup,
+    pub mutating_policy_bindings: Lookup,
     /// Any kind, for policies' params.
     pub kinds: KindLookup,
     pub permissions: PermissionsLookup,

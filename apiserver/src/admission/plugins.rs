@@ -18,7 +18,7 @@ use super::namespace_lifecycle::NamespaceLifecycle;
 use super::pod_defaults::{AlwaysPullImages, DefaultTolerationSeconds, ExtendedResourceToleration};
 use super::pod_node_selector::PodNodeSelector;
 use super::pod_security::{PodSecurity, PodSecurityConfig};
-use super::policy::ValidatingAdmissionPolicy;
+use super::policy::{MutatingAdmissionPolicy, ValidatingAdmissionPolicy};
 use super::priority::Priority;
 use super::pvc_resize::PersistentVolumeClaimResize;
 use super::resource_quota::ResourceQuota;
@@ -95,7 +95,7 @@ pub const KNOWN: &[Known] = &[
     known("NodeDeclaredFeatureValidator", true, Inert),
     known("JobValidation", true, Inert),
     known("PodResizeValidator", true, Inert),
-    known("MutatingAdmissionPolicy", true, Missing),
+    known("MutatingAdmissionPolicy", true, Built),
     known("MutatingAdmissionWebhook", true, Built),
     known("ValidatingAdmissionPolicy", true, Built),
     known("ValidatingAdmissionWebhook", true, Built),
@@ -215,6 +215,7 @@ fn instance(
         "PodSecurity" => Arc::new(PodSecurity::new(namespaces.clone(), config.pod_security())),
         "ResourceQuota" => Arc::new(ResourceQuota::new(lookups.resource_quotas.clone())),
         "ValidatingAdmissionPolicy" => Arc::new(ValidatingAdmissionPolicy::new(lookups)),
+        "MutatingAdmissionPolicy" => Arc::new(MutatingAdmissionPolicy::new(lookups)),
         "MutatingAdmissionWebhook" => Arc::new(MutatingAdmissionWebhook(webhooks.clone())),
         "ValidatingAdmissionWebhook" => Arc::new(ValidatingAdmissionWebhook(webhooks.clone())),
         "DefaultTolerationSeconds" => Arc::new(DefaultTolerationSeconds {

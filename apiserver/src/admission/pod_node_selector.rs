@@ -125,6 +125,7 @@ mod tests {
             notes: Default::default(),
             normalize: None,
             reinvocation: Default::default(),
+            field_manager: None,
         }
     }
 

@@ -37,6 +37,7 @@ fn the_default_set_and_the_flags_follow_kubes_order_not_the_flags() {
             "CertificateApproval",
             "CertificateSigning",
             "DefaultIngressClass",
+            "MutatingAdmissionPolicy",
             "MutatingAdmissionWebhook",
             "ValidatingAdmissionPolicy",
             "ValidatingAdmissionWebhook",
@@ -104,6 +105,7 @@ pub(crate) fn write(
         notes: Default::default(),
         normalize: None,
         reinvocation: Default::default(),
+        field_manager: None,
     }
 }
 

@@ -103,6 +103,25 @@ impl FieldManager {
         }
     }
 
+    /// A mutating admission policy's apply configuration merged into `live`
+    /// as an apply merges it, with no ownership recorded (kube's
+    /// `ApplyStructuredMergeDiff`). Refused, in kube's words, when it names
+    /// a field the schema does not have, or sets an atomic list, map or
+    /// struct (which would be replaced whole).
+    pub fn merge_configuration(&self, live: &Value, config: &Value) -> Result<Value, String> {
+        let schema = self.schema();
+        typed::field_set(schema, config)
+            .map_err(|why| format!("failed to convert patch object to typed object: {why}"))?;
+        let atomics = typed::atomics(schema, config);
+        if !atomics.is_empty() {
+            return Err(format!(
+                "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
+                atomics.join(", ")
+            ));
+        }
+        typed::merge(schema, live, config).map_err(|why| format!("failed to merge patch: {why}"))
+    }
+
     /// Records `manager`'s change from `live` to `new` (an `Update`) in
     /// `new`'s managedFields. Managed fields `new` carries replace the live
     /// ones (a client may edit them; `[]` or `[{}]` clears them); when it

@@ -261,6 +261,41 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Where `value` sets an atomic list, map or struct: kube's `findAtomics`,
+/// which refuses apply configurations that would replace one whole
+/// (taking away what the configuration does not repeat). Paths as kube
+/// prints them (`.spec.containers[0].args`).
+pub fn atomics(schema: &Schema, value: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    atomics_at(schema, schema.root(), value, &Path::default(), &mut found);
+    found
+}
+
+fn atomics_at(schema: &Schema, id: TypeId, value: &Value, path: &Path, found: &mut Vec<String>) {
+    match (schema.get(id), value) {
+        (Type::Map { fields, atomic, .. }, Value::Object(entries)) => {
+            if *atomic {
+                found.push(path.to_string());
+            }
+            // As kube: only a struct's named fields are looked into.
+            for (name, child) in entries {
+                if let Some(child_id) = fields.get(name) {
+                    atomics_at(schema, *child_id, child, &path.field(name), found);
+                }
+            }
+        }
+        (Type::List { elem, kind }, Value::Array(items)) => {
+            if *kind == ListKind::Atomic {
+                found.push(path.to_string());
+            }
+            for (i, item) in items.iter().enumerate() {
+                atomics_at(schema, *elem, item, &path.child(PathElement::Index(i)), found);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `config` merged into `live`: kube's `Merge`. Leaves take the
 /// configuration's value; objects merge field by field; set and associative
 /// lists merge item by item, the configuration's items in its order, the

@@ -594,6 +594,7 @@ impl Store {
         let old_workload = attributes.old_object.take().unwrap_or_default();
         let own_kind = std::mem::replace(&mut attributes.kind, scale::kind());
         let normalize = attributes.normalize.take();
+        let field_manager = attributes.field_manager.take();
         attributes.object = Some(scale::of(paths, &workload)?);
         attributes.old_object = Some(scale::of(paths, &old_workload)?);
         self.admission.admit(attributes).await?;
@@ -601,7 +602,8 @@ impl Store {
         self.validate_update(None, Some(&workload), Some(&old_workload))?;
         attributes.object = Some(scale::of(paths, &workload)?);
         self.admission.validate(attributes).await?;
-        (attributes.kind, attributes.normalize) = (own_kind, normalize);
+        (attributes.kind, attributes.normalize, attributes.field_manager) =
+            (own_kind, normalize, field_manager);
         attributes.object = Some(workload);
         attributes.old_object = Some(old_workload);
         Ok(())
@@ -803,6 +805,7 @@ impl Store {
             notes: ctx.notes.clone(),
             normalize: Some(self.normalize.clone()),
             reinvocation: admission::Reinvocation::default(),
+            field_manager: Some(self.fields.clone()),
         }
     }
 

@@ -18,6 +18,7 @@ mod https;
 mod injector;
 mod kubectl;
 mod limits;
+mod mutating_policies;
 mod node_client;
 mod object_semantics;
 mod openapi;

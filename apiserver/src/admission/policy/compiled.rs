@@ -1,5 +1,8 @@
-//! Stored ValidatingAdmissionPolicies and their bindings, read once per
-//! change into what evaluation needs: every CEL expression compiled.
+//! Stored admission policies (validating and mutating) and their bindings,
+//! read once per change into what evaluation needs: every CEL expression
+//! compiled.
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -10,17 +13,61 @@ use crate::runtime::meta;
 /// A compiled expression, or why it does not compile.
 pub type Compiled = Result<Program, String>;
 
+/// What every policy has, whatever it does to the writes it selects.
 #[derive(Debug)]
-pub struct Policy {
+pub struct Common {
     pub name: String,
     /// `(apiVersion, kind)` of its params.
     pub param_kind: Option<(String, String)>,
     pub constraints: Match,
     pub conditions: Conditions,
     pub variables: Vec<(String, Compiled)>,
+    pub fail_open: bool,
+}
+
+/// A ValidatingAdmissionPolicy.
+#[derive(Debug)]
+pub struct Policy {
+    pub common: Common,
     pub validations: Vec<Validation>,
     pub audit_annotations: Vec<(String, Compiled)>,
-    pub fail_open: bool,
+}
+
+/// A MutatingAdmissionPolicy.
+pub struct MutatingPolicy {
+    pub common: Common,
+    pub mutations: Vec<Mutation>,
+    /// `reinvocationPolicy: IfNeeded`.
+    pub reinvoke_if_needed: bool,
+    /// Where its expressions are evaluated: with the struct literals they
+    /// name.
+    pub env: Arc<::cel::Env>,
+}
+
+impl std::fmt::Debug for MutatingPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MutatingPolicy").field("common", &self.common).finish_non_exhaustive()
+    }
+}
+
+impl AsRef<Common> for Policy {
+    fn as_ref(&self) -> &Common {
+        &self.common
+    }
+}
+
+impl AsRef<Common> for MutatingPolicy {
+    fn as_ref(&self) -> &Common {
+        &self.common
+    }
+}
+
+#[derive(Debug)]
+pub struct Mutation {
+    /// `JSONPatch` (else `ApplyConfiguration`).
+    pub json_patch: bool,
+    pub source: String,
+    pub expression: Compiled,
 }
 
 #[derive(Debug)]
@@ -84,11 +131,26 @@ fn read_match(value: &Value) -> Match {
     }
 }
 
-pub fn read_policy(object: &Value) -> Vec<Policy> {
+fn read_common(object: &Value) -> Common {
     let spec = &object["spec"];
     let param_kind = spec["paramKind"].as_object().map(|k| {
         (text(k.get("apiVersion").unwrap_or(&Value::Null)), text(k.get("kind").unwrap_or(&Value::Null)))
     });
+    Common {
+        name: meta::name_of(object).to_string(),
+        param_kind,
+        constraints: read_match(&spec["matchConstraints"]),
+        conditions: Conditions::compile(list(&spec["matchConditions"])),
+        variables: list(&spec["variables"])
+            .iter()
+            .map(|v| (text(&v["name"]), compile(&v["expression"])))
+            .collect(),
+        fail_open: spec["failurePolicy"].as_str() == Some("Ignore"),
+    }
+}
+
+pub fn read_policy(object: &Value) -> Vec<Policy> {
+    let spec = &object["spec"];
     let validations = list(&spec["validations"])
         .iter()
         .map(|v| Validation {
@@ -103,23 +165,41 @@ pub fn read_policy(object: &Value) -> Vec<Policy> {
         })
         .collect();
     vec![Policy {
-        name: meta::name_of(object).to_string(),
-        param_kind,
-        constraints: read_match(&spec["matchConstraints"]),
-        conditions: Conditions::compile(list(&spec["matchConditions"])),
-        variables: list(&spec["variables"])
-            .iter()
-            .map(|v| (text(&v["name"]), compile(&v["expression"])))
-            .collect(),
+        common: read_common(object),
         validations,
         audit_annotations: list(&spec["auditAnnotations"])
             .iter()
             .map(|a| (text(&a["key"]), compile(&a["valueExpression"])))
             .collect(),
-        fail_open: spec["failurePolicy"].as_str() == Some("Ignore"),
     }]
 }
 
+pub fn read_mutating_policy(object: &Value) -> Vec<MutatingPolicy> {
+    let spec = &object["spec"];
+    let source = |m: &Value| {
+        let holder = if m["patchType"] == "JSONPatch" { &m["jsonPatch"] } else { &m["applyConfiguration"] };
+        holder["expression"].as_str().unwrap_or_default().trim().to_string()
+    };
+    let mutations: Vec<(bool, String)> =
+        list(&spec["mutations"]).iter().map(|m| (m["patchType"] == "JSONPatch", source(m))).collect();
+    let variables = list(&spec["variables"]).iter().filter_map(|v| v["expression"].as_str());
+    let env = cel::literal_env(mutations.iter().map(|(_, s)| s.as_str()).chain(variables));
+    vec![MutatingPolicy {
+        common: read_common(object),
+        mutations: mutations
+            .iter()
+            .map(|(json_patch, source)| Mutation {
+                json_patch: *json_patch,
+                source: source.clone(),
+                expression: cel::compile(source),
+            })
+            .collect(),
+        reinvoke_if_needed: spec["reinvocationPolicy"] == "IfNeeded",
+        env,
+    }]
+}
+
+/// A binding of either kind (a mutating one has no actions).
 pub fn read_binding(object: &Value) -> Vec<Binding> {
     let spec = &object["spec"];
     let actions: Vec<&str> = list(&spec["validationActions"]).iter().filter_map(Value::as_str).collect();

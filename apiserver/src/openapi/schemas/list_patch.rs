@@ -12,6 +12,9 @@ use super::FieldPatchMetadata;
 pub(in crate::openapi) const LIST_PATCH_METADATA: &[FieldPatchMetadata] = &[
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MatchResources", property: "resourceRules", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MatchResources", property: "excludeResourceRules", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
+    FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec", property: "variables", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
+    FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec", property: "mutations", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
+    FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec", property: "matchConditions", strategy: Some("merge"), merge_key: Some("name"), list_type: Some("map"), map_keys: &["name"] },
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MutatingWebhook", property: "rules", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MutatingWebhook", property: "admissionReviewVersions", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.MutatingWebhook", property: "matchConditions", strategy: Some("merge"), merge_key: Some("name"), list_type: Some("map"), map_keys: &["name"] },

@@ -50,6 +50,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", &ADMISSIONREGISTRATION_V1_VALIDATING_WEBHOOK_CONFIGURATION),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", &ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", &ADMISSIONREGISTRATION_V1_VALIDATING_ADMISSION_POLICY_BINDING),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy", &ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding", &ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY_BINDING),
     ("networking.k8s.io", "NetworkPolicy", &NETWORKING_V1_NETWORK_POLICY),
     ("networking.k8s.io", "Ingress", &NETWORKING_V1_INGRESS),
     ("networking.k8s.io", "IngressClass", &NETWORKING_V1_INGRESS_CLASS),
@@ -79,6 +81,11 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("authorization.k8s.io", "LocalSubjectAccessReview", &AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW),
 ];
 
+pub(crate) static ADMISSIONREGISTRATION_V1_APPLY_CONFIGURATION: TypeNode = TypeNode {
+    name: "ApplyConfiguration",
+    fields: &[],
+};
+
 pub(crate) static ADMISSIONREGISTRATION_V1_AUDIT_ANNOTATION: TypeNode = TypeNode {
     name: "AuditAnnotation",
     fields: &[],
@@ -86,6 +93,11 @@ pub(crate) static ADMISSIONREGISTRATION_V1_AUDIT_ANNOTATION: TypeNode = TypeNode
 
 pub(crate) static ADMISSIONREGISTRATION_V1_EXPRESSION_WARNING: TypeNode = TypeNode {
     name: "ExpressionWarning",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_JSON_PATCH: TypeNode = TypeNode {
+    name: "JSONPatch",
     fields: &[],
 };
 
@@ -97,6 +109,33 @@ pub(crate) static ADMISSIONREGISTRATION_V1_MATCH_CONDITION: TypeNode = TypeNode 
 pub(crate) static ADMISSIONREGISTRATION_V1_MATCH_RESOURCES: TypeNode = TypeNode {
     name: "MatchResources",
     fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY: TypeNode = TypeNode {
+    name: "MutatingAdmissionPolicy",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "spec", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY_SPEC) },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY_BINDING: TypeNode = TypeNode {
+    name: "MutatingAdmissionPolicyBinding",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+    ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY_BINDING_SPEC: TypeNode = TypeNode {
+    name: "MutatingAdmissionPolicyBindingSpec",
+    fields: &[],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY_SPEC: TypeNode = TypeNode {
+    name: "MutatingAdmissionPolicySpec",
+    fields: &[
+        FieldMeta { name: "matchConditions", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: None },
+    ],
 };
 
 pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK: TypeNode = TypeNode {
@@ -112,6 +151,11 @@ pub(crate) static ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK_CONFIGURATION: TypeN
         FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
         FieldMeta { name: "webhooks", list: ListStrategy::MergeByKey("name"), retain_keys: false, replace: false, node: Some(&ADMISSIONREGISTRATION_V1_MUTATING_WEBHOOK) },
     ],
+};
+
+pub(crate) static ADMISSIONREGISTRATION_V1_MUTATION: TypeNode = TypeNode {
+    name: "Mutation",
+    fields: &[],
 };
 
 pub(crate) static ADMISSIONREGISTRATION_V1_NAMED_RULE_WITH_OPERATIONS: TypeNode = TypeNode {

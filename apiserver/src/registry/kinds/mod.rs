@@ -149,6 +149,8 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         admissionregistration::webhooks::validating(),
         admissionregistration::policies::policy(),
         admissionregistration::policies::binding(),
+        admissionregistration::mutating_policies::policy(),
+        admissionregistration::mutating_policies::binding(),
         customresourcedefinition::kind(),
         storageversionmigration::kind(),
     ];
@@ -198,6 +200,10 @@ pub fn serve_with(
     admission.lookups.policies.set(Arc::new(resources.store(registration, "validatingadmissionpolicies")?));
     let bindings = resources.store(registration, "validatingadmissionpolicybindings")?;
     admission.lookups.policy_bindings.set(Arc::new(bindings));
+    let mutating_policies = resources.store(registration, "mutatingadmissionpolicies")?;
+    admission.lookups.mutating_policies.set(Arc::new(mutating_policies));
+    let mutating_bindings = resources.store(registration, "mutatingadmissionpolicybindings")?;
+    admission.lookups.mutating_policy_bindings.set(Arc::new(mutating_bindings));
     admission.lookups.kinds.set(Arc::new(resources.clone()));
     admission
         .lookups

@@ -2,6 +2,7 @@
 //! configurations (`webhooks`) and ValidatingAdmissionPolicies with their
 //! bindings (`policies`); here the field checks both share, in kube's words.
 
+pub mod mutating_policies;
 pub mod policies;
 pub mod webhooks;
 

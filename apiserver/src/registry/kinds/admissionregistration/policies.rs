@@ -100,7 +100,7 @@ impl Strategy for BindingStrategy {
 }
 
 /// kube's v1 defaults of a MatchResources.
-fn default_match_resources(resources: &mut Value) {
+pub(super) fn default_match_resources(resources: &mut Value) {
     for (key, value) in [
         ("matchPolicy", json!("Equivalent")),
         ("namespaceSelector", json!({})),
@@ -140,20 +140,7 @@ fn policy_causes(spec: &Value) -> Vec<Cause> {
         causes.push(required("spec.matchConstraints", ""));
     }
     causes.extend(match_condition_causes(&spec["matchConditions"], "spec.matchConditions"));
-    for (i, variable) in spec["variables"].as_array().into_iter().flatten().enumerate() {
-        let at = format!("spec.variables[{i}]");
-        let name = variable["name"].as_str().unwrap_or_default();
-        if name.trim().is_empty() {
-            causes.push(required(&format!("{at}.name"), "name is not specified"));
-        } else if !is_cel_identifier(name) {
-            causes.push(invalid(&format!("{at}.name"), &json!(name), "name is not a valid CEL identifier"));
-        }
-        causes.extend(expression_causes(
-            &variable["expression"],
-            &format!("{at}.expression"),
-            "expression is not specified",
-        ));
-    }
+    causes.extend(variable_causes(&spec["variables"]));
     let validations = spec["validations"].as_array().map(Vec::as_slice).unwrap_or_default();
     let annotations = spec["auditAnnotations"].as_array().map(Vec::as_slice).unwrap_or_default();
     if validations.is_empty() && annotations.is_empty() {
@@ -180,6 +167,26 @@ fn policy_causes(spec: &Value) -> Vec<Cause> {
             &annotation["valueExpression"],
             &format!("{at}.valueExpression"),
             "valueExpression is not specified",
+        ));
+    }
+    causes
+}
+
+/// kube's `validateVariable`, for each of `spec.variables`.
+pub(super) fn variable_causes(variables: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for (i, variable) in variables.as_array().into_iter().flatten().enumerate() {
+        let at = format!("spec.variables[{i}]");
+        let name = variable["name"].as_str().unwrap_or_default();
+        if name.trim().is_empty() {
+            causes.push(required(&format!("{at}.name"), "name is not specified"));
+        } else if !is_cel_identifier(name) {
+            causes.push(invalid(&format!("{at}.name"), &json!(name), "name is not a valid CEL identifier"));
+        }
+        causes.extend(expression_causes(
+            &variable["expression"],
+            &format!("{at}.expression"),
+            "expression is not specified",
         ));
     }
     causes
@@ -229,7 +236,7 @@ fn validation_causes(validation: &Value, at: &str) -> Vec<Cause> {
 }
 
 /// Present and compiling.
-fn expression_causes(value: &Value, at: &str, missing: &str) -> Vec<Cause> {
+pub(super) fn expression_causes(value: &Value, at: &str, missing: &str) -> Vec<Cause> {
     let expression = value.as_str().unwrap_or_default();
     if expression.trim().is_empty() {
         return vec![required(at, missing)];
@@ -241,7 +248,7 @@ fn expression_causes(value: &Value, at: &str, missing: &str) -> Vec<Cause> {
 }
 
 /// kube's `validateParamKind`.
-fn param_kind_causes(kind: &Value) -> Vec<Cause> {
+pub(super) fn param_kind_causes(kind: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     let api_version = kind["apiVersion"].as_str().unwrap_or_default();
     if api_version.is_empty() {
@@ -262,7 +269,7 @@ fn param_kind_causes(kind: &Value) -> Vec<Cause> {
 }
 
 /// kube's `validateMatchResources` under `at` (defaults already set).
-fn match_resources_causes(resources: &Value, at: &str) -> Vec<Cause> {
+pub(super) fn match_resources_causes(resources: &Value, at: &str) -> Vec<Cause> {
     let mut causes = Vec::new();
     match resources["matchPolicy"].as_str() {
         None => causes.push(required(&format!("{at}.matchPolicy"), "")),
@@ -339,7 +346,7 @@ fn binding_causes(spec: &Value) -> Vec<Cause> {
     causes
 }
 
-fn param_ref_causes(reference: &Value) -> Vec<Cause> {
+pub(super) fn param_ref_causes(reference: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     let named = reference["name"].as_str().is_some_and(|n| !n.is_empty());
     let selected = reference["selector"].is_object();
@@ -369,7 +376,7 @@ fn param_ref_causes(reference: &Value) -> Vec<Cause> {
 }
 
 /// `[_a-zA-Z][_a-zA-Z0-9]*`, not a CEL reserved word.
-fn is_cel_identifier(name: &str) -> bool {
+pub(super) fn is_cel_identifier(name: &str) -> bool {
     const RESERVED: [&str; 21] = [
         "true",
         "false",
@@ -399,20 +406,57 @@ fn is_cel_identifier(name: &str) -> bool {
         && !RESERVED.contains(&name)
 }
 
-/// kube's printers: policies by name and age; bindings with their policy,
-/// parameter reference and age.
-static POLICY_PRINTER: Printer =
-    Printer { columns: &[table::NAME, table::AGE], cells: |o, now| vec![table::name(o), table::age(o, now)] };
+/// kube's printers: policies with how many validations they hold and
+/// their param kind; bindings with their policy and parameter reference.
+static POLICY_PRINTER: Printer = Printer {
+    columns: &[
+        table::NAME,
+        table::col(
+            "Validations",
+            "integer",
+            "Validations indicates the number of validation rules defined in this configuration",
+        ),
+        PARAM_KIND_COLUMN,
+        table::AGE,
+    ],
+    cells: |o, now| {
+        let validations = o["spec"]["validations"].as_array().map_or(0, Vec::len);
+        vec![table::name(o), json!(validations), param_kind_cell(o), table::age(o, now)]
+    },
+};
 
-static BINDING_PRINTER: Printer = Printer {
+pub(super) const PARAM_KIND_COLUMN: table::Col = table::col(
+    "ParamKind",
+    "string",
+    "ParamKind specifies the kind of resources used to parameterize this policy",
+);
+
+/// `<apiVersion>/<kind>` of a policy's params, or `<unset>`.
+pub(super) fn param_kind_cell(policy: &Value) -> Value {
+    let kind = &policy["spec"]["paramKind"];
+    match kind.is_object() {
+        true => json!(format!(
+            "{}/{}",
+            kind["apiVersion"].as_str().unwrap_or_default(),
+            kind["kind"].as_str().unwrap_or_default()
+        )),
+        false => json!("<unset>"),
+    }
+}
+
+pub(super) static BINDING_PRINTER: Printer = Printer {
     columns: &[
         table::NAME,
         table::col(
             "PolicyName",
             "string",
-            "The name of the ValidatingAdmissionPolicy the binding puts in force.",
+            "PolicyName indicates the policy definition which the policy binding binded to",
         ),
-        table::col("ParamRef", "string", "The parameter resource the binding passes to the policy."),
+        table::col(
+            "ParamRef",
+            "string",
+            "ParamRef indicates the param resource which sets the configuration param",
+        ),
         table::AGE,
     ],
     cells: binding_cells,
@@ -420,11 +464,14 @@ static BINDING_PRINTER: Printer = Printer {
 
 fn binding_cells(object: &Value, now: i64) -> Vec<Value> {
     let reference = &object["spec"]["paramRef"];
-    let param = match (reference["namespace"].as_str(), reference["name"].as_str()) {
-        (_, None) if reference["selector"].is_object() => "*/*".to_string(),
-        (Some(ns), Some(name)) if !ns.is_empty() => format!("{ns}/{name}"),
-        (_, Some(name)) => format!("*/{name}"),
-        _ => "<unset>".to_string(),
+    let name = reference["name"].as_str().unwrap_or_default();
+    let namespace = reference["namespace"].as_str().unwrap_or_default();
+    let param = match (reference.is_object(), name, namespace) {
+        (false, _, _) => "<unset>".to_string(),
+        (true, "", _) if reference["selector"].is_object() => go_selector_string(&reference["selector"]),
+        (true, "", _) => "<unset>".to_string(),
+        (true, name, "") => format!("*/{name}"),
+        (true, name, namespace) => format!("{namespace}/{name}"),
     };
     vec![
         table::name(object),
@@ -432,4 +479,55 @@ fn binding_cells(object: &Value, now: i64) -> Vec<Value> {
         json!(param),
         table::age(object, now),
     ]
+}
+
+/// A LabelSelector as Go's generated `String()` prints it (what kube's
+/// printer shows for a binding that selects its params).
+fn go_selector_string(selector: &Value) -> String {
+    let mut labels: Vec<(&String, &Value)> =
+        selector["matchLabels"].as_object().into_iter().flatten().collect();
+    labels.sort_by(|a, b| a.0.cmp(b.0));
+    let labels: String =
+        labels.iter().map(|(k, v)| format!("{k}: {},", v.as_str().unwrap_or_default())).collect();
+    let expressions: String = selector["matchExpressions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let values: Vec<&str> =
+                e["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            format!(
+                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},",
+                e["key"].as_str().unwrap_or_default(),
+                e["operator"].as_str().unwrap_or_default(),
+                values.join(" ")
+            )
+        })
+        .collect();
+    format!(
+        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{{expressions}}},}}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_selecting_binding_prints_its_selector_as_go_does() {
+        let selector = json!({"matchLabels": {"b": "2", "a": "1"},
+            "matchExpressions": [{"key": "env", "operator": "In", "values": ["x", "y"]}]});
+        assert_eq!(
+            go_selector_string(&selector),
+            "&LabelSelector{MatchLabels:map[string]string{a: 1,b: 2,},MatchExpressions:[]LabelSelectorRequirement{LabelSelectorRequirement{Key:env,Operator:In,Values:[x y],},},}"
+        );
+        let binding =
+            json!({"metadata": {"name": "b"}, "spec": {"policyName": "p", "paramRef": {"selector": {}}}});
+        assert_eq!(
+            binding_cells(&binding, 0)[2],
+            json!(
+                "&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{},}"
+            )
+        );
+    }
 }
