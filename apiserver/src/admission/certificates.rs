@@ -4,13 +4,17 @@
 //! (`kubernetes.io/kube-apiserver-client`) or for every signer of its domain
 //! (`kubernetes.io/*`). So a user allowed to update `certificatesigningrequests/approval` still
 //! approves only for the signers a role names.
+//!
+//! `PodCertificateSigning` is the same rule for PodCertificateRequests, which kube keeps in their
+//! status strategy rather than in a plugin: it is on whatever the flags say, and refuses as the
+//! strategy does (422, naming `spec.signerName`).
 
 use async_trait::async_trait;
 use serde_json::Value;
 
 use super::lookup::PermissionsLookup;
 use super::{Attributes, Operation, Plugin};
-use crate::errors::ApiError;
+use crate::errors::{ApiError, Cause};
 
 const GROUP: &str = "certificates.k8s.io";
 const CSRS: &str = "certificatesigningrequests";
@@ -56,16 +60,71 @@ impl Plugin for SignerCheck {
     }
 }
 
+/// A status write to a PodCertificateRequest that changes its status needs `sign` on its signer.
+#[derive(Debug)]
+pub struct PodCertificateSigning(pub PermissionsLookup);
+
+#[async_trait]
+impl Plugin for PodCertificateSigning {
+    fn name(&self) -> &'static str {
+        "PodCertificateRequestSigning"
+    }
+
+    async fn validate(&self, write: &Attributes) -> Result<(), ApiError> {
+        let Some(old) = update_of(write, PCRS, "status") else { return Ok(()) };
+        if write.object.as_ref().map(|new| &new["status"]) == Some(&old["status"]) {
+            return Ok(());
+        }
+        let signer = old["spec"]["signerName"].as_str().unwrap_or_default();
+        if allowed(&self.0, write, "sign", signer)? {
+            return Ok(());
+        }
+        Err(ApiError::Invalid {
+            kind: format!("PodCertificateRequest.{GROUP}"),
+            name: write.name.clone(),
+            causes: vec![Cause {
+                reason: "FieldValueForbidden",
+                field: "spec.signerName".into(),
+                message: format!(
+                    "Forbidden: User {} is not permitted to \"sign\" for signer {}",
+                    crate::errors::go_quote(&write.user.name),
+                    crate::errors::go_quote(signer)
+                ),
+            }],
+        })
+    }
+}
+
+const PCRS: &str = "podcertificaterequests";
+
 /// The stored request, when `write` updates its `subresource`.
 fn csr_update<'a>(write: &'a Attributes, subresource: &str) -> Option<&'a Value> {
+    update_of(write, CSRS, subresource)
+}
+
+/// The stored object, when `write` updates `resource`'s `subresource`.
+fn update_of<'a>(write: &'a Attributes, resource: &str, subresource: &str) -> Option<&'a Value> {
     let ours = write.resource.group == GROUP
-        && write.resource.resource == CSRS
+        && write.resource.resource == resource
         && write.subresource.as_deref() == Some(subresource)
         && write.operation == Operation::Update;
     ours.then_some(write.old_object.as_ref()).flatten()
 }
 
 /// kube's IsAuthorizedForSignerName: `verb` on the signer, or on its domain's wildcard.
+fn allowed(
+    permissions: &PermissionsLookup,
+    write: &Attributes,
+    verb: &str,
+    signer: &str,
+) -> Result<bool, ApiError> {
+    let domain = signer.split('/').next().unwrap_or_default();
+    let permissions = permissions.get().ok_or_else(|| ApiError::Internal("no authorizer yet".into()))?;
+    let allowed = |name: &str| permissions.allows(&write.user, verb, GROUP, "signers", name);
+    Ok(allowed(signer) || allowed(&format!("{domain}/*")))
+}
+
+/// A CertificateSigningRequest's approval or signing, refused unless `verb` is allowed.
 fn check(
     permissions: &PermissionsLookup,
     write: &Attributes,
@@ -73,10 +132,7 @@ fn check(
     csr: &Value,
 ) -> Result<(), ApiError> {
     let signer = csr["spec"]["signerName"].as_str().unwrap_or_default();
-    let domain = signer.split('/').next().unwrap_or_default();
-    let permissions = permissions.get().ok_or_else(|| ApiError::Internal("no authorizer yet".into()))?;
-    let allowed = |name: &str| permissions.allows(&write.user, verb, GROUP, "signers", name);
-    if allowed(signer) || allowed(&format!("{domain}/*")) {
+    if allowed(permissions, write, verb, signer)? {
         return Ok(());
     }
     Err(ApiError::ForbiddenFor {

@@ -255,3 +255,142 @@ async fn approving_and_signing_need_the_signer() {
     assert!(signed.status.success(), "{}", String::from_utf8_lossy(&signed.stderr));
     assert_eq!(get(&api, "alice")["status"]["certificate"], certificate.as_str());
 }
+
+/// A PodCertificateRequest as kubelet makes one (an empty PKCS#10 request for a fresh key, made
+/// here with openssl) and a signer answers it: created with kube's defaults and an empty status,
+/// listed Pending; a signer without `sign` on the signer is refused with kube's 422; with it, a
+/// certificate for the request's key is issued through `/status`, and the request is immutable
+/// from then on. A request whose key is too small is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pod_certificate_requests_are_issued_by_signers() {
+    const TOKEN: &str = "pod-signer-token-0123456789";
+    let api = ApiServer::start_prepared(Backend::Rtcd, true, |dir| {
+        let tokens = std::fs::read_to_string(dir.join("tokens.csv")).unwrap();
+        std::fs::write(dir.join("tokens.csv"), format!("{tokens}{TOKEN},pod-signer,pod-signer-uid\n"))
+            .unwrap();
+        std::fs::write(dir.join("flags"), "--authorization-mode=RBAC\n").unwrap();
+    })
+    .await;
+    api.add_identity("pod-signer", &format!("{{token: {TOKEN}}}"));
+    let dir = api.dir.path().to_path_buf();
+    let (key, der) = (dir.join("pod.key"), dir.join("pod.csr.der"));
+    let path = |p: &Path| p.display().to_string();
+    openssl(&["genpkey", "-algorithm", "ed25519", "-out", &path(&key)]);
+    openssl(&["req", "-new", "-key", &path(&key), "-subj", "/", "-outform", "DER", "-out", &path(&der)]);
+    let stub = base64::engine::general_purpose::STANDARD.encode(std::fs::read(&der).unwrap());
+    let pcr = |name: &str, stub: &str| {
+        json!({"apiVersion": "certificates.k8s.io/v1", "kind": "PodCertificateRequest",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"signerName": "example.com/pod-identity", "podName": "web-0", "podUID": "pod-uid",
+                "serviceAccountName": "default", "serviceAccountUID": "sa-uid", "nodeName": "node-a",
+                "nodeUID": "node-uid", "stubPKCS10Request": stub}})
+        .to_string()
+    };
+    api.ok_stdin(&["create", "-f", "-"], &pcr("web-0", &stub));
+    let stored = json(&api.ok(&["get", "podcertificaterequest", "web-0", "-o", "json"]));
+    assert_eq!(stored["spec"]["maxExpirationSeconds"], 86400);
+    assert_eq!(stored["status"], json!({}));
+    let table = api.ok(&["get", "podcertificaterequests"]);
+    assert_eq!(
+        table.lines().collect::<Vec<_>>(),
+        [
+            "NAME    PODNAME   SERVICEACCOUNTNAME   NODENAME   SIGNERNAME                 STATE",
+            "web-0   web-0     default              node-a     example.com/pod-identity   Pending",
+        ]
+    );
+
+    // The signer's certificate: the request's own key, for a day.
+    let cert = dir.join("pod.crt");
+    openssl(&["req", "-x509", "-key", &path(&key), "-subj", "/CN=web-0", "-days", "1", "-out", &path(&cert)]);
+    let chain = std::fs::read_to_string(&cert).unwrap();
+    let dates = String::from_utf8(
+        std::process::Command::new("openssl")
+            .args(["x509", "-in", &path(&cert), "-noout", "-startdate", "-enddate", "-dateopt", "iso_8601"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let date = |key: &str| {
+        let line = dates.lines().find_map(|l| l.strip_prefix(key)).unwrap();
+        line.trim().replace(' ', "T")
+    };
+    let (not_before, not_after) = (date("notBefore="), date("notAfter="));
+    let refresh =
+        jiff::Timestamp::from_second(not_before.parse::<jiff::Timestamp>().unwrap().as_second() + 3600)
+            .unwrap()
+            .to_string();
+    let issued = json!({"status": {"conditions": [{"type": "Issued", "status": "True", "reason": "Signed",
+            "message": "issued", "lastTransitionTime": not_before}],
+        "certificateChain": chain, "notBefore": not_before, "notAfter": not_after, "beginRefreshAt": refresh}})
+    .to_string();
+    let args =
+        ["patch", "podcertificaterequest", "web-0", "--subresource=status", "--type=merge", "-p", &issued];
+
+    // Allowed the subresource, not the signer: kube's strategy refuses.
+    let role = r#"{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "pod-signer"},
+        "rules": [{"apiGroups": ["certificates.k8s.io"], "resources": ["podcertificaterequests", "podcertificaterequests/status"],
+                   "verbs": ["get", "list", "update", "patch"]}]}"#;
+    api.ok_stdin(&["create", "-f", "-"], role);
+    api.ok(&["create", "clusterrolebinding", "pod-signer", "--clusterrole=pod-signer", "--user=pod-signer"]);
+    let out = api.kubectl_as("pod-signer", &args);
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "The PodCertificateRequest \"web-0\" is invalid: spec.signerName: Forbidden: User \"pod-signer\" is not permitted to \"sign\" for signer \"example.com/pod-identity\"\n"
+    );
+    let signers = r#"{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "pod-identity-signer"},
+        "rules": [{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"],
+                   "resourceNames": ["example.com/pod-identity"], "verbs": ["sign"]}]}"#;
+    api.ok_stdin(&["create", "-f", "-"], signers);
+    api.ok(&[
+        "create",
+        "clusterrolebinding",
+        "pod-identity-signer",
+        "--clusterrole=pod-identity-signer",
+        "--user=pod-signer",
+    ]);
+    let out = api.kubectl_as("pod-signer", &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stored = json(&api.ok(&["get", "podcertificaterequest", "web-0", "-o", "json"]));
+    assert_eq!(stored["status"]["certificateChain"], chain.as_str());
+    assert!(api.ok(&["get", "podcertificaterequest", "web-0"]).contains(" Issued"));
+
+    // Issued is final.
+    let deny = r#"{"status":{"conditions":[{"type":"Denied","status":"True","reason":"Changed","lastTransitionTime":"2026-01-01T00:00:00Z"}],"certificateChain":null,"notBefore":null,"notAfter":null,"beginRefreshAt":null}}"#;
+    let (ok, _, stderr) = api.kubectl_in(
+        &["patch", "podcertificaterequest", "web-0", "--subresource=status", "--type=merge", "-p", deny],
+        "",
+    );
+    assert!(
+        !ok && stderr.contains(
+            "status: Invalid value: immutable after PodCertificateRequest is issued, denied, or failed"
+        ),
+        "{stderr}"
+    );
+
+    // Too small an RSA key.
+    let (small, small_der) = (dir.join("small.key"), dir.join("small.csr.der"));
+    openssl(&["genpkey", "-algorithm", "rsa", "-pkeyopt", "rsa_keygen_bits:2048", "-out", &path(&small)]);
+    openssl(&[
+        "req",
+        "-new",
+        "-key",
+        &path(&small),
+        "-subj",
+        "/",
+        "-outform",
+        "DER",
+        "-out",
+        &path(&small_der),
+    ]);
+    let small_stub = base64::engine::general_purpose::STANDARD.encode(std::fs::read(&small_der).unwrap());
+    let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], &pcr("small", &small_stub));
+    assert!(!ok);
+    assert!(
+        stderr.contains("spec.stubPKCS10Request: Invalid value: \"2048-bit modulus\": RSA keys must have modulus size 3072 or 4096"),
+        "{stderr}"
+    );
+}

@@ -61,6 +61,7 @@ pub(in crate::openapi) const LIST_PATCH_METADATA: &[FieldPatchMetadata] = &[
     FieldPatchMetadata { schema: "io.k8s.api.certificates.v1.CertificateSigningRequestSpec", property: "groups", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.certificates.v1.CertificateSigningRequestSpec", property: "usages", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.certificates.v1.CertificateSigningRequestStatus", property: "conditions", strategy: None, merge_key: None, list_type: Some("map"), map_keys: &["type"] },
+    FieldPatchMetadata { schema: "io.k8s.api.certificates.v1.PodCertificateRequestStatus", property: "conditions", strategy: Some("merge"), merge_key: Some("type"), list_type: Some("map"), map_keys: &["type"] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.Capabilities", property: "add", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.Capabilities", property: "drop", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.core.v1.CephFSPersistentVolumeSource", property: "monitors", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },

@@ -66,6 +66,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("node.k8s.io", "RuntimeClass", &NODE_V1_RUNTIME_CLASS),
     ("discovery.k8s.io", "EndpointSlice", &DISCOVERY_V1_ENDPOINT_SLICE),
     ("certificates.k8s.io", "CertificateSigningRequest", &CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST),
+    ("certificates.k8s.io", "PodCertificateRequest", &CERTIFICATES_V1_POD_CERTIFICATE_REQUEST),
     ("events.k8s.io", "Event", &EVENTS_V1_EVENT),
     ("resource.k8s.io", "DeviceClass", &RESOURCE_V1_DEVICE_CLASS),
     ("resource.k8s.io", "ResourceClaim", &RESOURCE_V1_RESOURCE_CLAIM),
@@ -784,6 +785,26 @@ pub(crate) static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC: TypeNode = T
 pub(crate) static CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_STATUS: TypeNode = TypeNode {
     name: "CertificateSigningRequestStatus",
     fields: &[],
+};
+
+pub(crate) static CERTIFICATES_V1_POD_CERTIFICATE_REQUEST: TypeNode = TypeNode {
+    name: "PodCertificateRequest",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&CERTIFICATES_V1_POD_CERTIFICATE_REQUEST_STATUS) },
+    ],
+};
+
+pub(crate) static CERTIFICATES_V1_POD_CERTIFICATE_REQUEST_SPEC: TypeNode = TypeNode {
+    name: "PodCertificateRequestSpec",
+    fields: &[],
+};
+
+pub(crate) static CERTIFICATES_V1_POD_CERTIFICATE_REQUEST_STATUS: TypeNode = TypeNode {
+    name: "PodCertificateRequestStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
+    ],
 };
 
 pub(crate) static COORDINATION_V1_LEASE: TypeNode = TypeNode {

@@ -204,20 +204,14 @@ fn causes(csr: &Value) -> Vec<Cause> {
         }
     }
     let signer = spec["signerName"].as_str().unwrap_or_default();
-    if signer.is_empty() {
-        causes.push(field::required("spec.signerName", ""));
-    } else if signer == "kubernetes.io/legacy-unknown" {
+    if signer == "kubernetes.io/legacy-unknown" {
         causes.push(field::invalid(
             "spec.signerName",
             &json!(signer),
             "the legacy signerName is not allowed via this API version",
         ));
-    } else if !signer.split_once('/').is_some_and(|(domain, path)| !domain.is_empty() && !path.is_empty()) {
-        causes.push(field::invalid(
-            "spec.signerName",
-            &json!(signer),
-            "must be a fully qualified domain and path of the form 'example.com/signer-name'",
-        ));
+    } else {
+        causes.extend(field::signer_name_causes("spec.signerName", signer));
     }
     if let Some(seconds) = spec["expirationSeconds"].as_i64().filter(|s| *s < 600) {
         causes.push(field::invalid(

@@ -40,6 +40,7 @@ pub mod persistentvolume;
 pub mod persistentvolumeclaim;
 pub mod pod;
 pub mod pod_resize;
+pub mod podcertificaterequest;
 pub mod poddisruptionbudget;
 pub mod podtemplate;
 pub mod priorityclass;
@@ -145,6 +146,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         priorityclass::kind(),
         runtimeclass::kind(),
         certificatesigningrequest::kind(),
+        podcertificaterequest::kind(),
         admissionregistration::webhooks::mutating(),
         admissionregistration::webhooks::validating(),
         admissionregistration::policies::policy(),
