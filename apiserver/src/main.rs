@@ -15,12 +15,18 @@ fn init_logging(verbosity: u8) {
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     let options = Options::parse();
     init_logging(options.verbosity);
     rtcd_apiserver::server::raise_open_files_limit();
-    match rtcd_apiserver::server::run(options).await {
+    let runtime = match rtcd_apiserver::server::tokio_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("rtcd-apiserver: cannot start the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(rtcd_apiserver::server::run(options)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rtcd-apiserver: {e}");

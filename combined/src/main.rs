@@ -52,8 +52,18 @@ fn etcd_connection_flag(args: &[OsString]) -> Option<&'static str> {
     })
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // The API server's runtime: its threads have the stack its CEL needs.
+    match rtcd_apiserver::server::tokio_runtime() {
+        Ok(runtime) => runtime.block_on(serve()),
+        Err(e) => {
+            eprintln!("rtcd-combined: cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> ExitCode {
     let (member_args, apiserver_args) = split(std::env::args_os().collect());
     let config = Config::parse_from(member_args);
     // Checked before the member opens its data: a refused flag changes nothing.

@@ -19,9 +19,91 @@ use serde_json::Value;
 /// A compiled expression, shared by every request it is evaluated for.
 pub type Program = Arc<cel::Program>;
 
-/// Compiles `expression`; the parser's complaint when it does not.
+/// cel-go's limits, which kube keeps: the size of an expression in code
+/// points, and how deep its expressions may nest.
+const MAX_CODE_POINTS: usize = 100_000;
+const MAX_DEPTH: usize = 250;
+
+/// The stack parsing runs on. The parser recurses once per term of a chain
+/// (`1+1+...`, `a.b.c...`) before the depth can be checked, a few KiB each
+/// (more in debug builds); an expression within the code point limit fits
+/// in this. Only what is touched is resident.
+const PARSE_STACK_BYTES: usize = 512 << 20;
+
+/// Compiles `expression`; the parser's complaint when it does not. Bounded
+/// as kube bounds it, so that no expression, however written, takes the
+/// server down: refused over the size limit, parsed on a thread with a
+/// stack sized for that limit (a parser panic is an error), and refused
+/// when it nests deeper than evaluation may recurse.
 pub fn compile(expression: &str) -> Result<Program, String> {
-    cel::Program::compile(expression).map(Arc::new).map_err(|e| e.to_string().trim().to_string())
+    let size = expression.chars().count();
+    if size > MAX_CODE_POINTS {
+        return Err(format!(
+            "expression code point size exceeds limit: size: {size}, limit {MAX_CODE_POINTS}"
+        ));
+    }
+    let source = expression.to_string();
+    let parse = move || {
+        let program = cel::Program::compile(&source).map_err(|e| e.to_string().trim().to_string())?;
+        // A program refused here is dropped here too: dropping a deep tree
+        // recurses as deep.
+        match depth(program.expression()) {
+            Some(depth) if depth <= MAX_DEPTH => Ok(program),
+            Some(_) => Err("max recursion depth exceeded".to_string()),
+            None => Err("the expression could not be compiled".to_string()),
+        }
+    };
+    let parser =
+        std::thread::Builder::new().name("cel-parse".into()).stack_size(PARSE_STACK_BYTES).spawn(parse);
+    match parser.map(std::thread::JoinHandle::join) {
+        Ok(Ok(result)) => result.map(Arc::new),
+        Ok(Err(_panic)) => Err("the expression could not be parsed".to_string()),
+        Err(e) => Err(format!("the expression could not be parsed: {e}")),
+    }
+}
+
+/// How deep the tree nests, walked without recursion; None when it holds
+/// a node evaluation cannot take (an unspecified expression, a struct
+/// field in a map), which the parser never makes.
+fn depth(root: &cel::IdedExpr) -> Option<usize> {
+    use cel::common::ast::{EntryExpr, Expr};
+    let mut deepest = 0;
+    let mut pending = vec![(root, 1)];
+    while let Some((node, depth)) = pending.pop() {
+        deepest = deepest.max(depth);
+        let below = depth + 1;
+        match &node.expr {
+            Expr::Unspecified => return None,
+            Expr::Ident(_) | Expr::Literal(_) => {}
+            Expr::Call(call) => {
+                pending.extend(call.target.iter().map(|t| (t.as_ref(), below)));
+                pending.extend(call.args.iter().map(|a| (a, below)));
+            }
+            Expr::Comprehension(c) => {
+                for part in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                    pending.push((part, below));
+                }
+            }
+            Expr::List(list) => pending.extend(list.elements.iter().map(|e| (e, below))),
+            Expr::Select(select) => pending.push((select.operand.as_ref(), below)),
+            Expr::Map(map) => {
+                for entry in &map.entries {
+                    let EntryExpr::MapEntry(entry) = &entry.expr else { return None };
+                    pending.push((&entry.key, below));
+                    pending.push((&entry.value, below));
+                }
+            }
+            Expr::Struct(literal) => {
+                for entry in &literal.entries {
+                    match &entry.expr {
+                        EntryExpr::StructField(field) => pending.push((&field.value, below)),
+                        EntryExpr::MapEntry(entry) => pending.push((&entry.value, below)),
+                    }
+                }
+            }
+        }
+    }
+    Some(deepest)
 }
 
 /// The names of the struct literals in `expression`: a (dotted) identifier
@@ -97,6 +179,26 @@ fn escape_key(key: Arc<String>) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
+/// A JSON value as kube gives it to CEL: integers are `int` (a JSON number
+/// that fits, as every Kubernetes integer does), not `uint`, so that
+/// `self.replicas + 1` adds; larger ones are `uint`, fractions `double`.
+fn to_cel(value: &Value) -> cel::Value {
+    match value {
+        Value::Null => cel::Value::Null,
+        Value::Bool(b) => cel::Value::Bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => cel::Value::Int(i),
+            (None, Some(u)) => cel::Value::UInt(u),
+            (None, None) => cel::Value::Float(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => cel::Value::String(Arc::new(s.clone())),
+        Value::Array(items) => cel::Value::from(items.iter().map(to_cel).collect::<Vec<_>>()),
+        Value::Object(fields) => cel::Value::from(
+            fields.iter().map(|(k, v)| (k.clone(), to_cel(v))).collect::<std::collections::HashMap<_, _>>(),
+        ),
+    }
+}
+
 /// The variables of one evaluation.
 #[derive(Default)]
 pub struct Variables {
@@ -115,8 +217,7 @@ impl Variables {
     /// Adds `name` with the JSON `value` (objects become maps, as kube's
     /// unstructured objects are to CEL).
     pub fn set(&mut self, name: &str, value: &Value) -> Result<(), String> {
-        let value = cel::to_value(value).map_err(|e| format!("{name} cannot be given to CEL: {e}"))?;
-        self.context.add_variable_from_value(name.to_string(), value);
+        self.context.add_variable_from_value(name.to_string(), to_cel(value));
         Ok(())
     }
 
@@ -172,6 +273,33 @@ mod tests {
             built,
             serde_json::json!({"metadata": {"labels": {"team": "a"}}, "spec": {"replicas": 3}})
         );
+    }
+
+    #[test]
+    fn expressions_past_kubes_limits_are_refused_not_fatal() {
+        let chain = |n: usize| format!("1{} > 0", "+1".repeat(n));
+        assert!(compile(&chain(240)).is_ok());
+        assert_eq!(compile(&chain(6000)).unwrap_err(), "max recursion depth exceeded");
+        assert_eq!(
+            compile(&format!("self{}", ".a".repeat(49_000))).unwrap_err(),
+            "max recursion depth exceeded"
+        );
+        assert_eq!(
+            compile(&format!("self{}", ".a".repeat(50_000))).unwrap_err(),
+            "expression code point size exceeds limit: size: 100004, limit 100000"
+        );
+        assert!(compile(&format!("{}1{}", "(".repeat(50_000), ")".repeat(49_999))).is_err());
+        // Logical chains are balanced, as cel-go balances them.
+        assert!(compile(&format!("true{}", " && true".repeat(6000))).is_ok());
+    }
+
+    #[test]
+    fn integers_are_ints_as_kube_gives_them() {
+        let built = evaluate(
+            "object.n + 1 == 3 && object.f * 2.0 == 3.0 && object.big == 18446744073709551615u",
+            serde_json::json!({"n": 2, "f": 1.5, "big": u64::MAX}),
+        );
+        assert_eq!(built, Ok(Value::Bool(true)));
     }
 
     #[test]

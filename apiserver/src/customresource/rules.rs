@@ -14,10 +14,12 @@ use super::schema::Node;
 use crate::admission::cel::{self, Program, Variables};
 use crate::errors::{Cause, go_quote};
 
-/// Every rule of a schema, compiled once (keyed by its text).
+/// Every rule of a schema, compiled once (keyed by its text). A stored rule
+/// that no longer compiles (one past a limit added since) keeps its error:
+/// it refuses what it would have judged, as kube's does.
 #[derive(Debug, Default)]
 pub struct Rules {
-    programs: HashMap<String, Program>,
+    programs: HashMap<String, Result<Program, String>>,
 }
 
 impl Rules {
@@ -31,8 +33,8 @@ impl Rules {
         let node = Node(schema);
         for rule in rules_of(node) {
             for text in [rule["rule"].as_str(), rule["messageExpression"].as_str()].into_iter().flatten() {
-                if let Ok(program) = cel::compile(text) {
-                    self.programs.insert(text.to_string(), program);
+                if !self.programs.contains_key(text) {
+                    self.programs.insert(text.to_string(), cel::compile(text));
                 }
             }
         }
@@ -80,15 +82,30 @@ impl Rules {
             _ => {}
         }
         for rule in rules_of(schema) {
-            if let Some(cause) = self.evaluate(rule, value, old, path) {
+            if let Some(cause) = self.evaluate(rule, value, old, schema, path) {
                 out.push(cause);
             }
         }
     }
 
-    fn evaluate(&self, rule: &Value, value: &Value, old: Option<&Value>, path: &str) -> Option<Cause> {
+    fn evaluate(
+        &self,
+        rule: &Value,
+        value: &Value,
+        old: Option<&Value>,
+        schema: Node<'_>,
+        path: &str,
+    ) -> Option<Cause> {
         let text = rule["rule"].as_str()?;
-        let program = self.programs.get(text)?;
+        let program = match self.programs.get(text)? {
+            Ok(program) => program,
+            Err(e) => {
+                let kind = go_quote(schema.0["type"].as_str().unwrap_or_default());
+                let message = format!("Invalid value: {kind}: rule compile error: {e}");
+                let field = if path.is_empty() { "<nil>".to_string() } else { path.to_string() };
+                return Some(Cause { reason: "FieldValueInvalid", field, message });
+            }
+        };
         let transition = text.contains("oldSelf");
         // Ratcheting: a value left as it was is not judged again.
         if old == Some(value) {
@@ -123,6 +140,7 @@ impl Rules {
         let from_expression = rule["messageExpression"]
             .as_str()
             .and_then(|e| self.programs.get(e))
+            .and_then(|p| p.as_ref().ok())
             .and_then(|p| variables.text(p).ok())
             .filter(|m| !m.trim().is_empty());
         match (from_expression, rule["message"].as_str().map(str::trim).filter(|m| !m.is_empty())) {
@@ -175,4 +193,30 @@ fn cause(reason: &str, field: String, value: &Value, detail: String) -> Cause {
         },
     };
     Cause { reason, field, message }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_stored_rule_past_the_limits_refuses_instead_of_failing_open() {
+        let deep = format!("1{} > 0", "+1".repeat(3000));
+        let schema = json!({"type": "object", "x-kubernetes-validations": [{"rule": deep}],
+            "properties": {"spec": {"type": "object", "x-kubernetes-validations": [{"rule": "self.n > 1"}],
+                "properties": {"n": {"type": "integer"}}}}});
+        let rules = Rules::compile(&schema);
+        let mut out = Vec::new();
+        rules.check(&json!({"spec": {"n": 1}}), None, Node(&schema), "", &mut out);
+        let found: Vec<String> = out.iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
+        assert_eq!(
+            found,
+            [
+                "spec: Invalid value: failed rule: self.n > 1",
+                "<nil>: Invalid value: \"object\": rule compile error: max recursion depth exceeded",
+            ]
+        );
+    }
 }

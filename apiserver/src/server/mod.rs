@@ -151,6 +151,18 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     Ok(())
 }
 
+/// The stack of each of the server's threads. Evaluating a CEL expression
+/// recurses once per level of its tree (at most 250, the compile-time
+/// limit) and of the objects it reads (at most the decoder's depth), tens of
+/// KiB a level in debug builds: far past tokio's default of 2 MiB. Only
+/// what is touched is resident.
+const THREAD_STACK_BYTES: usize = 32 << 20;
+
+/// The runtime the server runs on (rtcd-apiserver's and rtcd-combined's).
+pub fn tokio_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(THREAD_STACK_BYTES).build()
+}
+
 /// The admission chain the flags ask for (refused at startup with kube's
 /// texts), then the server's own checks; the plugins are logged in order.
 fn admission_setup(

@@ -14,6 +14,7 @@ mod discovery;
 mod drain;
 mod etcd_tls;
 mod fanout;
+mod hostile_cel;
 mod https;
 mod injector;
 mod kubectl;
