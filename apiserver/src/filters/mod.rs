@@ -5,15 +5,17 @@
 //! 2. `panic_recovery`: a panicking handler answers 500, the server goes on;
 //! 3. `request_info`: what the request is about, for everything below;
 //! 4. `observe`: metrics and request logging;
-//! 5. `authentication`: who sent it (an `Arc<UserInfo>` in the extensions),
+//! 5. `timeout`: kube's 504 for what is not long-running and outlives its
+//!    deadline (`--request-timeout`, or the `timeout` parameter if shorter);
+//! 6. `authentication`: who sent it (an `Arc<UserInfo>` in the extensions),
 //!    or 401 (audited);
-//! 6. `audit`: the request's events, when the policy selects it;
-//! 7. `impersonation`: acting as another user, if allowed to;
-//! 8. `max_in_flight`: 429 beyond `--max-requests-inflight` /
+//! 7. `audit`: the request's events, when the policy selects it;
+//! 8. `impersonation`: acting as another user, if allowed to;
+//! 9. `max_in_flight`: 429 beyond `--max-requests-inflight` /
 //!    `--max-mutating-requests-inflight` (watches are not counted);
-//! 9. `authorization`: 403 unless an authorizer allows the request, before
-//!    it is routed;
-//! 10. the handler (admission runs inside the registry's writes).
+//! 10. `authorization`: 403 unless an authorizer allows the request, before
+//!     it is routed;
+//! 11. the handler (admission runs inside the registry's writes).
 //!
 //! [`UserInfo`]: crate::request::UserInfo
 
@@ -26,6 +28,7 @@ mod max_in_flight;
 mod observe;
 mod panic_recovery;
 mod request_info;
+mod timeout;
 
 use std::sync::Arc;
 
@@ -49,6 +52,8 @@ pub struct FilterState {
     pub authorizer: Arc<Union>,
     /// None: nothing is audited.
     pub auditor: Option<Arc<Auditor>>,
+    /// `--request-timeout`.
+    pub request_timeout: std::time::Duration,
 }
 
 /// Wraps `handler` in the chain.
@@ -66,6 +71,7 @@ pub fn build(handler: Router, state: FilterState) -> Router {
         AuthenticationState { authenticator: state.authenticator.clone(), auditor: state.auditor.clone() };
     handler
         .layer(middleware::from_fn_with_state(authentication, authentication::authenticate))
+        .layer(middleware::from_fn_with_state(state.request_timeout, timeout::timeout))
         .layer(middleware::from_fn_with_state(state.metrics.clone(), observe::observe))
         .layer(middleware::from_fn(request_info::request_info))
         .layer(middleware::from_fn(panic_recovery::recover_panics))

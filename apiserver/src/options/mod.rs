@@ -146,6 +146,11 @@ pub struct LimitOptions {
     /// Mutating requests served at once before answering 429.
     #[arg(long, default_value_t = 200)]
     pub max_mutating_requests_inflight: usize,
+    /// How long a request that is not long-running (watches, proxies) may
+    /// take before it is answered 504 and its work dropped; a request's
+    /// `timeout` parameter may shorten it.
+    #[arg(long, default_value = "1m0s", value_parser = parse_positive_duration)]
+    pub request_timeout: Duration,
     /// rtcd-specific (kube-apiserver has it in its configuration only, as
     /// MaxRequestBodyBytes): longer request bodies are answered 413.
     #[arg(long, default_value_t = 3 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(1..))]

@@ -140,7 +140,8 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     if let Some(auditor) = &auditor {
         metrics.set_auditor(auditor.clone());
     }
-    let state = FilterState { metrics, limits, authenticator, authorizer, auditor };
+    let request_timeout = options.limits.request_timeout;
+    let state = FilterState { metrics, limits, authenticator, authorizer, auditor, request_timeout };
     let router = filters::build(endpoints::router(app), state);
     let addr = SocketAddr::new(serving.bind_address, serving.secure_port);
     let listener = tokio::net::TcpListener::bind(addr)

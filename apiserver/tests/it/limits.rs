@@ -89,6 +89,11 @@ impl Server {
     /// One HTTP/1.1 request (the connection closed after it): its status
     /// code and JSON body, within a bound: none of these may take long.
     async fn request(&self, method: &str, path: &str, content_type: &str, body: &[u8]) -> (u16, Value) {
+        parse_response(self.send_request(method, path, content_type, body).await.as_bytes())
+    }
+
+    /// One request; the whole answer as it came, head and body.
+    async fn send_request(&self, method: &str, path: &str, content_type: &str, body: &[u8]) -> String {
         let head = format!(
             "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
             self.addr,
@@ -96,12 +101,17 @@ impl Server {
         );
         let mut request = head.into_bytes();
         request.extend_from_slice(body);
-        self.send(&request).await
+        String::from_utf8_lossy(&self.send_raw(&request).await).into_owned()
+    }
+
+    /// As `send_raw`; the status code and JSON body.
+    async fn send(&self, raw: &[u8]) -> (u16, Value) {
+        parse_response(&self.send_raw(raw).await)
     }
 
     /// Sends `raw` while reading the answer (the server may answer and
-    /// close before it has read all of it); the status code and JSON body.
-    async fn send(&self, raw: &[u8]) -> (u16, Value) {
+    /// close before it has read all of it); the answer's bytes.
+    async fn send_raw(&self, raw: &[u8]) -> Vec<u8> {
         let stream = TcpStream::connect(&self.addr).await.unwrap();
         let (mut reader, mut writer) = stream.into_split();
         let raw = raw.to_vec();
@@ -120,7 +130,7 @@ impl Server {
         .await;
         assert!(read.is_ok(), "no answer within a minute: {}", String::from_utf8_lossy(&answer));
         drop(writing);
-        parse_response(&answer)
+        answer
     }
 }
 
@@ -384,4 +394,57 @@ async fn yaml_bodies_are_decoded_and_bounded() {
     let (code, applied) =
         server.request("PATCH", &apply, "application/apply-patch+yaml", update.as_bytes()).await;
     assert_eq!(code, 409, "the resourceVersion applied is a precondition: {applied}");
+}
+
+/// kube's request timeout: a write held up by a webhook that never answers is answered 504 with
+/// kube's body once `--request-timeout` passes, sooner when the request's `timeout` asks; a
+/// `timeout` that is not a Go duration is a 400; the server serves on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_past_their_deadline_get_kubes_504() {
+    let server = Server::start(Backend::Rtcd, false, &["--request-timeout=3s"]).await;
+    // A webhook that accepts connections and never says a word.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let hook = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": "silent"},
+        "webhooks": [{"name": "silent.example.com", "admissionReviewVersions": ["v1"], "sideEffects": "None",
+            "timeoutSeconds": 30, "failurePolicy": "Fail",
+            "clientConfig": {"url": format!("https://127.0.0.1:{port}/")},
+            "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["configmaps"]}]}]});
+    let hooks = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+    let created = server.request("POST", hooks, "application/json", hook.to_string().as_bytes()).await;
+    assert_eq!(created.0, 201, "{}", created.1);
+
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "held"}}).to_string();
+    let started = std::time::Instant::now();
+    let raw = server.send_request("POST", configmaps, "application/json", cm.as_bytes()).await;
+    let took = started.elapsed();
+    assert!(raw.starts_with("HTTP/1.1 504 Gateway Timeout\r\n"), "{raw}");
+    assert!(raw.ends_with("\r\n\r\n{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Timeout: request did not complete within the allotted timeout\",\"reason\":\"Timeout\",\"details\":{},\"code\":504}\n"), "{raw}");
+    assert!(
+        took >= std::time::Duration::from_secs(3) && took < std::time::Duration::from_secs(10),
+        "{took:?}"
+    );
+
+    let started = std::time::Instant::now();
+    let raw = server
+        .send_request("POST", &format!("{configmaps}?timeout=1s"), "application/json", cm.as_bytes())
+        .await;
+    assert!(raw.starts_with("HTTP/1.1 504 "), "{raw}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "{:?}", started.elapsed());
+
+    let answer = server.request("GET", &format!("{configmaps}?timeout=5"), "application/json", b"").await;
+    assert_eq!(answer.0, 400, "{}", answer.1);
+    assert!(
+        answer.1["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("invalid timeout specified in the request URL - "),
+        "{}",
+        answer.1
+    );
+    let listed = server.request("GET", configmaps, "application/json", b"").await;
+    assert_eq!(listed.0, 200, "{}", listed.1);
+    drop(silent);
 }
