@@ -1,5 +1,6 @@
 //! The HTTP endpoints etcd serves on its client port beside gRPC: `/health`,
-//! `/version` and `/metrics` (Prometheus text, etcd's metric names).
+//! `/version` and `/metrics` (Prometheus text, etcd's metric names), and
+//! etcd's answer for paths nothing serves.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -20,6 +21,29 @@ pub fn routes(node: Arc<Node>) -> Router {
         .route("/health", get(move || health(h.clone())))
         .route("/version", get(version))
         .route("/metrics", get(move || metrics(m.clone())))
+}
+
+/// What a path nothing serves gets, as etcd answers it: a gRPC client gets
+/// gRPC's Unimplemented; under the gateway's prefixes, grpc-gateway's 404
+/// (`Not Found`); anywhere else, Go's (`404 page not found`).
+pub async fn not_found(request: axum::extract::Request) -> axum::response::Response {
+    let grpc = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|t| t.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/grpc"));
+    if grpc {
+        let (parts, ()) = tonic::Status::unimplemented("").into_http::<()>().into_parts();
+        return axum::response::Response::from_parts(parts, axum::body::Body::empty());
+    }
+    let path = request.uri().path();
+    let text = match path.starts_with("/v3/") || path.starts_with("/v3beta/") {
+        true => "Not Found\n",
+        false => "404 page not found\n",
+    };
+    let headers =
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8"), (header::X_CONTENT_TYPE_OPTIONS, "nosniff")];
+    (StatusCode::NOT_FOUND, headers, text).into_response()
 }
 
 fn json(status: StatusCode, body: String) -> impl IntoResponse {

@@ -95,7 +95,7 @@ fn client_router(
     // etcd answers plain HTTP (/health, /metrics, /version) on the same port.
     // And etcd's JSON gateway (/v3/...).
     let http = crate::http::routes(node.clone()).merge(crate::gateway::routes(node.clone()));
-    let routes = Routes::from(grpc.into_axum_router().merge(http));
+    let routes = Routes::from(grpc.into_axum_router().merge(http).fallback(crate::http::not_found));
     Server::builder()
         .accept_http1(true)
         .max_concurrent_streams(settings.max_concurrent_streams)

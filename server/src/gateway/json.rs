@@ -127,40 +127,161 @@ where
 /// The request messages of a streamed body: JSON values one after another
 /// (grpc-gateway decodes them so), each handed on as soon as it is whole.
 /// A body that is not JSON, or a value over `limit` bytes, ends the stream
-/// with an error.
+/// with an error. Each byte is looked at once by a [`Framer`] and each
+/// value decoded once: a body trickled a byte at a time costs what it
+/// costs sent whole.
 pub fn requests<T>(body: Body, limit: usize) -> impl Stream<Item = Result<T, Status>> + Send + Unpin + 'static
 where
     T: DeserializeOwned + Send + 'static,
 {
-    let state = (body.into_data_stream(), Vec::new(), false);
-    Box::pin(futures_util::stream::unfold(state, move |(mut chunks, mut buffer, done)| async move {
-        if done {
-            return None;
-        }
-        loop {
-            let mut values = serde_json::Deserializer::from_slice(&buffer).into_iter::<T>();
-            match values.next() {
-                Some(Ok(value)) => {
-                    let used = values.byte_offset();
-                    buffer.drain(..used);
-                    return Some((Ok(value), (chunks, buffer, false)));
+    let state = (body.into_data_stream(), Vec::new(), Framer::default(), false);
+    Box::pin(futures_util::stream::unfold(
+        state,
+        move |(mut chunks, mut buffer, mut framer, done)| async move {
+            if done {
+                return None;
+            }
+            loop {
+                if let Some(end) = framer.scan(&buffer) {
+                    let value = serde_json::from_slice::<T>(&buffer[..end]);
+                    buffer.drain(..end);
+                    framer = Framer::default();
+                    let failed = value.is_err();
+                    let item = value.map_err(|e| Status::invalid_argument(e.to_string()));
+                    return Some((item, (chunks, buffer, framer, failed)));
                 }
-                Some(Err(e)) if !e.is_eof() => {
-                    return Some((Err(Status::invalid_argument(e.to_string())), (chunks, buffer, true)));
-                }
-                // Whitespace only, or a value not whole yet: read on.
-                _ if buffer.len() > limit => {
+                if buffer.len() > limit {
                     let status = Status::resource_exhausted("rtcd: a request in the stream is too large");
-                    return Some((Err(status), (chunks, buffer, true)));
+                    return Some((Err(status), (chunks, buffer, framer, true)));
                 }
-                _ => match chunks.next().await {
+                match chunks.next().await {
                     Some(Ok(chunk)) => buffer.extend_from_slice(&chunk),
                     Some(Err(e)) => {
-                        return Some((Err(Status::cancelled(e.to_string())), (chunks, buffer, true)));
+                        return Some((Err(Status::cancelled(e.to_string())), (chunks, buffer, framer, true)));
                     }
-                    None => return None,
-                },
+                    // The body's end: what is left is one last value, or
+                    // nothing but whitespace.
+                    None if buffer.iter().all(u8::is_ascii_whitespace) => return None,
+                    None => {
+                        let item = serde_json::from_slice::<T>(&buffer)
+                            .map_err(|e| Status::invalid_argument(e.to_string()));
+                        return Some((item, (chunks, Vec::new(), framer, true)));
+                    }
+                }
+            }
+        },
+    ))
+}
+
+/// Finds where the first JSON value of a growing buffer ends, resuming
+/// where the last look stopped: strings (with their escapes) and the
+/// nesting of objects and arrays are followed; a bare scalar ends at the
+/// first byte that cannot continue it. What is found is not checked: the
+/// decoder does that, once.
+#[derive(Debug, Default)]
+struct Framer {
+    /// Bytes looked at so far.
+    scanned: usize,
+    started: bool,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// A top-level number, `true`, `false` or `null`.
+    scalar: bool,
+}
+
+impl Framer {
+    /// The end of the first value, once the buffer holds all of it.
+    fn scan(&mut self, buffer: &[u8]) -> Option<usize> {
+        while self.scanned < buffer.len() {
+            let byte = buffer[self.scanned];
+            self.scanned += 1;
+            if self.in_string {
+                match (self.escaped, byte) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => {
+                        self.in_string = false;
+                        if self.depth == 0 {
+                            return Some(self.scanned);
+                        }
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            if self.scalar {
+                if byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'-' | b'+') {
+                    continue;
+                }
+                return Some(self.scanned - 1);
+            }
+            match byte {
+                b if b.is_ascii_whitespace() && !self.started => {}
+                b'"' => {
+                    self.started = true;
+                    self.in_string = true;
+                }
+                b'{' | b'[' => {
+                    self.started = true;
+                    self.depth += 1;
+                }
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(self.scanned);
+                    }
+                }
+                _ if !self.started => {
+                    self.started = true;
+                    self.scalar = true;
+                }
+                _ => {}
             }
         }
-    }))
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Message {
+        a: serde_json::Value,
+    }
+
+    fn trickled(text: &str, chunk: usize) -> Vec<Result<Message, Status>> {
+        let chunks: Vec<Result<Bytes, std::io::Error>> =
+            text.as_bytes().chunks(chunk).map(|c| Ok(Bytes::copy_from_slice(c))).collect();
+        let body = Body::from_stream(futures_util::stream::iter(chunks));
+        block_on(requests::<Message>(body, 1 << 20).collect::<Vec<_>>())
+    }
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().build().expect("a runtime").block_on(future)
+    }
+
+    #[test]
+    fn values_are_framed_however_the_body_is_cut() {
+        let text = r#" {"a": "}{\"]"} {"a": [1, {"b": [2]}]}
+{"a": 3}"#;
+        for chunk in [1, 2, 5, 1000] {
+            let values: Vec<Message> = trickled(text, chunk).into_iter().map(Result::unwrap).collect();
+            assert_eq!(
+                values,
+                [
+                    Message { a: serde_json::json!("}{\"]") },
+                    Message { a: serde_json::json!([1, {"b": [2]}]) },
+                    Message { a: serde_json::json!(3) },
+                ],
+                "chunks of {chunk}"
+            );
+        }
+        let broken = trickled(r#"{"a": 1} {"a": 2"#, 3);
+        assert!(broken[0].is_ok());
+        assert_eq!(broken[1].as_ref().unwrap_err().code(), Code::InvalidArgument);
+        assert_eq!(broken.len(), 2);
+    }
 }

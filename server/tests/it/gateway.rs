@@ -172,6 +172,13 @@ fn the_json_gateway_answers_what_etcds_answers() {
     }
     assert_eq!(ours.len(), theirs.len());
     assert_eq!(malformed(&rtcd), malformed(&etcd));
+    // Paths nothing serves: etcd's 404s, word for word.
+    for path in ["/v3/kv/nothing", "/v3beta/nothing", "/v3alpha/kv/range", "/nothing"] {
+        let k = format!(r#"{{"key":"{}"}}"#, b64("foo"));
+        let (ours, theirs) = (post(&rtcd, path, &k, None), post(&etcd, path, &k, None));
+        assert_eq!(ours, theirs, "{path}: rtcd vs etcd");
+        assert_eq!(ours.0, "404", "{path}");
+    }
     // A body over the request limit is refused, and the member serves on.
     let huge = format!(r#"{{"key":"{}","value":"{}"}}"#, b64("k"), "A".repeat(4 << 20));
     let (status, _) = post(&rtcd, "/v3/kv/put", &huge, None);
