@@ -36,6 +36,12 @@ const MAX_PAYLOAD: usize = 16_384;
 const LARGEST_FRAME: usize = 1 << 20;
 /// HTTP/2's default SETTINGS_HEADER_TABLE_SIZE, which hyper keeps.
 const TABLE_SIZE: usize = 4096;
+/// The most of one header block held back to be looked at. hyper takes
+/// header lists of 16 KiB at most and h2 ends a connection whose block
+/// runs past a few frames (a CONTINUATION flood); a block past this is
+/// handed on as it is, for h2 to refuse, instead of being held here
+/// without bound.
+const MAX_BLOCK: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -150,6 +156,8 @@ impl Rewriter {
                 block.raw.extend_from_slice(&frame);
                 if flags & END_HEADERS != 0 {
                     self.finish_block(output);
+                } else if block.raw.len() > MAX_BLOCK {
+                    self.pass_through(output);
                 }
             }
             // Any other frame inside a header block is the client's error.
@@ -160,10 +168,15 @@ impl Rewriter {
 
     /// Hands `frame` (and a pending block) on as they are, and all after.
     fn give_up(&mut self, frame: Vec<u8>, output: &mut Vec<u8>) {
+        self.pass_through(output);
+        output.extend_from_slice(&frame);
+    }
+
+    /// Hands a pending block on as it is, and all after.
+    fn pass_through(&mut self, output: &mut Vec<u8>) {
         if let Some(block) = self.block.take() {
             output.extend_from_slice(&block.raw);
         }
-        output.extend_from_slice(&frame);
         self.mode = Mode::Passthrough;
     }
 
@@ -441,6 +454,26 @@ mod tests {
                 assert_eq!(requests(&out)[0][2], (":path".into(), "/x".into()));
             }
         }
+    }
+
+    #[test]
+    fn an_endless_header_block_is_handed_on_not_held() {
+        let mut flood = PREFACE.to_vec();
+        frame_header(3, HEADERS, 0, 1, &mut flood);
+        flood.extend_from_slice(b"\x00\x01a");
+        let mut rewriter = Rewriter::default();
+        let (mut input, mut output) = (flood.clone(), Vec::new());
+        rewriter.process(&mut input, &mut output);
+        for _ in 0..100 {
+            frame_header(MAX_PAYLOAD, CONTINUATION, 0, 1, &mut input);
+            input.extend(std::iter::repeat_n(0x7f, MAX_PAYLOAD));
+            rewriter.process(&mut input, &mut output);
+        }
+        // Past the bound, everything went on to h2 (which ends the
+        // connection); nothing is held back.
+        assert!(rewriter.passing_through());
+        assert!(input.is_empty());
+        assert_eq!(output.len(), flood.len() + 100 * (FRAME_HEADER + MAX_PAYLOAD));
     }
 
     #[test]

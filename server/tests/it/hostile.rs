@@ -383,3 +383,45 @@ async fn connections_that_never_send_a_preface_are_closed() {
     let range = frame(&RangeRequest { key: "k".into(), ..Default::default() }.encode_to_vec());
     assert_eq!(raw.call("/etcdserverpb.KV/Range", range).await.code, 0);
 }
+
+/// Issue 44's CONTINUATION flood: HEADERS without END_HEADERS, then 16 KiB CONTINUATION frames
+/// without end. The client port held every one of them (2.3 GB) for its `:authority` mend; now
+/// the block is handed to h2 past a bound, h2 ends the connection, and the server barely grows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_continuation_flood_ends_its_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rtcd = start(Kind::Rtcd, "continuations");
+    let authority = rtcd.client_url.trim_start_matches("http://").to_owned();
+    let before = rss_bytes(rtcd.pid());
+    let header = |length: usize, kind: u8, flags: u8| {
+        let mut bytes = (length as u32).to_be_bytes()[1..].to_vec();
+        bytes.extend([kind, flags, 0, 0, 0, 1]);
+        bytes
+    };
+    let mut flood = TcpStream::connect(&authority).await.unwrap();
+    let mut opening = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    opening.extend([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    opening.extend(header(9, 1, 0));
+    opening.extend(b"\x00\x03abc\x03def");
+    flood.write_all(&opening).await.unwrap();
+    let mut continuation = header(16_384, 9, 0);
+    continuation.extend(std::iter::repeat_n(0x7f, 16_384));
+    let mut sent = 0;
+    for _ in 0..5_000 {
+        if flood.write_all(&continuation).await.is_err() {
+            break;
+        }
+        sent += 1;
+    }
+    assert!(sent < 5_000, "the server took 80 MB of one header block");
+    // What the server said before closing ends with its GOAWAY.
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), flood.read_to_end(&mut answer)).await;
+    assert!(answer.windows(2).any(|w| w == [7, 0]), "no GOAWAY among {answer:?}");
+    let grown = rss_bytes(rtcd.pid()).saturating_sub(before);
+    assert!(grown < 50 << 20, "the flood grew the server by {} MiB", grown >> 20);
+    // Others are served as ever.
+    let mut raw = Raw::connect(&rtcd.client_url).await;
+    let range = frame(&RangeRequest { key: "k".into(), ..Default::default() }.encode_to_vec());
+    assert_eq!(raw.call("/etcdserverpb.KV/Range", range).await.code, 0);
+}
