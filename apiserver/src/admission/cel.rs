@@ -24,6 +24,18 @@ pub type Program = Arc<cel::Program>;
 const MAX_CODE_POINTS: usize = 100_000;
 const MAX_DEPTH: usize = 250;
 
+/// kube's cap on what a messageExpression may evaluate to (longer messages
+/// are not used: the rule's own message is).
+pub const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// A messageExpression's result as kube uses it: trimmed, on one line, not
+/// empty, within [`MAX_MESSAGE_BYTES`].
+pub fn usable_message(message: &str) -> Option<String> {
+    let message = message.trim();
+    let usable = !message.is_empty() && !message.contains('\n') && message.len() <= MAX_MESSAGE_BYTES;
+    usable.then(|| message.to_string())
+}
+
 /// The stack parsing runs on. The parser recurses once per term of a chain
 /// (`1+1+...`, `a.b.c...`) before the depth can be checked, a few KiB each
 /// (more in debug builds); an expression within the code point limit fits

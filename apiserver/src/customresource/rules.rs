@@ -142,9 +142,9 @@ impl Rules {
             .and_then(|e| self.programs.get(e))
             .and_then(|p| p.as_ref().ok())
             .and_then(|p| variables.text(p).ok())
-            .filter(|m| !m.trim().is_empty());
+            .and_then(|m| cel::usable_message(&m));
         match (from_expression, rule["message"].as_str().map(str::trim).filter(|m| !m.is_empty())) {
-            (Some(message), _) => message.trim().to_string(),
+            (Some(message), _) => message,
             (None, Some(message)) => message.to_string(),
             (None, None) => format!("failed rule: {}", text.trim()),
         }
@@ -218,5 +218,22 @@ mod tests {
                 "<nil>: Invalid value: \"object\": rule compile error: max recursion depth exceeded",
             ]
         );
+    }
+
+    #[test]
+    fn a_message_expression_past_kubes_cap_gives_way_to_the_message() {
+        let schema = json!({"type": "object", "properties": {"s": {"type": "string",
+            "x-kubernetes-validations": [{"rule": "self.size() < 3", "message": "too long",
+                "messageExpression": "self + self + self"}]}}});
+        let rules = Rules::compile(&schema);
+        let check = |s: &str| {
+            let mut out = Vec::new();
+            rules.check(&json!({"s": s}), None, Node(&schema), "", &mut out);
+            out.into_iter().map(|c| c.message).collect::<Vec<_>>()
+        };
+        assert_eq!(check("abcd"), ["Invalid value: \"abcd\": abcdabcdabcd"]);
+        // 3 × 2 KiB: over 5 KiB, so the rule's message instead.
+        let long = "x".repeat(2048);
+        assert_eq!(check(&long), [format!("Invalid value: \"{long}\": too long")]);
     }
 }

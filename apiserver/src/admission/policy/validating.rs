@@ -150,8 +150,7 @@ fn validate_all(policy: &Policy, variables: &Variables) -> Vec<Failure> {
                     .as_ref()
                     .and_then(|m| m.as_ref().ok())
                     .and_then(|p| variables.text(p).ok())
-                    .map(|m| m.trim().to_string())
-                    .filter(|m| !m.is_empty() && !m.contains('\n'));
+                    .and_then(|m| crate::admission::cel::usable_message(&m));
                 match (from_expression, validation.message.as_str()) {
                     (Some(message), _) => message,
                     (None, "") => format!("failed expression: {}", validation.source),
