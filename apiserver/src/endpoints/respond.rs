@@ -70,12 +70,20 @@ pub fn list_body(store: &Store, list: ListResult, shape: Shape) -> Value {
     let resource = store.resource();
     let meta = list_meta(&list);
     match shape {
-        Shape::Object => json!({
-            "kind": resource.list_kind(),
-            "apiVersion": resource.api_version(),
-            "metadata": meta,
-            "items": list.items,
-        }),
+        Shape::Object => {
+            let api_version = resource.api_version();
+            // kube's lists of built-in kinds carry their items without kind
+            // and apiVersion (the list says them); custom resources' items
+            // keep theirs, as kube's do.
+            let mut items = list.items;
+            if encode::supports(&api_version, &resource.kind) {
+                for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                    item.remove("kind");
+                    item.remove("apiVersion");
+                }
+            }
+            json!({"kind": resource.list_kind(), "apiVersion": api_version, "metadata": meta, "items": items})
+        }
         Shape::Table(include) => table_body(store, &list.items, meta, include, true),
         Shape::Metadata => json!({
             "kind": "PartialObjectMetadataList",

@@ -890,7 +890,13 @@ async fn answers_in_protobuf(addr: &str, kind: &Kind) {
     assert_eq!(Value::from(resource_version), json_list["metadata"]["resourceVersion"], "{list_path}");
     let items: Vec<Value> = items.into_iter().map(|raw| as_json(kind, raw)).collect();
     let mut json_items = json_list["items"].as_array().cloned().unwrap_or_default();
-    // list items carry no kind and apiVersion; the decoder adds them
+    // List items carry no kind and apiVersion, as kube's (the list says
+    // them); Go's decoder adds them.
+    assert!(
+        json_items.iter().all(|i| i.get("kind").is_none() && i.get("apiVersion").is_none()),
+        "{} list items carry their type",
+        kind.kind
+    );
     for item in &mut json_items {
         item["kind"] = json!(kind.kind);
         item["apiVersion"] = json!(kind.api_version);
