@@ -1026,6 +1026,22 @@ fn deletion_finished(object: &Value, namespace: bool) -> bool {
         && !grace_running
 }
 
+/// How many objects and lists `value` nests, walked without recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 1)];
+    while let Some((value, level)) = pending.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Object(fields) => Box::new(fields.values()),
+            Value::Array(items) => Box::new(items.iter()),
+            _ => continue,
+        };
+        deepest = deepest.max(level);
+        pending.extend(children.map(|child| (child, level + 1)));
+    }
+    deepest
+}
+
 /// The deletionTimestamp of an object whose grace period is cut to
 /// `seconds`: earlier by what the period lost.
 fn shortened(object: &Value, seconds: i64) -> String {
@@ -1038,11 +1054,25 @@ fn shortened(object: &Value, seconds: i64) -> String {
     }
 }
 
+/// How deep a stored object may nest (objects and lists). Reads decode
+/// stored bytes with serde_json, which stops at 128 levels, and lists and
+/// watch events wrap objects in more: an object deeper than this would be
+/// stored, then unreadable (GET and DELETE failing, LIST leaving it out).
+const MAX_STORED_DEPTH: usize = 100;
+
 /// The bytes stored: the object without its resourceVersion (that is the
-/// key's revision, filled in on every read).
+/// key's revision, filled in on every read). Refused when it nests too
+/// deep to be read back, whichever write made it (apply's managedFields
+/// nest as deep as the fields they name).
 fn encode(object: &Value) -> Result<Bytes, ApiError> {
     if !object.is_object() {
         return Err(ApiError::Internal("an object must be a JSON object".into()));
+    }
+    let depth = depth(object);
+    if depth > MAX_STORED_DEPTH {
+        return Err(ApiError::Unprocessable(format!(
+            "the object nests {depth} levels deep: at most {MAX_STORED_DEPTH} can be stored and read back"
+        )));
     }
     let mut object = object.clone();
     metadata_mut(&mut object).remove("resourceVersion");

@@ -448,3 +448,74 @@ async fn requests_past_their_deadline_get_kubes_504() {
     assert_eq!(listed.0, 200, "{}", listed.1);
     drop(silent);
 }
+
+/// Issue 44: a custom resource nested 126 deep, applied through `apply-patch+yaml`, was stored,
+/// then GET and DELETE failed on it (`recursion limit exceeded`) and LIST left it out. Now what
+/// nests too deep to be read back is refused before the store, whichever way it was written; what
+/// is stored reads back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_is_stored_that_reads_then_fail_on() {
+    let server = Server::start(Backend::Rtcd, false, &[]).await;
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "nests.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "nests", "singular": "nest", "kind": "Nest", "listKind": "NestList"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let created = server.request("POST", crds, "application/json", crd.to_string().as_bytes()).await;
+    assert_eq!(created.0, 201, "{}", created.1);
+    let nested = |depth: usize| {
+        let mut value = json!(1);
+        for _ in 0..depth {
+            value = json!({"a": value});
+        }
+        json!({"apiVersion": "example.com/v1", "kind": "Nest", "spec": value})
+    };
+    let nests = "/apis/example.com/v1/namespaces/default/nests";
+    let apply = |name: &str| format!("{nests}/{name}?fieldManager=probe");
+    // (The resource is served once the CRD is established.)
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut shallow = nested(40);
+    shallow["metadata"] = json!({"name": "shallow"});
+    loop {
+        let answer = server
+            .request(
+                "PATCH",
+                &apply("shallow"),
+                "application/apply-patch+yaml",
+                shallow.to_string().as_bytes(),
+            )
+            .await;
+        if answer.0 == 201 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", answer.1);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let (code, read) = server.request("GET", &format!("{nests}/shallow"), "application/json", b"").await;
+    assert_eq!(code, 200, "{read}");
+
+    let mut deep = nested(110);
+    deep["metadata"] = json!({"name": "deep"});
+    let (code, status) = server
+        .request("PATCH", &apply("deep"), "application/apply-patch+yaml", deep.to_string().as_bytes())
+        .await;
+    assert_eq!(code, 422, "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(message.contains("levels deep: at most 100 can be stored and read back"), "{message}");
+    // The probe's depth, deeper than JSON bodies may be but taken as YAML.
+    let mut deeper = nested(126);
+    deeper["metadata"] = json!({"name": "deep"});
+    let (code, status) = server
+        .request("PATCH", &apply("deep"), "application/apply-patch+yaml", deeper.to_string().as_bytes())
+        .await;
+    assert_eq!(code, 422, "{status}");
+    let (code, _) = server.request("GET", &format!("{nests}/deep"), "application/json", b"").await;
+    assert_eq!(code, 404);
+    let (code, list) = server.request("GET", nests, "application/json", b"").await;
+    assert_eq!(code, 200, "{list}");
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
+    let (code, _) = server.request("DELETE", &format!("{nests}/shallow"), "application/json", b"").await;
+    assert_eq!(code, 200);
+}
