@@ -22,7 +22,8 @@ use crate::registry::metadata::prepare_update;
 use crate::registry::scale::{self, ScalePaths};
 use crate::registry::{DeleteOptions, Deleted, Resource, Store, WriteContext};
 use crate::request::{ResourceRequest, UserInfo};
-use crate::runtime::{decode, meta};
+use crate::runtime::decode::{self, FieldValidation};
+use crate::runtime::meta;
 
 /// A resource request, already parsed; the whole body read.
 pub async fn serve(
@@ -145,9 +146,31 @@ impl<'a> Request<'a> {
 
     /// Decodes a JSON, YAML or protobuf request body as an object of this
     /// resource.
+    /// Fields a JSON body gives twice are strict decoding errors, as
+    /// kube's decoder finds them: warnings under `Warn`, refused with the
+    /// unknown fields under `Strict`.
     fn decode(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
         let json = body_json(headers, body, self.body_type(&self.resource.kind))?;
-        self.store.decode(json, self.params.field_validation()?)
+        let validation = self.params.field_validation()?;
+        let media = header_str(headers, header::CONTENT_TYPE).split(';').next().unwrap_or_default().trim();
+        let is_json = matches!(media, "" | "application/json" | "*/*");
+        let duplicates: Vec<String> = match is_json && validation != FieldValidation::Ignore {
+            true => {
+                decode::duplicate_fields(body).iter().map(|p| format!("duplicate field \"{p}\"")).collect()
+            }
+            false => Vec::new(),
+        };
+        if duplicates.is_empty() {
+            return self.store.decode(json, validation);
+        }
+        let (object, unknown) = self.store.decode(json, FieldValidation::Warn)?;
+        let errors: Vec<String> = duplicates.into_iter().chain(unknown).collect();
+        match validation {
+            FieldValidation::Strict => {
+                Err(ApiError::BadRequest(format!("strict decoding error: {}", errors.join(", "))))
+            }
+            _ => Ok((object, errors)),
+        }
     }
 
     /// How a body of `kind` is decoded for this request.

@@ -70,6 +70,95 @@ pub fn decode(
     }
 }
 
+/// The fields a JSON body gives twice in one object, as kube's strict
+/// decoder names them (`metadata.name`, `spec.containers[0].image`): once
+/// each, the first 100 (kube's cap). Parsing into a `Value` keeps the last
+/// silently; kube warns, or refuses under `Strict`.
+pub fn duplicate_fields(body: &[u8]) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    // A body that is not JSON is refused elsewhere, in its parser's words.
+    let _ = Duplicates { path: String::new(), found: &mut found }.deserialize(&mut deserializer);
+    found
+}
+
+/// kube keeps at most this many strict decoding errors.
+const MAX_STRICT_ERRORS: usize = 100;
+
+struct Duplicates<'a> {
+    path: String,
+    found: &'a mut Vec<String>,
+}
+
+impl Duplicates<'_> {
+    fn child(&self, name: &str) -> String {
+        if self.path.is_empty() { name.to_string() } else { format!("{}.{name}", self.path) }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Duplicates<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Duplicates<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        loop {
+            let path = format!("{}[{index}]", self.path);
+            if seq.next_element_seed(Duplicates { path, found: &mut *self.found })?.is_none() {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(name) = map.next_key::<String>()? {
+            let path = self.child(&name);
+            if !seen.insert(name) && self.found.len() < MAX_STRICT_ERRORS && !self.found.contains(&path) {
+                self.found.push(path.clone());
+            }
+            map.next_value_seed(Duplicates { path, found: &mut *self.found })?;
+        }
+        Ok(())
+    }
+}
+
 fn check_type(expected: Expected<'_>, fields: &mut Map<String, Value>) -> Result<(), ApiError> {
     let api_version = expected.api_version;
     match fields.get("apiVersion").and_then(Value::as_str) {
@@ -324,6 +413,21 @@ impl<'de> Visitor<'de> for Key<'_> {
 
     fn visit_unit<E: serde::de::Error>(self) -> Result<String, E> {
         self.visit_string("null".to_string())
+    }
+}
+
+#[cfg(test)]
+mod duplicate_tests {
+    use super::duplicate_fields;
+
+    #[test]
+    fn duplicates_are_named_by_kubes_paths() {
+        let body =
+            br#"{"kind": "Pod", "kind": "Pod", "metadata": {"name": "a", "labels": {"x": "1"}, "name": "b"},
+            "spec": {"containers": [{"name": "c", "image": "i", "image": "j"}]}}"#;
+        assert_eq!(duplicate_fields(body), ["kind", "metadata.name", "spec.containers[0].image"]);
+        assert!(duplicate_fields(br#"{"a": {"b": 1}, "c": [{"b": 2}]}"#).is_empty());
+        assert!(duplicate_fields(b"not json").is_empty());
     }
 }
 

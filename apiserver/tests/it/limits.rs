@@ -519,3 +519,30 @@ async fn nothing_is_stored_that_reads_then_fail_on() {
     let (code, _) = server.request("DELETE", &format!("{nests}/shallow"), "application/json", b"").await;
     assert_eq!(code, 200);
 }
+
+/// A field given twice in one object is a strict decoding error, as kube's decoder reports it:
+/// the request is refused under `fieldValidation=Strict` (with the unknown fields), warned about
+/// under the default `Warn`, and the last value is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicate_fields_are_reported_as_kube_reports_them() {
+    let server = Server::start(Backend::Rtcd, false, &[]).await;
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    // (kube lists strict errors in the order it meets them; rtcd lists the
+    // duplicates first, so this body meets them first.)
+    let twice = br#"{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "1", "a": "2"},
+        "metadata": {"name": "twice", "bogus": 1}}"#;
+    let (code, status) = server
+        .request("POST", &format!("{configmaps}?fieldValidation=Strict"), "application/json", twice)
+        .await;
+    assert_status(
+        &(code, status),
+        400,
+        "BadRequest",
+        "strict decoding error: duplicate field \"data.a\", unknown field \"metadata.bogus\"",
+    );
+    let raw = server.send_request("POST", configmaps, "application/json", twice).await;
+    assert!(raw.starts_with("HTTP/1.1 201 "), "{raw}");
+    assert!(raw.contains("warning: 299 - \"duplicate field \\\"data.a\\\"\"\r\n"), "{raw}");
+    let (_, stored) = server.request("GET", &format!("{configmaps}/twice"), "application/json", b"").await;
+    assert_eq!(stored["data"], json!({"a": "2"}));
+}
