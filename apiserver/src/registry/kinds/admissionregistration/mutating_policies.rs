@@ -11,14 +11,13 @@ use serde_json::{Value, json};
 
 use super::super::Kind;
 use super::policies::{
-    self, default_match_resources, expression_causes, match_resources_causes, param_kind_causes,
-    param_ref_causes, variable_causes,
+    self, expression_causes, match_resources_causes, param_kind_causes, param_ref_causes, refuse,
+    variable_causes,
 };
 use super::{invalid, match_condition_causes, not_supported, one_of, required};
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::{TypeNode, nodes};
 use crate::registry::{Resource, Strategy};
-use crate::runtime::meta;
 use crate::table::{self, Printer};
 
 const GROUP: &str = "admissionregistration.k8s.io";
@@ -47,26 +46,13 @@ struct PolicyStrategy;
 #[derive(Debug)]
 struct BindingStrategy;
 
-fn refuse(kind: &str, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
-    if causes.is_empty() {
-        return Ok(());
-    }
-    Err(ApiError::Invalid { kind: format!("{kind}.{GROUP}"), name: meta::name_of(object).into(), causes })
-}
-
 impl Strategy for PolicyStrategy {
     fn patch_schema(&self) -> Option<&'static TypeNode> {
         Some(&nodes::ADMISSIONREGISTRATION_V1_MUTATING_ADMISSION_POLICY)
     }
 
     fn set_defaults(&self, object: &mut Value) {
-        let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else { return };
-        if spec["failurePolicy"].is_null() {
-            spec["failurePolicy"] = json!("Fail");
-        }
-        if let Some(constraints) = spec.get_mut("matchConstraints").filter(|c| c.is_object()) {
-            default_match_resources(constraints);
-        }
+        policies::default_policy(object);
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {
@@ -84,11 +70,7 @@ impl Strategy for BindingStrategy {
     }
 
     fn set_defaults(&self, object: &mut Value) {
-        let resources =
-            object.get_mut("spec").and_then(|s| s.get_mut("matchResources")).filter(|m| m.is_object());
-        if let Some(resources) = resources {
-            default_match_resources(resources);
-        }
+        policies::default_binding(object);
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {

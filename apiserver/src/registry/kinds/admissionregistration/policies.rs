@@ -46,7 +46,7 @@ struct PolicyStrategy;
 #[derive(Debug)]
 struct BindingStrategy;
 
-fn refuse(kind: &str, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
+pub(super) fn refuse(kind: &str, object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
     if causes.is_empty() {
         return Ok(());
     }
@@ -59,13 +59,7 @@ impl Strategy for PolicyStrategy {
     }
 
     fn set_defaults(&self, object: &mut Value) {
-        let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else { return };
-        if spec["failurePolicy"].is_null() {
-            spec["failurePolicy"] = json!("Fail");
-        }
-        if let Some(constraints) = spec.get_mut("matchConstraints").filter(|c| c.is_object()) {
-            default_match_resources(constraints);
-        }
+        default_policy(object);
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {
@@ -83,11 +77,7 @@ impl Strategy for BindingStrategy {
     }
 
     fn set_defaults(&self, object: &mut Value) {
-        let resources =
-            object.get_mut("spec").and_then(|s| s.get_mut("matchResources")).filter(|m| m.is_object());
-        if let Some(resources) = resources {
-            default_match_resources(resources);
-        }
+        default_binding(object);
     }
 
     fn validate(&self, object: &Value) -> Result<(), ApiError> {
@@ -96,6 +86,27 @@ impl Strategy for BindingStrategy {
 
     fn printer(&self) -> &'static Printer {
         &BINDING_PRINTER
+    }
+}
+
+/// kube's v1 defaults of a policy, validating or mutating: failurePolicy
+/// Fail, and its match constraints'.
+pub(super) fn default_policy(object: &mut Value) {
+    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else { return };
+    if spec["failurePolicy"].is_null() {
+        spec["failurePolicy"] = json!("Fail");
+    }
+    if let Some(constraints) = spec.get_mut("matchConstraints").filter(|c| c.is_object()) {
+        default_match_resources(constraints);
+    }
+}
+
+/// kube's v1 defaults of a binding: its match resources'.
+pub(super) fn default_binding(object: &mut Value) {
+    let resources =
+        object.get_mut("spec").and_then(|s| s.get_mut("matchResources")).filter(|m| m.is_object());
+    if let Some(resources) = resources {
+        default_match_resources(resources);
     }
 }
 
