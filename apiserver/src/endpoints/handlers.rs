@@ -150,21 +150,17 @@ impl<'a> Request<'a> {
     /// kube's decoder finds them: warnings under `Warn`, refused with the
     /// unknown fields under `Strict`.
     fn decode(&self, headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<String>), ApiError> {
-        let json = body_json(headers, body, self.body_type(&self.resource.kind))?;
         let validation = self.params.field_validation()?;
-        let media = header_str(headers, header::CONTENT_TYPE).split(';').next().unwrap_or_default().trim();
-        let is_json = matches!(media, "" | "application/json" | "*/*");
-        let duplicates: Vec<String> = match is_json && validation != FieldValidation::Ignore {
-            true => {
-                decode::duplicate_fields(body).iter().map(|p| format!("duplicate field \"{p}\"")).collect()
-            }
-            false => Vec::new(),
+        let (json, duplicates) = match is_json(headers) {
+            true => decode::json_noting_duplicates(body).map_err(json_error)?,
+            false => (body_json(headers, body, self.body_type(&self.resource.kind))?, Vec::new()),
         };
-        if duplicates.is_empty() {
+        if duplicates.is_empty() || validation == FieldValidation::Ignore {
             return self.store.decode(json, validation);
         }
+        let duplicates = duplicates.iter().map(|path| format!("duplicate field \"{path}\""));
         let (object, unknown) = self.store.decode(json, FieldValidation::Warn)?;
-        let errors: Vec<String> = duplicates.into_iter().chain(unknown).collect();
+        let errors: Vec<String> = duplicates.chain(unknown).collect();
         match validation {
             FieldValidation::Strict => {
                 Err(ApiError::BadRequest(format!("strict decoding error: {}", errors.join(", "))))
@@ -370,11 +366,8 @@ pub(super) struct BodyType<'a> {
 /// (what client-go's typed clients send for built-in kinds) decoded into the
 /// same JSON.
 pub(super) fn body_json(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) -> Result<Value, ApiError> {
-    let content_type = header_str(headers, header::CONTENT_TYPE);
-    let media = content_type.split(';').next().unwrap_or_default().trim();
-    match media {
-        "" | "application/json" | "*/*" => serde_json::from_slice(body)
-            .map_err(|e| ApiError::BadRequest(format!("error decoding request body: {e}"))),
+    match media_type(headers) {
+        "" | "application/json" | "*/*" => serde_json::from_slice(body).map_err(json_error),
         "application/yaml" => decode::yaml_to_json(body, into.kind, into.max_yaml_json_bytes),
         protobuf::PROTOBUF => protobuf::decode(body).map_err(|e| match e {
             ProtobufError::UnsupportedKind { .. } => ApiError::UnsupportedMediaType(e.to_string()),
@@ -385,6 +378,20 @@ pub(super) fn body_json(headers: &HeaderMap, body: &[u8], into: BodyType<'_>) ->
             "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf".to_string(),
         )),
     }
+}
+
+/// The request body's media type, without parameters.
+fn media_type(headers: &HeaderMap) -> &str {
+    header_str(headers, header::CONTENT_TYPE).split(';').next().unwrap_or_default().trim()
+}
+
+/// Whether the body is read as JSON (no type, JSON, or anything).
+fn is_json(headers: &HeaderMap) -> bool {
+    matches!(media_type(headers), "" | "application/json" | "*/*")
+}
+
+fn json_error(e: serde_json::Error) -> ApiError {
+    ApiError::BadRequest(format!("error decoding request body: {e}"))
 }
 
 /// An apply's body: YAML (or JSON) that must be an object, refused with

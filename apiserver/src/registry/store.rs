@@ -1031,13 +1031,12 @@ fn depth(value: &Value) -> usize {
     let mut deepest = 0;
     let mut pending = vec![(value, 1)];
     while let Some((value, level)) = pending.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Object(fields) => Box::new(fields.values()),
-            Value::Array(items) => Box::new(items.iter()),
+        match value {
+            Value::Object(fields) => pending.extend(fields.values().map(|child| (child, level + 1))),
+            Value::Array(items) => pending.extend(items.iter().map(|child| (child, level + 1))),
             _ => continue,
-        };
+        }
         deepest = deepest.max(level);
-        pending.extend(children.map(|child| (child, level + 1)));
     }
     deepest
 }

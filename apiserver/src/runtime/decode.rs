@@ -70,92 +70,100 @@ pub fn decode(
     }
 }
 
-/// The fields a JSON body gives twice in one object, as kube's strict
-/// decoder names them (`metadata.name`, `spec.containers[0].image`): once
-/// each, the first 100 (kube's cap). Parsing into a `Value` keeps the last
-/// silently; kube warns, or refuses under `Strict`.
-pub fn duplicate_fields(body: &[u8]) -> Vec<String> {
+/// A JSON body parsed, and the fields it gives twice in one object, as
+/// kube's strict decoder names them (`metadata.name`,
+/// `spec.containers[0].image`): once each, the first 100 (kube's cap).
+/// `serde_json::from_slice` would keep the last silently; kube warns, or
+/// refuses under `Strict`. One pass, the parser's own errors and limits.
+pub fn json_noting_duplicates(body: &[u8]) -> Result<(Value, Vec<String>), serde_json::Error> {
     let mut found = Vec::new();
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    // A body that is not JSON is refused elsewhere, in its parser's words.
-    let _ = Duplicates { path: String::new(), found: &mut found }.deserialize(&mut deserializer);
-    found
+    let value = Noting { path: String::new(), found: &mut found }.deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok((value, found))
 }
 
 /// kube keeps at most this many strict decoding errors.
 const MAX_STRICT_ERRORS: usize = 100;
 
-struct Duplicates<'a> {
+/// Builds a value at `path`, noting the duplicates below it.
+struct Noting<'a> {
     path: String,
     found: &'a mut Vec<String>,
 }
 
-impl Duplicates<'_> {
+impl Noting<'_> {
     fn child(&self, name: &str) -> String {
         if self.path.is_empty() { name.to_string() } else { format!("{}.{name}", self.path) }
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Duplicates<'_> {
-    type Value = ();
+impl<'de> DeserializeSeed<'de> for Noting<'_> {
+    type Value = Value;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Duplicates<'_> {
-    type Value = ();
+impl<'de> Visitor<'de> for Noting<'_> {
+    type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
     }
 
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
     }
 
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
     }
 
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
     }
 
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut index = 0;
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
         loop {
-            let path = format!("{}[{index}]", self.path);
-            if seq.next_element_seed(Duplicates { path, found: &mut *self.found })?.is_none() {
-                return Ok(());
+            let path = format!("{}[{}]", self.path, items.len());
+            match seq.next_element_seed(Noting { path, found: &mut *self.found })? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
             }
-            index += 1;
         }
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = std::collections::HashSet::new();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields = Map::new();
         while let Some(name) = map.next_key::<String>()? {
             let path = self.child(&name);
-            if !seen.insert(name) && self.found.len() < MAX_STRICT_ERRORS && !self.found.contains(&path) {
+            let twice = fields.contains_key(&name);
+            if twice && self.found.len() < MAX_STRICT_ERRORS && !self.found.contains(&path) {
                 self.found.push(path.clone());
             }
-            map.next_value_seed(Duplicates { path, found: &mut *self.found })?;
+            let value = map.next_value_seed(Noting { path, found: &mut *self.found })?;
+            fields.insert(name, value);
         }
-        Ok(())
+        Ok(Value::Object(fields))
     }
 }
 
@@ -418,7 +426,11 @@ impl<'de> Visitor<'de> for Key<'_> {
 
 #[cfg(test)]
 mod duplicate_tests {
-    use super::duplicate_fields;
+    use super::json_noting_duplicates;
+
+    fn duplicate_fields(body: &[u8]) -> Vec<String> {
+        json_noting_duplicates(body).map(|(_, found)| found).unwrap_or_default()
+    }
 
     #[test]
     fn duplicates_are_named_by_kubes_paths() {
@@ -427,7 +439,12 @@ mod duplicate_tests {
             "spec": {"containers": [{"name": "c", "image": "i", "image": "j"}]}}"#;
         assert_eq!(duplicate_fields(body), ["kind", "metadata.name", "spec.containers[0].image"]);
         assert!(duplicate_fields(br#"{"a": {"b": 1}, "c": [{"b": 2}]}"#).is_empty());
-        assert!(duplicate_fields(b"not json").is_empty());
+        assert!(json_noting_duplicates(b"not json").is_err());
+        assert!(json_noting_duplicates(b"{} {}").is_err(), "trailing data, as serde_json refuses it");
+        // The value is what serde_json makes of the body, the last duplicate kept.
+        let body = br#"{"a": [1, -2, 2.5, "x", null, true], "b": {"c": 1, "c": 2}}"#;
+        let (value, _) = json_noting_duplicates(body).unwrap();
+        assert_eq!(value, serde_json::json!({"a": [1, -2, 2.5, "x", null, true], "b": {"c": 2}}));
     }
 }
 
