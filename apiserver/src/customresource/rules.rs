@@ -7,11 +7,12 @@
 //! object that passed the schema's other checks, as in kube.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::schema::Node;
-use crate::admission::cel::{self, Program, Variables};
+use crate::admission::cel::{self, Budget, Program, Variables};
 use crate::errors::{Cause, go_quote};
 
 /// Every rule of a schema, compiled once (keyed by its text). A stored rule
@@ -51,7 +52,9 @@ impl Rules {
     }
 
     /// Evaluates the rules at every node of `value` (with `old`, the value
-    /// it replaces, where one corresponds).
+    /// it replaces, where one corresponds): a node's own rules before its
+    /// children's, as kube walks them, all within one cost budget. Once it
+    /// is spent, or one rule passes its cost limit, no further rule runs.
     pub fn check(
         &self,
         value: &Value,
@@ -60,31 +63,47 @@ impl Rules {
         path: &str,
         out: &mut Vec<Cause>,
     ) {
-        if value.is_null() {
+        let budget = Arc::new(Budget::default());
+        self.check_node(value, old, schema, path, &budget, out);
+    }
+
+    fn check_node(
+        &self,
+        value: &Value,
+        old: Option<&Value>,
+        schema: Node<'_>,
+        path: &str,
+        budget: &Arc<Budget>,
+        out: &mut Vec<Cause>,
+    ) {
+        if value.is_null() || budget.is_spent() {
             return;
+        }
+        for rule in rules_of(schema) {
+            if let Some(cause) = self.evaluate(rule, value, old, schema, path, budget) {
+                out.push(cause);
+            }
+            if budget.is_spent() {
+                return;
+            }
         }
         match value {
             Value::Object(fields) => {
                 for (name, child) in fields {
                     let Some(node) = schema.field(name) else { continue };
                     let old_child = old.and_then(|o| o.get(name));
-                    self.check(child, old_child, node, &join(path, name), out);
+                    self.check_node(child, old_child, node, &join(path, name), budget, out);
                 }
             }
             Value::Array(items) => {
                 if let Some(item) = schema.items() {
                     for (i, child) in items.iter().enumerate() {
                         let old_child = old.and_then(|o| corresponding_item(child, o, schema));
-                        self.check(child, old_child, item, &format!("{path}[{i}]"), out);
+                        self.check_node(child, old_child, item, &format!("{path}[{i}]"), budget, out);
                     }
                 }
             }
             _ => {}
-        }
-        for rule in rules_of(schema) {
-            if let Some(cause) = self.evaluate(rule, value, old, schema, path) {
-                out.push(cause);
-            }
         }
     }
 
@@ -95,16 +114,22 @@ impl Rules {
         old: Option<&Value>,
         schema: Node<'_>,
         path: &str,
+        budget: &Arc<Budget>,
     ) -> Option<Cause> {
         let text = rule["rule"].as_str()?;
+        let node_path = if path.is_empty() { "<nil>".to_string() } else { path.to_string() };
+        // kube's errors about the rule itself show the node's type.
+        let about_rule = |detail: String| {
+            let kind = go_quote(schema.0["type"].as_str().unwrap_or_default());
+            Cause {
+                reason: "FieldValueInvalid",
+                field: node_path.clone(),
+                message: format!("Invalid value: {kind}: {detail}"),
+            }
+        };
         let program = match self.programs.get(text)? {
             Ok(program) => program,
-            Err(e) => {
-                let kind = go_quote(schema.0["type"].as_str().unwrap_or_default());
-                let message = format!("Invalid value: {kind}: rule compile error: {e}");
-                let field = if path.is_empty() { "<nil>".to_string() } else { path.to_string() };
-                return Some(Cause { reason: "FieldValueInvalid", field, message });
-            }
+            Err(e) => return Some(about_rule(format!("rule compile error: {e}"))),
         };
         let transition = text.contains("oldSelf");
         // Ratcheting: a value left as it was is not judged again.
@@ -115,7 +140,7 @@ impl Rules {
         if transition && old.is_none() && rule["optionalOldSelf"] != Value::Bool(true) {
             return None;
         }
-        let mut variables = Variables::default();
+        let mut variables = Variables::default().with_budget(budget.clone());
         variables.set("self", value).ok()?;
         match old {
             Some(old) => variables.set("oldSelf", old).ok()?,
@@ -125,7 +150,7 @@ impl Rules {
         let detail = match variables.truth(program) {
             Ok(true) => return None,
             Ok(false) => self.message(rule, &variables, text),
-            Err(e) => format!("rule evaluation error: {e}"),
+            Err(e) => return Some(about_rule(evaluation_error(&e, rule, budget))),
         };
         let field = match rule["fieldPath"].as_str().filter(|p| !p.is_empty()) {
             Some(extra) => format!("{path}{extra}"),
@@ -148,6 +173,31 @@ impl Rules {
             (None, Some(message)) => message.to_string(),
             (None, None) => format!("failed rule: {}", text.trim()),
         }
+    }
+}
+
+/// kube's words for a rule that could not be evaluated; a rule past its
+/// cost limit stops the rest, as a spent budget does.
+fn evaluation_error(error: &str, rule: &Value, budget: &Budget) -> String {
+    let named = rule["message"]
+        .as_str()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .or(rule["rule"].as_str().map(str::trim))
+        .unwrap_or_default();
+    if error == cel::OUT_OF_BUDGET {
+        error.to_string()
+    } else if error == cel::COST_LIMIT_EXCEEDED {
+        budget.spend_all();
+        format!(
+            "'{error}': no further validation rules will be run due to call cost exceeds limit for rule: {named}"
+        )
+    } else if error.starts_with("found no matching overload") {
+        format!(
+            "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {named}"
+        )
+    } else {
+        format!("{error} evaluating rule: {named}")
     }
 }
 
@@ -214,8 +264,8 @@ mod tests {
         assert_eq!(
             found,
             [
-                "spec: Invalid value: failed rule: self.n > 1",
                 "<nil>: Invalid value: \"object\": rule compile error: max recursion depth exceeded",
+                "spec: Invalid value: failed rule: self.n > 1",
             ]
         );
     }

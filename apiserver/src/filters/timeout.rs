@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::errors::ApiError;
-use crate::request::RequestInfo;
+use crate::request::{RequestInfo, deadline};
 
 /// kube's answer, as its timeout handler writes it: the bare Status
 /// (no kind or apiVersion), encoded with a trailing newline, sniffed as
@@ -32,7 +32,15 @@ pub(super) async fn timeout(State(limit): State<Duration>, request: Request, nex
     };
     // A timeout of 0 is none of the client's: the server's applies.
     let allotted = asked.filter(|t| !t.is_zero() && *t < limit).unwrap_or(limit);
-    match tokio::time::timeout(allotted, next.run(request)).await {
+    // A deadline past what Instant can hold is no deadline for the work.
+    let deadline = std::time::Instant::now().checked_add(allotted);
+    let work = async move {
+        match deadline {
+            Some(deadline) => deadline::within(deadline, next.run(request)).await,
+            None => next.run(request).await,
+        }
+    };
+    match tokio::time::timeout(allotted, work).await {
         Ok(response) => response,
         Err(_) => timed_out(),
     }

@@ -1,7 +1,9 @@
 //! What every request carries past the filters: what it is about
 //! ([`RequestInfo`]) and who sent it ([`UserInfo`]). Filters put them in the
 //! request's extensions; handlers, admission and (later) audit read them.
+//! [`deadline`] says when the request must be done by.
 
+pub mod deadline;
 mod info;
 mod user;
 

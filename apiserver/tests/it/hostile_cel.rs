@@ -1,8 +1,9 @@
 //! CEL written to take the API server down, as issue 44's probe wrote it:
 //! CRD rules and admission policies thousands of terms deep, or longer than
 //! kube allows, are refused with kube's texts at creation; a rule at the
-//! edge of kube's depth is accepted and evaluated on every create; the
-//! server answers throughout.
+//! edge of kube's depth is accepted and evaluated on every create; rules
+//! and policies that would run for minutes stop at kube's cost limit with
+//! kube's texts; the server answers throughout.
 
 use serde_json::{Value, json};
 
@@ -120,6 +121,94 @@ async fn scenario(backend: Backend) {
         &stderr[..stderr.len().min(400)]
     );
     alive(&api);
+    costly_rules(&api);
+    costly_policy(&api);
+    alive(&api);
+}
+
+/// Retries `create` of `body` until `accepted` says the answer is the one
+/// awaited (a CRD's kind or a policy takes a moment to be served).
+fn create_until(api: &ApiServer, body: &str, accepted: impl Fn(bool, &str) -> bool) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (ok, _, stderr) = api.kubectl_in(&["create", "-f", "-"], body);
+        if accepted(ok, &stderr) {
+            return stderr;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never answered as awaited: {}",
+            &stderr[..stderr.len().min(400)]
+        );
+        if ok {
+            api.ok_stdin(&["delete", "-f", "-"], body);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+}
+
+/// A rule over 6,000 × 6,000 elements (minutes of CPU unbounded) stops at
+/// kube's per-call limit, and no rule after it runs; a regex over a
+/// thousand strings is compiled once and passes.
+fn costly_rules(api: &ApiServer) {
+    let rules = json!([{"rule": "self.items.all(x, self.items.all(y, y >= 0))"},
+        {"rule": "self.strs.all(s, s.matches(self.p))"}]);
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "tallies.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "tallies", "singular": "tally", "kind": "Tally", "listKind": "TallyList"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "properties": {"spec": {"type": "object", "x-kubernetes-validations": rules, "properties": {
+                    "items": {"type": "array", "items": {"type": "integer"}},
+                    "strs": {"type": "array", "items": {"type": "string"}},
+                    "p": {"type": "string"}}}}}}}]}});
+    api.ok_stdin(&["create", "-f", "-"], &crd.to_string());
+    let tally = |name: &str, items: Vec<i64>, strs: Vec<String>| {
+        json!({"apiVersion": "example.com/v1", "kind": "Tally", "metadata": {"name": name},
+            "spec": {"items": items, "strs": strs, "p": "(\\w\\d){200}"}})
+        .to_string()
+    };
+    let stderr = create_until(api, &tally("many", (0..6000).collect(), vec![]), |ok, stderr| {
+        !ok && !stderr.contains("the server doesn't have a resource type")
+            && !stderr.contains("no matches for kind")
+            && !stderr.contains("could not find the requested resource")
+    });
+    let expected = "spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': \
+        no further validation rules will be run due to call cost exceeds limit for rule: \
+        self.items.all(x, self.items.all(y, y >= 0))";
+    assert!(stderr.contains(expected), "{}", &stderr[..stderr.len().min(600)]);
+    assert!(!stderr.contains("self.strs"), "a rule ran after the limit: {stderr}");
+
+    let matching = vec!["a1".repeat(200); 1000];
+    api.ok_stdin(&["create", "-f", "-"], &tally("matching", vec![1, 2], matching));
+    let stderr = refused(api, &tally("unmatched", vec![1], vec!["zz".to_string()]));
+    assert!(
+        stderr.contains("spec: Invalid value: failed rule: self.strs.all(s, s.matches(self.p))"),
+        "{stderr}"
+    );
+}
+
+/// A policy validation over 2,000 × 2,000 keys stops at the per-call limit
+/// and denies with kube's text.
+fn costly_policy(api: &ApiServer) {
+    let expression =
+        "!object.metadata.name.startsWith('costly') || object.data.all(k, object.data.all(j, j != ''))";
+    let mut policy: Value = serde_json::from_str(&policy(expression)).unwrap();
+    policy["metadata"]["name"] = json!("costly");
+    api.ok_stdin(&["create", "-f", "-"], &policy.to_string());
+    let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "costly"}, "spec": {"policyName": "costly", "validationActions": ["Deny"]}});
+    api.ok_stdin(&["create", "-f", "-"], &binding.to_string());
+    let data: serde_json::Map<String, Value> = (0..2000).map(|i| (format!("k{i}"), json!("v"))).collect();
+    let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "costly-map", "namespace": "default"},
+        "data": data});
+    let stderr = create_until(api, &config_map.to_string(), |ok, _| !ok);
+    let expected = format!(
+        "ValidatingAdmissionPolicy 'costly' with binding 'costly' denied request: expression '{expression}' \
+        resulted in error: operation cancelled: actual cost limit exceeded"
+    );
+    assert!(stderr.contains(&expected), "{}", &stderr[..stderr.len().min(600)]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

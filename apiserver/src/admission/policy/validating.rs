@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::compiled::{self, Binding, Policy};
 use super::{Selection, set_variables};
-use crate::admission::cel::Variables;
+use crate::admission::cel::{OUT_OF_BUDGET, Variables};
 use crate::admission::lookup::Parsed;
 use crate::admission::webhook::conditions::Decision;
 use crate::admission::webhook::matching;
@@ -142,6 +142,12 @@ fn validate_all(policy: &Policy, variables: &Variables) -> Vec<Failure> {
         let outcome = validation.expression.as_ref().map_err(Clone::clone).and_then(|p| variables.truth(p));
         let message = match outcome {
             Ok(true) => continue,
+            // A spent budget fails the binding, not one validation (kube's
+            // single decision), and nothing after it runs.
+            Err(why) if why == OUT_OF_BUDGET && policy.common.fail_open => return Vec::new(),
+            Err(why) if why == OUT_OF_BUDGET => {
+                return vec![Failure { message: why, reason: "Invalid".into(), index: 0 }];
+            }
             Err(_) if policy.common.fail_open => continue,
             Err(why) => format!("expression '{}' resulted in error: {why}", validation.source),
             Ok(false) => {

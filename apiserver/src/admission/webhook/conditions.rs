@@ -57,7 +57,9 @@ impl Conditions {
 
 /// The variables conditions see for a write.
 pub fn variables(object: &Value, old_object: &Value, request: &Value) -> Result<Variables, String> {
-    let mut variables = Variables::default();
+    // kube's budget for one webhook's conditions.
+    let budget = std::sync::Arc::new(cel::Budget::new(cel::MATCH_CONDITIONS_BUDGET));
+    let mut variables = Variables::default().with_budget(budget);
     variables.set("object", object)?;
     variables.set("oldObject", old_object)?;
     variables.set("request", request)?;

@@ -166,9 +166,10 @@ fn cel_rules_answer_with_their_message_or_rule() {
     );
     assert_eq!(
         rule_causes(validator.validate(&json!({"spec": {"min": 5, "max": 2, "replicas": -1}}))),
+        // A node's rules before its children's, as kube walks them.
         [
+            "spec: Invalid value: failed rule: self.min <= self.max",
             "spec.replicas: Invalid value: -1: failed rule: self >= 0",
-            "spec: Invalid value: failed rule: self.min <= self.max"
         ]
     );
     assert_eq!(

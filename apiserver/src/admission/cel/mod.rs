@@ -8,16 +8,32 @@
 //! against the resource's schema; here every literal an expression names is
 //! registered as a type whose values are plain maps of the fields given, so
 //! the result reads back as the JSON it spells.
+//!
+//! Evaluation is bounded as kube bounds it (`cost`): a cost limit per call,
+//! a budget per object, the request's deadline.
+
+mod cost;
+mod regex;
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use cel::common::types::{CelMap, CelMapKey, Type};
+use cel::common::types::{CelMap, CelMapKey, INT_TYPE, STRING_TYPE, Type};
 use cel::common::value::{CowVal, Val};
 use serde_json::Value;
 
+pub use cost::{Budget, COST_LIMIT_EXCEEDED, MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, RUNTIME_BUDGET};
+
 /// A compiled expression, shared by every request it is evaluated for.
-pub type Program = Arc<cel::Program>;
+pub type Program = Arc<Compiled>;
+
+/// An expression's tree, instrumented to count its cost (see `cost`).
+#[derive(Debug)]
+pub struct Compiled {
+    tree: cel::IdedExpr,
+    /// Its nodes, charged once per evaluation.
+    nodes: u64,
+}
 
 /// cel-go's limits, which kube keeps: the size of an expression in code
 /// points, and how deep its expressions may nest.
@@ -60,7 +76,12 @@ pub fn compile(expression: &str) -> Result<Program, String> {
         // A program refused here is dropped here too: dropping a deep tree
         // recurses as deep.
         match depth(program.expression()) {
-            Some(depth) if depth <= MAX_DEPTH => Ok(program),
+            Some(depth) if depth <= MAX_DEPTH => {
+                let mut tree = program.expression().clone();
+                cost::instrument(&mut tree);
+                let nodes = cost::nodes(&tree);
+                Ok(Compiled { tree, nodes })
+            }
             Some(_) => Err("max recursion depth exceeded".to_string()),
             None => Err("the expression could not be compiled".to_string()),
         }
@@ -175,10 +196,27 @@ impl cel::StructType for Literal {
     }
 }
 
-/// The environment mutations are evaluated in: the standard library, the
-/// struct literals `expressions` name, and kube's `jsonpatch.escapeKey`.
-pub fn literal_env<'a>(expressions: impl IntoIterator<Item = &'a str>) -> Arc<cel::Env> {
+/// The standard library and what instrumented trees call (`@tick`,
+/// `@matches`).
+fn base_env() -> cel::Env {
     let mut env = cel::Env::stdlib();
+    let added = [
+        env.add_overload(cost::TICK, "rtcd_tick", vec![INT_TYPE], cost::tick),
+        env.add_overload(regex::MATCHES, "rtcd_matches", vec![STRING_TYPE, STRING_TYPE], regex::matches),
+    ];
+    // Names no standard overload has: nothing to conflict with.
+    debug_assert!(added.iter().all(Result::is_ok));
+    env
+}
+
+/// The environment every evaluation without struct literals shares: made
+/// once (the standard library is hundreds of overloads).
+static BASE_ENV: LazyLock<Arc<cel::Env>> = LazyLock::new(|| Arc::new(base_env()));
+
+/// The environment mutations are evaluated in: the base one, the struct
+/// literals `expressions` name, and kube's `jsonpatch.escapeKey`.
+pub fn literal_env<'a>(expressions: impl IntoIterator<Item = &'a str>) -> Arc<cel::Env> {
+    let mut env = base_env();
     for name in expressions.into_iter().flat_map(literal_names) {
         // Not every caught name can be a type (`in {...}`): those are skipped.
         let _ = env.add_type(Literal(Type::new_struct(name)));
@@ -211,10 +249,17 @@ fn to_cel(value: &Value) -> cel::Value {
     }
 }
 
-/// The variables of one evaluation.
-#[derive(Default)]
+/// The variables of one evaluation, and the budget its evaluations spend
+/// (a fresh [`RUNTIME_BUDGET`] unless shared with [`Variables::with_budget`]).
 pub struct Variables {
     context: cel::Context<'static, 'static>,
+    budget: Arc<Budget>,
+}
+
+impl Default for Variables {
+    fn default() -> Self {
+        Variables { context: cel::Context::with_env(BASE_ENV.clone()), budget: Arc::default() }
+    }
 }
 
 impl Variables {
@@ -223,7 +268,13 @@ impl Variables {
         let mut context = cel::Context::with_env(env);
         // Refused only when the environment declares the name itself.
         let _ = context.add_function("jsonpatch.escapeKey", escape_key);
-        Variables { context }
+        Variables { context, budget: Arc::default() }
+    }
+
+    /// These variables' evaluations spend `budget`, shared with others.
+    pub fn with_budget(mut self, budget: Arc<Budget>) -> Variables {
+        self.budget = budget;
+        self
     }
 
     /// Adds `name` with the JSON `value` (objects become maps, as kube's
@@ -238,12 +289,19 @@ impl Variables {
         self.context.add_variable_from_value(name.to_string(), value);
     }
 
-    pub fn evaluate(&self, program: &cel::Program) -> Result<cel::Value, String> {
-        program.execute(&self.context).map_err(|e| e.to_string())
+    /// The expression's value; past its cost limit, the budget or the
+    /// request's deadline, kube's text for that ([`COST_LIMIT_EXCEEDED`],
+    /// [`OUT_OF_BUDGET`]).
+    pub fn evaluate(&self, program: &Compiled) -> Result<cel::Value, String> {
+        let run = || cel::Value::resolve(&program.tree, &self.context);
+        match cost::metered(&self.budget, program.nodes, run) {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(stopped) => Err(stopped.to_string()),
+        }
     }
 
     /// The expression's value as a bool (anything else is an error).
-    pub fn truth(&self, program: &cel::Program) -> Result<bool, String> {
+    pub fn truth(&self, program: &Compiled) -> Result<bool, String> {
         match self.evaluate(program)? {
             cel::Value::Bool(b) => Ok(b),
             other => Err(format!("expected a bool, got {:?}", other.type_of())),
@@ -252,13 +310,13 @@ impl Variables {
 
     /// The expression's value as JSON (functions, types and the like are
     /// an error).
-    pub fn json(&self, program: &cel::Program) -> Result<Value, String> {
+    pub fn json(&self, program: &Compiled) -> Result<Value, String> {
         let value = self.evaluate(program)?;
         value.json().map_err(|_| format!("a {:?} value has no JSON form", value.type_of()))
     }
 
     /// The expression's value as a string (anything else is an error).
-    pub fn text(&self, program: &cel::Program) -> Result<String, String> {
+    pub fn text(&self, program: &Compiled) -> Result<String, String> {
         match self.evaluate(program)? {
             cel::Value::String(s) => Ok(s.to_string()),
             other => Err(format!("expected a string, got {:?}", other.type_of())),
