@@ -1,9 +1,21 @@
 //! Every error a client can see, and the one place each becomes a
 //! `metav1.Status` with kube's HTTP code, reason and message.
 
+use std::collections::HashSet;
+
 use serde_json::{Value, json};
 
 use crate::storage::StorageError;
+
+/// The most an error answer carries of its message, of one cause's
+/// message, and of its causes together. kube has no bound: one request
+/// could be answered with gigabytes (a 50,000-value enum repeated in each
+/// of a thousand causes, an apply conflicting on 130,000 fields). Past
+/// these, an answer says how much it leaves out, keeping it under 1 MiB
+/// even when JSON escaping doubles every byte (quotes in quoted values).
+const MAX_MESSAGE_BYTES: usize = 128 << 10;
+const MAX_CAUSE_MESSAGE_BYTES: usize = 32 << 10;
+const MAX_CAUSES_BYTES: usize = 256 << 10;
 
 /// What went wrong, in the terms kube-apiserver answers with.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -139,7 +151,7 @@ impl ApiError {
             "apiVersion": "v1",
             "metadata": {},
             "status": "Failure",
-            "message": self.to_string(),
+            "message": bounded(self.to_string(), MAX_MESSAGE_BYTES),
             "reason": self.reason(),
             "code": self.code(),
         });
@@ -245,25 +257,65 @@ impl ApiError {
     }
 }
 
-/// A Status's `details.causes`.
+/// A Status's `details.causes`, as many as fit [`MAX_CAUSES_BYTES`] (each
+/// message within [`MAX_CAUSE_MESSAGE_BYTES`]); a last cause counts those
+/// left out.
 fn causes_json(causes: &[Cause]) -> Value {
-    causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect()
+    let mut size = 0;
+    let mut shown = Vec::new();
+    for cause in causes {
+        let message = bounded(cause.message.clone(), MAX_CAUSE_MESSAGE_BYTES);
+        size += message.len() + cause.field.len() + cause.reason.len();
+        if size > MAX_CAUSES_BYTES {
+            let left = causes.len() - shown.len();
+            shown.push(json!({"message": format!("{left} more causes not shown")}));
+            break;
+        }
+        shown.push(json!({"reason": cause.reason, "message": message, "field": cause.field}));
+    }
+    Value::Array(shown)
 }
 
 /// Causes as kube's error aggregate prints them: one alone, several in
-/// brackets, each distinct message once.
+/// brackets, each distinct message once; stopped, with a count of those
+/// left, once past [`MAX_MESSAGE_BYTES`].
 fn aggregate(causes: &[Cause]) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for cause in causes {
-        let line = format!("{}: {}", cause.field, cause.message);
-        if !seen.contains(&line) {
-            seen.push(line);
+    let mut seen = HashSet::new();
+    let mut lines: Vec<String> = Vec::new();
+    let mut size = 0;
+    // Room left for the kind and name before, and the count after.
+    let room = MAX_MESSAGE_BYTES - 4096;
+    for (i, cause) in causes.iter().enumerate() {
+        let line = format!("{}: {}", cause.field, bounded(cause.message.clone(), MAX_CAUSE_MESSAGE_BYTES));
+        if size + line.len() > room {
+            lines.push(format!("and {} more", causes.len() - i));
+            break;
+        }
+        if seen.insert(line.clone()) {
+            size += line.len() + 2;
+            lines.push(line);
         }
     }
-    match seen.as_slice() {
+    match lines.as_slice() {
         [one] => one.clone(),
         many => format!("[{}]", many.join(", ")),
     }
+}
+
+/// `text` cut to about `max` bytes (on a character boundary), saying how
+/// much was cut.
+fn bounded(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("... ({cut} more bytes not shown)"));
+    text
 }
 
 /// kube's `NewForbidden` message: `forbidden: …` for a path,
@@ -328,5 +380,45 @@ mod tests {
             "Operation cannot be fulfilled on configmaps \"c\": the object has been modified; please apply your changes to the latest version and try again"
         );
         assert_eq!((status["code"].as_u64(), status["reason"].as_str()), (Some(409), Some("Conflict")));
+    }
+
+    #[test]
+    fn an_error_answer_stays_under_a_mebibyte_whatever_it_has_to_say() {
+        // A thousand causes each repeating a 500 KB list of values.
+        let listed = "\"value\", ".repeat(50_000);
+        let causes: Vec<Cause> = (0..1000)
+            .map(|i| Cause {
+                reason: "FieldValueNotSupported",
+                field: format!("spec.items[{i}]"),
+                message: format!("Unsupported value: \"x\": supported values: {listed}"),
+            })
+            .collect();
+        let err = ApiError::Invalid { kind: "Thing.example.com".into(), name: "t".into(), causes };
+        let body = serde_json::to_vec(&err.status()).unwrap();
+        assert!(body.len() < 1 << 20, "{} bytes", body.len());
+        let status = err.status();
+        let message = status["message"].as_str().unwrap();
+        assert!(message.starts_with("Thing.example.com \"t\" is invalid: [spec.items[0]: Unsupported value"));
+        assert!(message.ends_with(" more]"), "{}", &message[message.len() - 80..]);
+        let shown = status["details"]["causes"].as_array().unwrap();
+        let last = shown.last().unwrap()["message"].as_str().unwrap();
+        assert_eq!(last, format!("{} more causes not shown", 1000 - (shown.len() - 1)));
+        assert!(shown[0]["message"].as_str().unwrap().ends_with("more bytes not shown)"));
+    }
+
+    #[test]
+    fn small_errors_are_untouched_and_repeats_shown_once() {
+        let cause = |field: &str| Cause {
+            reason: "FieldValueRequired",
+            field: field.into(),
+            message: "Required value".into(),
+        };
+        let err = ApiError::Invalid {
+            kind: "Pod".into(),
+            name: "p".into(),
+            causes: vec![cause("a"), cause("b"), cause("a")],
+        };
+        assert_eq!(err.to_string(), "Pod \"p\" is invalid: [a: Required value, b: Required value]");
+        assert_eq!(err.status()["details"]["causes"].as_array().unwrap().len(), 3);
     }
 }

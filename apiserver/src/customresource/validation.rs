@@ -42,6 +42,13 @@ pub struct Validator {
     rules: Rules,
 }
 
+/// The most failures one object is checked for, and the most of an enum a
+/// refusal lists. kube has neither bound: a 50,000-value enum and a
+/// thousand values outside it made a 1.3 GB answer. An answer shows at
+/// most 256 KiB of causes anyway (`errors`).
+const MAX_FAILURES: usize = 4096;
+const MAX_LISTED_BYTES: usize = 8 << 10;
+
 /// Causes that keep CEL rules from running (kube's "blocking" errors).
 const BLOCKING: [&str; 5] = [
     "FieldValueNotSupported",
@@ -106,6 +113,10 @@ impl Validator {
     }
 
     fn check(&self, value: &Value, schema: Node<'_>, at: &mut Vec<Step>, out: &mut Vec<Failure>) {
+        // More could not be shown (see `errors`): the rest is not looked for.
+        if out.len() >= MAX_FAILURES {
+            return;
+        }
         if value.is_null() {
             // Null meets only the type and enum checks.
             if !schema.nullable() && !schema.type_().is_empty() {
@@ -212,13 +223,9 @@ impl Validator {
         if allowed.iter().any(|a| same_value(a, value)) {
             return;
         }
-        let listed: Vec<String> = allowed
-            .iter()
-            .map(|a| go_quote(&a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string())))
-            .collect();
         let mut message = format!("Unsupported value: {}", value_text(value));
-        if !listed.is_empty() {
-            message.push_str(&format!(": supported values: {}", listed.join(", ")));
+        if !allowed.is_empty() {
+            message.push_str(&format!(": supported values: {}", listing(allowed)));
         }
         out.push(failure(at, "FieldValueNotSupported", message));
     }
@@ -497,6 +504,23 @@ fn collect_patterns(schema: &Value, out: &mut HashMap<String, Regex>) {
         Value::Array(items) => items.iter().for_each(|v| collect_patterns(v, out)),
         _ => {}
     }
+}
+
+/// An enum's values as kube lists them, quoted and comma-separated, up to
+/// [`MAX_LISTED_BYTES`]; then how many more there are.
+fn listing(allowed: &[Value]) -> String {
+    let mut listed = String::new();
+    for (i, value) in allowed.iter().enumerate() {
+        if listed.len() > MAX_LISTED_BYTES {
+            listed.push_str(&format!(", and {} more", allowed.len() - i));
+            break;
+        }
+        if i > 0 {
+            listed.push_str(", ");
+        }
+        listed.push_str(&go_quote(&value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string())));
+    }
+    listed
 }
 
 #[cfg(test)]

@@ -546,3 +546,73 @@ async fn duplicate_fields_are_reported_as_kube_reports_them() {
     let (_, stored) = server.request("GET", &format!("{configmaps}/twice"), "application/json", b"").await;
     assert_eq!(stored["data"], json!({"a": "2"}));
 }
+
+/// Errors that would repeat a request many times over are answered within a mebibyte: a
+/// thousand values outside a 50,000-value enum (kube: a 1.3 GB answer), and an apply
+/// conflicting on 40,000 fields (kube: one cause and one message line each).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_answers_stay_under_a_mebibyte() {
+    let server = Server::start(Backend::Rtcd, false, &[]).await;
+    let allowed: Vec<String> = (0..50_000).map(|i| format!("value-{i}")).collect();
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "choices.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "choices", "singular": "choice", "kind": "Choice", "listKind": "ChoiceList"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                    "picks": {"type": "array", "items": {"type": "string", "enum": allowed}}}}}}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let created = server.request("POST", crds, "application/json", crd.to_string().as_bytes()).await;
+    assert_eq!(created.0, 201, "{}", created.1);
+    let choice = json!({"apiVersion": "example.com/v1", "kind": "Choice", "metadata": {"name": "c"},
+        "spec": {"picks": vec!["outside"; 1000]}});
+    let choices = "/apis/example.com/v1/namespaces/default/choices";
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let answer = loop {
+        let answer =
+            server.send_request("POST", choices, "application/json", choice.to_string().as_bytes()).await;
+        if answer.starts_with("HTTP/1.1 422") || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert!(answer.len() < 1 << 20, "{} bytes", answer.len());
+    let (code, status) = parse_response(answer.as_bytes());
+    assert_eq!(code, 422, "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(
+            "Choice.example.com \"c\" is invalid: [spec.picks[0]: Unsupported value: \"outside\": \
+             supported values: \"value-0\", \"value-1\""
+        ),
+        "{}",
+        &message[..message.len().min(300)]
+    );
+    let causes = status["details"]["causes"].as_array().cloned().unwrap_or_default();
+    assert_eq!(causes[1]["field"], "spec.picks[1]");
+    assert!(causes.last().unwrap()["message"].as_str().unwrap().ends_with("more causes not shown"));
+
+    let data: serde_json::Map<String, Value> =
+        (0..40_000).map(|i| (format!("key-{i}"), json!("a"))).collect();
+    let config_map =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "held"}, "data": data})
+            .to_string();
+    let path = |manager: &str| format!("/api/v1/namespaces/default/configmaps/held?fieldManager={manager}");
+    let (code, _) =
+        server.request("PATCH", &path("first"), "application/apply-patch+yaml", config_map.as_bytes()).await;
+    assert_eq!(code, 201);
+    let changed = config_map.replace("\"a\"", "\"b\"");
+    let answer = server
+        .send_request("PATCH", &path("second"), "application/apply-patch+yaml", changed.as_bytes())
+        .await;
+    assert!(answer.len() < 1 << 20, "{} bytes", answer.len());
+    let (code, status) = parse_response(answer.as_bytes());
+    assert_eq!(code, 409, "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Apply failed with 40000 conflicts: conflicts with \"first\""),
+        "{}",
+        &message[..200]
+    );
+    assert!(message.ends_with("more bytes not shown)"), "{}", &message[message.len() - 100..]);
+}

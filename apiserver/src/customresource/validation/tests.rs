@@ -213,3 +213,21 @@ fn schema_errors_keep_rules_from_running() {
         ]
     );
 }
+
+#[test]
+fn a_huge_enum_is_listed_in_part_and_failures_stop_at_the_bound() {
+    let allowed: Vec<String> = (0..50_000).map(|i| format!("v{i}")).collect();
+    let validator = Validator::new(json!({"type": "object", "properties": {"items": {"type": "array",
+        "items": {"type": "string", "enum": allowed}}}}));
+    let causes = validator.validate(&json!({"items": vec!["nope"; 20_000]}));
+    assert_eq!(causes.len(), 4096);
+    let message = &causes[0].message;
+    assert!(message.starts_with(r#"Unsupported value: "nope": supported values: "v0", "v1", "#), "{message}");
+    assert!(message.len() < 9 << 10, "{} bytes", message.len());
+    let shown = message.matches("\"v").count();
+    assert!(
+        message.ends_with(&format!(", and {} more", 50_000 - shown)),
+        "{}",
+        &message[message.len() - 40..]
+    );
+}
