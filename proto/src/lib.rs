@@ -2,15 +2,17 @@
 //! `protos/`. Modules are named like etcd's Go packages so code reads the same
 //! as etcd's: `etcdserverpb::RangeRequest`, `mvccpb::KeyValue`.
 //!
-//! This crate holds generated code, plus three pieces of wire logic: `codec`,
+//! This crate holds generated code, plus four pieces of wire logic: `codec`,
 //! which decodes txns nested as deep as etcd allows, `coalesce`, which
 //! batches the socket writes of a connection carrying these services (rtcd's
-//! server and rtcd-bench's client both use it), and `authority`, which mends
-//! the HTTP/2 authority etcdctl 3.4 sends.
+//! server and rtcd-bench's client both use it), `authority`, which mends
+//! the HTTP/2 authority etcdctl 3.4 sends, and `pings`, which ends a
+//! connection flooding the server with PINGs as etcd does.
 
 pub mod authority;
 pub mod coalesce;
 pub mod codec;
+pub mod pings;
 
 /// Key-value records and watch events.
 #[allow(clippy::all, missing_docs)]

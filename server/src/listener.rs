@@ -24,6 +24,7 @@ use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 use rtcd_proto::coalesce::Coalesce;
 
 use rtcd_proto::authority::AuthorityFix;
+use rtcd_proto::pings::PingGuard;
 
 /// HTTP/2's client preface; an HTTP/1 request line and headers are longer.
 const PREFACE_LEN: usize = 24;
@@ -31,14 +32,16 @@ const PREFACE_LEN: usize = 24;
 /// sent it in this long is not a client about to.
 const PREFACE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// A plain client connection as served.
+pub type Plain = Coalesce<AuthorityFix<PingGuard<PrefaceDeadline>>>;
+
 /// Accepts client connections on `addr`; their responses are written in
-/// batches (`coalesce`), their requests read through `authority`'s mend.
-pub fn bind(
-    addr: SocketAddr,
-) -> io::Result<impl Stream<Item = io::Result<Coalesce<AuthorityFix<PrefaceDeadline>>>>> {
+/// batches (`coalesce`), their requests read through `authority`'s mend,
+/// their PINGs counted (`pings`).
+pub fn bind(addr: SocketAddr) -> io::Result<impl Stream<Item = io::Result<Plain>>> {
     let incoming = TcpIncoming::bind(addr)?.with_nodelay(Some(true));
-    Ok(incoming
-        .map(|accepted| accepted.map(|tcp| Coalesce::new(AuthorityFix::new(PrefaceDeadline::new(tcp))))))
+    let serve = |tcp| Coalesce::new(AuthorityFix::new(PingGuard::new(PrefaceDeadline::new(tcp))));
+    Ok(incoming.map(move |accepted| accepted.map(serve)))
 }
 
 /// A TCP connection that fails its reads once [`PREFACE_TIMEOUT`] has passed
@@ -118,9 +121,10 @@ impl AsyncWrite for PrefaceDeadline {
 /// How long a TLS client has to finish its handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A connection over TLS, with who the client's certificate says it is.
+/// A connection over TLS, with who the client's certificate says it is;
+/// its PINGs counted (`pings`).
 pub struct TlsConnection {
-    io: tokio_rustls::server::TlsStream<PrefaceDeadline>,
+    io: PingGuard<tokio_rustls::server::TlsStream<PrefaceDeadline>>,
     info: TlsInfo,
 }
 
@@ -195,6 +199,7 @@ pub fn bind_tls(
                     return;
                 }
                 let info = TlsInfo { tcp: tcp_info, common_name };
+                let io = PingGuard::new(io);
                 let _ = tx.send(Ok(Coalesce::new(TlsConnection { io, info }))).await;
             });
         }

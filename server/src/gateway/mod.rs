@@ -6,6 +6,7 @@
 //! (etcd reads it as grpc-gateway forwards it). `/v3beta/` is the same
 //! (etcd 3.4 redirects it).
 
+mod framer;
 mod json;
 
 use std::future::Future;

@@ -425,3 +425,60 @@ async fn a_continuation_flood_ends_its_connection() {
     let range = frame(&RangeRequest { key: "k".into(), ..Default::default() }.encode_to_vec());
     assert_eq!(raw.call("/etcdserverpb.KV/Range", range).await.code, 0);
 }
+
+/// Sends `count` PINGs on one fresh connection to `url` (as fast as the server reads them);
+/// how many it took, and the error code and debug data of the GOAWAY it answered with.
+async fn ping_flood(url: &str, count: usize) -> (usize, Option<(u32, Vec<u8>)>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let authority = url.trim_start_matches("http://").to_owned();
+    let stream = TcpStream::connect(&authority).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    let mut opening = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    opening.extend([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    writer.write_all(&opening).await.unwrap();
+    let answer = tokio::spawn(async move {
+        let mut answer = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(30), reader.read_to_end(&mut answer)).await;
+        answer
+    });
+    let ping = [0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    let mut sent = 0;
+    for batch in 0..count / 1000 {
+        let many: Vec<u8> = ping.iter().copied().cycle().take(ping.len() * 1000).collect();
+        if writer.write_all(&many).await.is_err() {
+            break;
+        }
+        sent = (batch + 1) * 1000;
+    }
+    drop(writer);
+    let answer = answer.await.unwrap();
+    // The answer's frames, in order; the GOAWAY among them.
+    let mut rest = &answer[..];
+    let mut goaway = None;
+    while rest.len() >= 9 {
+        let length = usize::from(rest[0]) << 16 | usize::from(rest[1]) << 8 | usize::from(rest[2]);
+        let Some(payload) = rest.get(9..9 + length) else { break };
+        if rest[3] == 7 && payload.len() >= 8 {
+            let code = u32::from_be_bytes([payload[4], payload[5], payload[6], payload[7]]);
+            goaway = Some((code, payload[8..].to_vec()));
+        }
+        rest = &rest[9 + length..];
+    }
+    (sent, goaway)
+}
+
+/// Issue 44's PING flood: 200,000 PINGs were each answered. As etcd (grpc-go) does, a client
+/// pinging faster than the keepalive minimum without data flowing gets GOAWAY
+/// (ENHANCE_YOUR_CALM, `too_many_pings`) and its connection ends; others are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ping_flood_ends_its_connection_as_on_etcd() {
+    for kind in [Kind::Etcd, Kind::Rtcd] {
+        let member = start(kind, "pings");
+        let (sent, goaway) = ping_flood(&member.client_url, 200_000).await;
+        assert!(sent < 200_000, "{kind:?} took all 200,000 pings");
+        assert_eq!(goaway, Some((0xb, b"too_many_pings".to_vec())), "{kind:?}");
+        let mut raw = Raw::connect(&member.client_url).await;
+        let range = frame(&RangeRequest { key: "k".into(), ..Default::default() }.encode_to_vec());
+        assert_eq!(raw.call("/etcdserverpb.KV/Range", range).await.code, 0, "{kind:?}");
+    }
+}
