@@ -5,6 +5,7 @@
 //!
 //! * `reflector`: the storage list + watch that keeps the cache current.
 //! * `watchers`: per-watcher filters, buffers, bookmarks and the fanout.
+//! * `window`: recent events, bounded by count and, across caches, bytes.
 //! * `delegator`: each read served from the cache or from storage.
 
 mod delegator;
@@ -12,11 +13,13 @@ mod reflector;
 #[cfg(test)]
 mod tests;
 mod watchers;
+mod window;
 
 pub use delegator::{ListOptions, ListResult, ReadAt, ReadDelegator, to_value, to_value_at};
 pub use watchers::{Delivery, Filter, WATCHER_BUFFER};
+pub use window::WindowBytes;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -26,14 +29,24 @@ use tokio::sync::{mpsc, watch};
 use crate::errors::ApiError;
 use crate::storage::Storage;
 use watchers::Watchers;
+use window::Window;
 
 /// An object as the cache holds it: its key, its JSON with
 /// `metadata.resourceVersion` filled in, and that revision.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct CachedObject {
     pub key: String,
     pub value: Value,
     pub resource_version: i64,
+    /// Its stored JSON's length, what the cache's window counts (0 where
+    /// not known).
+    pub size: usize,
+}
+
+impl PartialEq for CachedObject {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.key, &self.value, self.resource_version) == (&other.key, &other.value, other.resource_version)
+    }
 }
 
 impl CachedObject {
@@ -41,12 +54,17 @@ impl CachedObject {
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.insert("resourceVersion".into(), Value::String(resource_version.to_string()));
         }
-        Self { key, value, resource_version }
+        Self { key, value, resource_version, size: 0 }
+    }
+
+    pub fn with_size(mut self, size: usize) -> Self {
+        self.size = size;
+        self
     }
 
     /// The same object, stamped with another revision (a deletion's).
     pub(crate) fn at_revision(&self, resource_version: i64) -> CachedObject {
-        CachedObject::new(self.key.clone(), self.value.clone(), resource_version)
+        CachedObject::new(self.key.clone(), self.value.clone(), resource_version).with_size(self.size)
     }
 }
 
@@ -83,6 +101,9 @@ pub struct Event {
 pub struct CacheConfig {
     /// How many recent events are kept for watches that resume.
     pub window: usize,
+    /// The bytes every cache's recent events may hold together (shared by
+    /// the caches made with clones of this configuration).
+    pub window_bytes: Arc<WindowBytes>,
     /// How often a watcher that allows bookmarks gets one.
     pub bookmark_every: Duration,
     /// How long a consistent read waits for the cache to catch up before
@@ -90,10 +111,14 @@ pub struct CacheConfig {
     pub fresh_timeout: Duration,
 }
 
+/// `--watch-cache-window-bytes`'s default.
+pub const DEFAULT_WINDOW_BYTES: usize = 128 << 20;
+
 impl Default for CacheConfig {
     fn default() -> Self {
         Self {
             window: 10_000,
+            window_bytes: WindowBytes::new(DEFAULT_WINDOW_BYTES),
             bookmark_every: Duration::from_secs(60),
             fresh_timeout: Duration::from_secs(3),
         }
@@ -157,9 +182,7 @@ impl Watch {
 #[derive(Debug)]
 struct State {
     objects: BTreeMap<String, Arc<CachedObject>>,
-    window: VecDeque<Event>,
-    /// Watches from this revision on are served from the window.
-    window_start: i64,
+    window: Window,
     /// Everything up to this revision has been seen.
     resource_version: i64,
     watchers: Watchers,
@@ -202,8 +225,7 @@ impl Cacher {
         let (stop, stopped) = watch::channel(false);
         let state = State {
             objects: BTreeMap::new(),
-            window: VecDeque::new(),
-            window_start: 0,
+            window: Window::new(config.window, config.window_bytes.clone()),
             resource_version: 0,
             watchers: Watchers::default(),
             ready: false,
@@ -229,6 +251,8 @@ impl Cacher {
         // Whoever still holds it must not read a frozen copy as fresh.
         state.ready = false;
         state.watchers.clear();
+        let start = state.window.start();
+        state.window.restart(start);
     }
 
     /// The revision the cache has seen up to.
@@ -301,10 +325,10 @@ impl Cacher {
             )));
         }
         let initial = match spec.start {
-            WatchStart::After(rv) if rv < state.window_start => {
+            WatchStart::After(rv) if rv < state.window.start() => {
                 return Err(ApiError::Expired(format!(
                     "too old resource version: {rv} ({})",
-                    state.window_start
+                    state.window.start()
                 )));
             }
             WatchStart::Now => Vec::new(),
@@ -360,8 +384,7 @@ impl Cacher {
             return;
         }
         state.objects = objects.into_iter().map(|o| (o.key.clone(), Arc::new(o))).collect();
-        state.window.clear();
-        state.window_start = resource_version;
+        state.window.restart(resource_version);
         state.resource_version = resource_version;
         state.watchers.clear();
         state.ready = true;
@@ -384,12 +407,7 @@ impl Cacher {
             };
             state.watchers.dispatch(&event);
             let rv = event.resource_version;
-            state.window.push_back(event);
-            while state.window.len() > self.shared.config.window {
-                if let Some(evicted) = state.window.pop_front() {
-                    state.window_start = evicted.resource_version;
-                }
-            }
+            state.window.push(event);
             state.resource_version = state.resource_version.max(rv);
         }
         let rv = state.resource_version;

@@ -2,6 +2,7 @@
 //! from the next revision with previous values and progress notifications;
 //! relist when the watch falls behind a compaction, re-watch when it breaks.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -91,7 +92,11 @@ async fn watch_from(
                 Ok(WatchUpdate::Created) => cacher.ready_again(),
                 Ok(WatchUpdate::Progress(revision)) => cacher.progress(revision),
                 Ok(WatchUpdate::Changes(changes)) => {
-                    let events = changes.into_iter().filter_map(|change| to_event(cacher, change)).collect();
+                    // The objects this batch made, each the next change's
+                    // previous state.
+                    let mut made = HashMap::new();
+                    let events =
+                        changes.into_iter().filter_map(|change| to_event(cacher, change, &mut made)).collect();
                     cacher.apply_all(events);
                 }
                 Err(end) => return end,
@@ -101,14 +106,29 @@ async fn watch_from(
     }
 }
 
+/// The objects one batch of changes made (None: deleted), by key.
+type Batch = HashMap<String, Option<Arc<CachedObject>>>;
+
 /// A change as the cache's event; None for a value that is not JSON.
-fn to_event(cacher: &Cacher, change: Change) -> Option<Event> {
-    let prev = match change.prev.as_ref().and_then(|prev| decode(&change.key, prev, 0)) {
-        Some(prev) => Some(Arc::new(prev)),
-        // Without the previous value (compacted away), the cached one.
+/// The previous state is the object the cache (or this batch, in `made`)
+/// already holds for the key: the cache has seen every change before this
+/// one, so that is the value etcd sends as the previous one, and sharing
+/// it keeps one copy of each version instead of two. etcd's previous value
+/// is decoded only where the cache has none (a value that was not JSON).
+fn to_event(cacher: &Cacher, change: Change, made: &mut Batch) -> Option<Event> {
+    let created = !change.deleted && change.create_revision == change.mod_revision;
+    let held = match made.get(&change.key) {
+        Some(entry) => entry.clone(),
         None => cacher.get(&change.key).0,
     };
+    let prev = match held {
+        // A creation follows nothing, whatever a deletion left behind.
+        _ if created => None,
+        Some(held) => Some(held),
+        None => change.prev.as_ref().and_then(|prev| decode(&change.key, prev, 0)).map(Arc::new),
+    };
     if change.deleted {
+        made.insert(change.key.clone(), None);
         let prev = prev?;
         let object = Arc::new(prev.at_revision(change.mod_revision));
         return Some(Event {
@@ -119,17 +139,64 @@ fn to_event(cacher: &Cacher, change: Change) -> Option<Event> {
         });
     }
     let object = Arc::new(decode(&change.key, &change.value, change.mod_revision)?);
-    let kind =
-        if change.create_revision == change.mod_revision { EventType::Added } else { EventType::Modified };
+    made.insert(change.key.clone(), Some(object.clone()));
+    let kind = if created { EventType::Added } else { EventType::Modified };
     Some(Event { kind, object, prev, resource_version: change.mod_revision })
 }
 
 fn decode(key: &str, value: &[u8], resource_version: i64) -> Option<CachedObject> {
     match serde_json::from_slice(value) {
-        Ok(value) => Some(CachedObject::new(key.to_string(), value, resource_version)),
+        Ok(parsed) => {
+            Some(CachedObject::new(key.to_string(), parsed, resource_version).with_size(value.len()))
+        }
         Err(err) => {
             tracing::warn!(key, error = %err, "skipping a value that is not JSON");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::cacher::CacheConfig;
+    use crate::storage::MemoryStorage;
+
+    fn change(value: &str, deleted: bool, created_at: i64, at: i64) -> Change {
+        Change {
+            key: "/registry/configmaps/default/a".into(),
+            value: Bytes::from(value.to_string()),
+            prev: Some(Bytes::from_static(br#"{"metadata":{"name":"a","labels":{"from":"etcd"}}}"#)),
+            deleted,
+            create_revision: created_at,
+            mod_revision: at,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_batch_shares_previous_states_and_a_recreation_follows_nothing() {
+        let storage = Arc::new(MemoryStorage::new());
+        let cacher = Cacher::start(storage, "/registry/configmaps/".into(), CacheConfig::default());
+        let mut made = Batch::new();
+        let created =
+            to_event(&cacher, change(r#"{"metadata":{"name":"a"}}"#, false, 5, 5), &mut made).unwrap();
+        assert_eq!((created.kind, created.prev.is_none()), (EventType::Added, true));
+        assert_eq!(created.object.size, r#"{"metadata":{"name":"a"}}"#.len());
+        let labelled = r#"{"metadata":{"name":"a","labels":{"x":"y"}}}"#;
+        let modified = to_event(&cacher, change(labelled, false, 5, 6), &mut made).unwrap();
+        // The previous state is the object already held, not a second copy.
+        assert!(Arc::ptr_eq(modified.prev.as_ref().unwrap(), &created.object));
+        let deleted = to_event(&cacher, change("", true, 5, 7), &mut made).unwrap();
+        assert!(Arc::ptr_eq(deleted.prev.as_ref().unwrap(), &modified.object));
+        assert_eq!(deleted.object.value["metadata"]["labels"]["x"], "y");
+        let recreated =
+            to_event(&cacher, change(r#"{"metadata":{"name":"a"}}"#, false, 8, 8), &mut made).unwrap();
+        assert_eq!((recreated.kind, recreated.prev.is_none()), (EventType::Added, true));
+        // With nothing held, etcd's previous value.
+        let mut fresh = Batch::new();
+        let modified = to_event(&cacher, change(labelled, false, 5, 9), &mut fresh).unwrap();
+        assert_eq!(modified.prev.unwrap().value["metadata"]["labels"]["from"], "etcd");
     }
 }

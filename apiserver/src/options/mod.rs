@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser};
 
+use crate::cacher::{CacheConfig, DEFAULT_WINDOW_BYTES, WindowBytes};
 use crate::registry::kinds::service::{IpRange, PortRange, Ranges};
 
 mod admission;
@@ -66,6 +67,15 @@ pub struct Options {
 }
 
 impl Options {
+    /// The watch caches' configuration: kube's, bounded by
+    /// `--watch-cache-window-bytes`.
+    pub fn cache(&self) -> CacheConfig {
+        CacheConfig {
+            window_bytes: WindowBytes::new(self.limits.watch_cache_window_bytes),
+            ..CacheConfig::default()
+        }
+    }
+
     /// The ranges Services' cluster IPs and node ports come from.
     pub fn service_ranges(&self) -> Ranges {
         Ranges { cluster_ips: self.service_cluster_ip_range, node_ports: self.service_node_port_range }
@@ -159,6 +169,13 @@ pub struct LimitOptions {
     /// they are accepted. Every watch over HTTP/1.1 holds one.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_connections: u64,
+    /// rtcd-specific (kube bounds each cache's window by count only): the
+    /// bytes of stored JSON the watch caches' windows of recent events hold
+    /// together. Past it, the resource adding an event drops its oldest
+    /// ones; a watch resuming from before them gets 410 Gone and relists.
+    /// 0: no bound.
+    #[arg(long, default_value_t = DEFAULT_WINDOW_BYTES)]
+    pub watch_cache_window_bytes: usize,
 }
 
 /// Go's `time.ParseDuration`, as kube-apiserver reads duration flags.

@@ -98,9 +98,14 @@ pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartErr
     let admission = admission_setup(&options.admission, vec![escalation.clone()])?;
     let admission_metrics = admission.metrics();
     let admission_permissions = admission.lookups.permissions.clone();
-    let resources =
-        kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_ranges(), admission)
-            .map_err(|e| StartError::Register(e.to_string()))?;
+    let resources = kinds::serve_with(
+        storage,
+        &options.etcd.etcd_prefix,
+        options.service_ranges(),
+        admission,
+        options.cache(),
+    )
+    .map_err(|e| StartError::Register(e.to_string()))?;
     tokio::spawn(crate::controllers::bootstrap::run(resources.clone(), options.service_cluster_ip_range));
     tokio::spawn(crate::controllers::namespace::run(resources.clone()));
     tokio::spawn(crate::controllers::service_account::run(resources.clone()));
@@ -246,8 +251,14 @@ fn connection_limits(options: &Options) -> ConnectionLimits {
 /// Every built-in kind, served over `storage` as the flags say.
 pub fn serve_builtin_kinds(storage: Arc<dyn Storage>, options: &Options) -> Result<Resources, StartError> {
     let admission = admission_setup(&options.admission, Vec::new())?;
-    kinds::serve_with(storage, &options.etcd.etcd_prefix, options.service_ranges(), admission)
-        .map_err(|e| StartError::Register(e.to_string()))
+    kinds::serve_with(
+        storage,
+        &options.etcd.etcd_prefix,
+        options.service_ranges(),
+        admission,
+        options.cache(),
+    )
+    .map_err(|e| StartError::Register(e.to_string()))
 }
 
 /// kube-apiserver's compaction loop: one step per interval.

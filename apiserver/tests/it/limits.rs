@@ -616,3 +616,35 @@ async fn error_answers_stay_under_a_mebibyte() {
     );
     assert!(message.ends_with("more bytes not shown)"), "{}", &message[message.len() - 100..]);
 }
+
+/// The watch caches' windows are bounded in bytes (`--watch-cache-window-bytes`), not only by
+/// count: past the bound the busy resource drops its oldest events, and a watch resuming from
+/// before them gets kube's 410 to relist; recent revisions still resume.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_cache_windows_are_bounded_in_bytes() {
+    let server = Server::start(Backend::Rtcd, false, &["--watch-cache-window-bytes=1048576"]).await;
+    let configmaps = "/api/v1/namespaces/default/configmaps";
+    let big = "x".repeat(100 * 1024);
+    let body = json!({"metadata": {"name": "big"}, "data": {"a": big}}).to_string();
+    let (code, created) = server.request("POST", configmaps, "application/json", body.as_bytes()).await;
+    assert_eq!(code, 201, "{created}");
+    let first = created["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string();
+    let mut last = String::new();
+    for i in 0..20 {
+        let patch = json!({"data": {"a": format!("{}{i:04}", &big[4..])}}).to_string();
+        let path = format!("{configmaps}/big");
+        let (code, patched) =
+            server.request("PATCH", &path, "application/merge-patch+json", patch.as_bytes()).await;
+        assert_eq!(code, 200, "{patched}");
+        last = patched["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string();
+    }
+    // (The cache sees the last patch a moment after it is answered.)
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let watch = |rv: &str| format!("{configmaps}?watch=true&resourceVersion={rv}&timeoutSeconds=1");
+    let answer = server.send_request("GET", &watch(&first), "application/json", b"").await;
+    assert!(answer.contains("too old resource version"), "{}", &answer[..answer.len().min(400)]);
+    assert!(answer.contains("\"code\":410"), "{}", &answer[..answer.len().min(400)]);
+    let answer = server.send_request("GET", &watch(&last), "application/json", b"").await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{}", &answer[..answer.len().min(400)]);
+    assert!(!answer.contains("too old resource version"));
+}

@@ -171,17 +171,19 @@ pub fn serve(
     etcd_prefix: &str,
     services: impl Into<service::Ranges>,
 ) -> Result<Resources, ApiError> {
-    serve_with(storage, etcd_prefix, services, admission::Setup::default_plugins())
+    serve_with(storage, etcd_prefix, services, admission::Setup::default_plugins(), CacheConfig::default())
 }
 
-/// As `serve`, through the admission `setup` given.
+/// As `serve`, through the admission `setup` given, with these watch
+/// caches.
 pub fn serve_with(
     storage: Arc<dyn Storage>,
     etcd_prefix: &str,
     services: impl Into<service::Ranges>,
     admission: admission::Setup,
+    cache: CacheConfig,
 ) -> Result<Resources, ApiError> {
-    let resources = Resources::new(storage.clone(), admission.chain, CacheConfig::default(), etcd_prefix)
+    let resources = Resources::new(storage.clone(), admission.chain, cache, etcd_prefix)
         .with_webhook_caller(admission.webhook_caller);
     let context =
         KindContext { storage, etcd_prefix: resources.etcd_prefix().to_string(), services: services.into() };
