@@ -302,20 +302,22 @@ fn aggregate(causes: &[Cause]) -> String {
     }
 }
 
-/// `text` cut to about `max` bytes (on a character boundary), saying how
-/// much was cut.
-fn bounded(mut text: String, max: usize) -> String {
+/// `text` cut to about `max` bytes (on character boundaries) by leaving
+/// out its middle, saying how much: what kube says about a value comes
+/// after it (`Invalid value: <value>: <why>`), so both ends are kept.
+fn bounded(text: String, max: usize) -> String {
     if text.len() <= max {
         return text;
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
+    let mut head = max / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
     }
-    let cut = text.len() - end;
-    text.truncate(end);
-    text.push_str(&format!("... ({cut} more bytes not shown)"));
-    text
+    let mut tail = text.len() - max / 2;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{}... ({} bytes not shown) ...{}", &text[..head], tail - head, &text[tail..])
 }
 
 /// kube's `NewForbidden` message: `forbidden: …` for a path,
@@ -403,7 +405,12 @@ mod tests {
         let shown = status["details"]["causes"].as_array().unwrap();
         let last = shown.last().unwrap()["message"].as_str().unwrap();
         assert_eq!(last, format!("{} more causes not shown", 1000 - (shown.len() - 1)));
-        assert!(shown[0]["message"].as_str().unwrap().ends_with("more bytes not shown)"));
+        let first = shown[0]["message"].as_str().unwrap();
+        assert!(
+            first.contains(" bytes not shown) ...") && first.ends_with("\"value\", "),
+            "{}",
+            &first[..100]
+        );
     }
 
     #[test]
