@@ -38,8 +38,8 @@ pub struct CachedObject {
     pub key: String,
     pub value: Value,
     pub resource_version: i64,
-    /// Its stored JSON's length, what the cache's window counts (0 where
-    /// not known).
+    /// What it takes in memory (see `window::footprint`), what the cache's
+    /// window counts (0 where not known).
     pub size: usize,
 }
 

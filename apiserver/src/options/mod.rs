@@ -170,8 +170,8 @@ pub struct LimitOptions {
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_connections: u64,
     /// rtcd-specific (kube bounds each cache's window by count only): the
-    /// bytes of stored JSON the watch caches' windows of recent events hold
-    /// together. Past it, the resource adding an event drops its oldest
+    /// bytes the watch caches' windows of recent events hold together, as
+    /// their objects take them in memory. Past it, the resource adding an event drops its oldest
     /// ones; a watch resuming from before them gets 410 Gone and relists.
     /// 0: no bound.
     #[arg(long, default_value_t = DEFAULT_WINDOW_BYTES)]
