@@ -12,6 +12,8 @@ pub mod apiserver_decode;
 pub mod apply;
 pub mod authority;
 pub mod continue_token;
+pub mod crd_rules;
+pub mod gateway_streams;
 pub mod grpc_requests;
 pub mod patch;
 pub mod raft_codec;
@@ -46,4 +48,6 @@ pub const TARGETS: &[Target] = &[
     ("continue_token", continue_token::run),
     ("watch_requests", watch_requests::run),
     ("authority", authority::run),
+    ("crd_rules", crd_rules::run),
+    ("gateway_streams", gateway_streams::run),
 ];

@@ -35,6 +35,8 @@ pub fn all() -> Vec<Seed> {
     continue_token(&mut seeds);
     watch_requests(&mut seeds);
     authority(&mut seeds);
+    crd_rules(&mut seeds);
+    gateway_streams(&mut seeds);
     seeds
 }
 
@@ -479,4 +481,48 @@ fn watch_requests(seeds: &mut Vec<Seed>) {
     frame(&mut all, create("\u{ff}", "", 1, vec![0, 1], false, 0));
     frame(&mut all, progress);
     seeds.push(("watch_requests", "everything-fragmented".to_string(), all));
+}
+
+fn crd_rules(seeds: &mut Vec<Seed>) {
+    let mut add = |name: &str, update: bool, schema: &str, object: &str| {
+        let mut body = vec![u8::from(update)];
+        body.extend_from_slice(schema.as_bytes());
+        body.push(0);
+        body.extend_from_slice(object.as_bytes());
+        seeds.push(("crd_rules", name.to_string(), body));
+    };
+    add(
+        "rules-and-enum",
+        false,
+        r#"{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[{"rule":"self.min <= self.max","message":"min above max"},{"rule":"self.items.all(x, x.matches('^[a-z]+$'))","messageExpression":"'bad: ' + self.items.join(',')"}],"properties":{"min":{"type":"integer"},"max":{"type":"integer","maximum":10},"color":{"type":"string","enum":["red","green"]},"items":{"type":"array","maxItems":8,"items":{"type":"string","maxLength":16}}}}}}"#,
+        r#"{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"t"},"spec":{"min":5,"max":2,"color":"blue","items":["a","B1"]}}"#,
+    );
+    add(
+        "transition",
+        true,
+        r#"{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[{"rule":"self.name == oldSelf.name","message":"immutable"}],"properties":{"name":{"type":"string"},"tags":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","required":["k"],"properties":{"k":{"type":"string"},"v":{"type":"integer","x-kubernetes-validations":[{"rule":"self >= 0"}]}}}}}}}}"#,
+        r#"{"spec":{"name":"a","tags":[{"k":"x","v":-1}]}}"#,
+    );
+    add(
+        "costly",
+        false,
+        r#"{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[{"rule":"self.n.all(x, self.n.all(y, y >= x || true))"}],"properties":{"n":{"type":"array","items":{"type":"integer"}}}}}}"#,
+        r#"{"spec":{"n":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]}}"#,
+    );
+}
+
+fn gateway_streams(seeds: &mut Vec<Seed>) {
+    let mut add = |name: &str, piece: u8, body: &str| {
+        let mut bytes = vec![piece];
+        bytes.extend_from_slice(body.as_bytes());
+        seeds.push(("gateway_streams", name.to_string(), bytes));
+    };
+    add(
+        "watch-requests",
+        1,
+        r#"{"create_request":{"key":"Zm9v","range_end":"Zm9w","start_revision":"3"}} {"progress_request":{}}
+{"cancel_request":{"watch_id":"1"}}"#,
+    );
+    add("keepalives", 7, r#"{"ID":"7587862025411420678"}{"ID":"7587862025411420678"}  {"ID":"1"}"#);
+    add("scalars-and-strings", 3, r#"12 "a\"}{" [1,{"b":[2]}] true null -1.5e+3 "#);
 }
