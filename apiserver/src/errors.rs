@@ -250,6 +250,9 @@ impl ApiError {
             StorageError::InvalidContinue(_) => ApiError::BadRequest(err.to_string()),
             StorageError::Update(message) => ApiError::BadRequest(message),
             StorageError::Etcd(message) => ApiError::Internal(message),
+            // kube passes it on as it is: a 500 with etcd's words and no
+            // reason.
+            StorageError::TooLarge(message) => ApiError::Untyped(message),
             // kube passes a conversion webhook's failure on as a plain
             // error: a 500 with no reason.
             StorageError::Conversion(message) => ApiError::Untyped(message),

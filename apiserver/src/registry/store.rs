@@ -66,6 +66,19 @@ pub enum Deleted {
     Pending(Value),
 }
 
+/// Whether a write etcd finds too large may lose its managedFields to fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    AsItIs,
+    DropManagedFields,
+}
+
+/// Takes `object`'s managedFields away; whether it had any.
+fn drop_managed_fields(object: &mut Value) -> bool {
+    let metadata = object.get_mut("metadata").and_then(Value::as_object_mut);
+    metadata.and_then(|m| m.remove("managedFields")).is_some()
+}
+
 /// Who asks for a write, whether it is only tried, and where admission's
 /// warnings and audit annotations go.
 #[derive(Debug, Clone)]
@@ -76,11 +89,14 @@ pub struct WriteContext {
     /// The manager a client's write is recorded as in managedFields; the
     /// server's own writes (`None`) leave managedFields as they are.
     pub field_manager: Option<String>,
+    /// A server-side apply: its managedFields are what it is about, never
+    /// dropped to make the object fit.
+    pub applying: bool,
 }
 
 impl WriteContext {
     pub fn new(user: Arc<UserInfo>, dry_run: bool) -> Self {
-        WriteContext { user, dry_run, notes: Arc::default(), field_manager: None }
+        WriteContext { user, dry_run, notes: Arc::default(), field_manager: None, applying: false }
     }
 
     /// Recorded in managedFields as `manager`.
@@ -253,13 +269,16 @@ impl Store {
         }
         let written = async {
             admitted?;
-            let object = self.reads.to_storage(object).await?;
+            let mut object = self.reads.to_storage(object).await?;
             let bytes = encode(&object)?;
-            let rv = self
-                .storage
-                .create(&key, bytes, self.resource.ttl_seconds)
-                .await
-                .map_err(|e| self.error(e, &name))?;
+            let created = match self.storage.create(&key, bytes, self.resource.ttl_seconds).await {
+                // As kube: managedFields can be large, and are safe to drop.
+                Err(StorageError::TooLarge(_)) if !ctx.applying && drop_managed_fields(&mut object) => {
+                    self.storage.create(&key, encode(&object)?, self.resource.ttl_seconds).await
+                }
+                created => created,
+            };
+            let rv = created.map_err(|e| self.error(e, &name))?;
             Ok((object, rv))
         };
         match written.await {
@@ -374,6 +393,8 @@ impl Store {
         force: bool,
         validation: FieldValidation,
     ) -> Result<(Value, Vec<String>, bool), ApiError> {
+        let applying = WriteContext { applying: true, ..ctx.clone() };
+        let ctx = &applying;
         let manager = ctx.field_manager.clone().unwrap_or_default();
         let mut warnings = Vec::new();
         loop {
@@ -482,7 +503,9 @@ impl Store {
                 return Ok(value);
             }
             let old = attributes.old_object.take().unwrap_or_default();
-            match self.swap(&key, name, &old, new, bytes, stored.resource_version).await? {
+            // An apply keeps its managers: the rest may drop them to fit.
+            let to_fit = if ctx.applying { Fit::AsItIs } else { Fit::DropManagedFields };
+            match self.swap(&key, name, &old, new, bytes, stored.resource_version, to_fit).await? {
                 Written::Done(value, rv) => {
                     self.finish_deletion(&key, name, &value, rv).await?;
                     return Ok(value);
@@ -517,16 +540,29 @@ impl Store {
     /// Writes `new` (as `bytes`) over revision `expected` by
     /// compare-and-swap: the object as read back, after the kind's
     /// after-update hooks ran, or the fresher object another write left.
+    /// An object etcd finds too large is tried again without its
+    /// managedFields where `to_fit` allows, as kube's update and patch
+    /// handlers do.
+    #[allow(clippy::too_many_arguments)]
     async fn swap(
         &self,
         key: &str,
         name: &str,
         old: &Value,
-        new: Value,
+        mut new: Value,
         bytes: Bytes,
         expected: i64,
+        to_fit: Fit,
     ) -> Result<Written, ApiError> {
-        match self.storage.put_if(key, bytes, expected).await.map_err(|e| self.error(e, name))? {
+        let swapped = match self.storage.put_if(key, bytes, expected).await {
+            Err(StorageError::TooLarge(_))
+                if to_fit == Fit::DropManagedFields && drop_managed_fields(&mut new) =>
+            {
+                self.storage.put_if(key, encode(&new)?, expected).await
+            }
+            swapped => swapped,
+        };
+        match swapped.map_err(|e| self.error(e, name))? {
             Swap::Done(rv) => {
                 let value = self.reads.present(crate::cacher::to_value_at(key, new, rv)).await?;
                 if let Some(hooks) = &self.hooks {
@@ -565,7 +601,7 @@ impl Store {
                 return self.reads.present(new).await;
             }
             let bytes = encode(&new)?;
-            match self.swap(&key, name, &old, new, bytes, stored.resource_version).await? {
+            match self.swap(&key, name, &old, new, bytes, stored.resource_version, Fit::AsItIs).await? {
                 Written::Done(value, _) => return Ok(value),
                 Written::Changed(fresh) => current = fresh,
             }

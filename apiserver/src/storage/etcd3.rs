@@ -321,6 +321,11 @@ pub(super) fn etcd_error(status: tonic::Status) -> StorageError {
     if status.message() == FUTURE {
         return StorageError::FutureRevision;
     }
+    // What kube's isTooLargeError looks for.
+    if status.code() == tonic::Code::InvalidArgument && status.message() == "etcdserver: request is too large"
+    {
+        return StorageError::TooLarge(status.message().to_string());
+    }
     StorageError::Etcd(status.message().to_string())
 }
 

@@ -112,6 +112,9 @@ pub enum StorageError {
     /// etcd did not answer as it should (its message).
     #[error("etcd: {0}")]
     Etcd(String),
+    /// etcd refused a write over its `--max-request-bytes` (its message).
+    #[error("{0}")]
+    TooLarge(String),
     /// An object could not be put in the version it is read or stored in
     /// (a conversion webhook failed): the reason.
     #[error("{0}")]
