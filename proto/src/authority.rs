@@ -22,10 +22,8 @@ use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tonic::transport::server::Connected;
 
-const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-const FRAME_HEADER: usize = 9;
-const HEADERS: u8 = 0x1;
-const CONTINUATION: u8 = 0x9;
+use crate::http2::{CONTINUATION, FRAME_HEADER, HEADERS, PREFACE};
+
 const END_STREAM: u8 = 0x1;
 const END_HEADERS: u8 = 0x4;
 const PADDED: u8 = 0x8;

@@ -12,6 +12,7 @@
 pub mod authority;
 pub mod coalesce;
 pub mod codec;
+mod http2;
 pub mod pings;
 
 /// Key-value records and watch events.

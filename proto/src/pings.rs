@@ -17,12 +17,9 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tonic::transport::server::Connected;
 
-const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-const FRAME_HEADER: usize = 9;
-const DATA: u8 = 0x0;
-const HEADERS: u8 = 0x1;
-const PING: u8 = 0x6;
-const GOAWAY: u8 = 0x7;
+use crate::http2::{DATA, FRAME_HEADER, GOAWAY, HEADERS, PING, PREFACE};
+
+/// PING's flag for an answer.
 const ACK: u8 = 0x1;
 const ENHANCE_YOUR_CALM: u32 = 0xb;
 /// grpc-go's `maxPingStrikes`.
