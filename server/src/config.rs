@@ -85,6 +85,10 @@ pub struct Config {
     /// How long the server waits for the answer to that ping before closing the connection.
     #[arg(long, env = "ETCD_GRPC_KEEPALIVE_TIMEOUT", default_value = "20s")]
     pub grpc_keepalive_timeout: String,
+    /// How often a client may ping while the server sends it nothing; more
+    /// often, thrice, ends its connection (GOAWAY `too_many_pings`).
+    #[arg(long, env = "ETCD_GRPC_KEEPALIVE_MIN_TIME", default_value = "5s")]
+    pub grpc_keepalive_min_time: String,
     #[arg(long, env = "ETCD_AUTO_COMPACTION_MODE", default_value = "periodic")]
     pub auto_compaction_mode: String,
     #[arg(long, env = "ETCD_AUTO_COMPACTION_RETENTION", default_value = "0")]
@@ -276,6 +280,7 @@ impl Config {
             },
             grpc_keepalive_interval: positive("grpc-keepalive-interval", &self.grpc_keepalive_interval)?,
             grpc_keepalive_timeout: positive("grpc-keepalive-timeout", &self.grpc_keepalive_timeout)?,
+            grpc_keepalive_min_time: positive("grpc-keepalive-min-time", &self.grpc_keepalive_min_time)?,
             auth_tokens,
             bcrypt_cost: self.bcrypt_cost,
         })
@@ -599,6 +604,8 @@ mod tests {
             (s.grpc_keepalive_interval, s.grpc_keepalive_timeout),
             (Duration::from_secs(7200), Duration::from_secs(20))
         );
+        assert_eq!(s.grpc_keepalive_min_time, Duration::from_secs(5));
+        assert!(settings(&["--grpc-keepalive-min-time", "0s"]).is_err());
         assert_eq!(s.quota_backend_bytes, DEFAULT_QUOTA_BYTES);
         assert_eq!(s.block_cache_bytes, 64 << 20);
         assert_eq!(settings(&["--block-cache-bytes", "1048576"]).unwrap().block_cache_bytes, 1 << 20);

@@ -37,10 +37,12 @@ pub type Plain = Coalesce<AuthorityFix<PingGuard<PrefaceDeadline>>>;
 
 /// Accepts client connections on `addr`; their responses are written in
 /// batches (`coalesce`), their requests read through `authority`'s mend,
-/// their PINGs counted (`pings`).
-pub fn bind(addr: SocketAddr) -> io::Result<impl Stream<Item = io::Result<Plain>>> {
+/// their PINGs counted (`pings`) against `--grpc-keepalive-min-time`.
+pub fn bind(addr: SocketAddr, ping_min_time: Duration) -> io::Result<impl Stream<Item = io::Result<Plain>>> {
     let incoming = TcpIncoming::bind(addr)?.with_nodelay(Some(true));
-    let serve = |tcp| Coalesce::new(AuthorityFix::new(PingGuard::new(PrefaceDeadline::new(tcp))));
+    let serve = move |tcp| {
+        Coalesce::new(AuthorityFix::new(PingGuard::with_min_time(PrefaceDeadline::new(tcp), ping_min_time)))
+    };
     Ok(incoming.map(move |accepted| accepted.map(serve)))
 }
 
@@ -153,6 +155,7 @@ impl Connected for TlsConnection {
 pub fn bind_tls(
     addr: SocketAddr,
     tls: std::sync::Arc<crate::tls::Reloading>,
+    ping_min_time: Duration,
 ) -> io::Result<impl Stream<Item = io::Result<Coalesce<TlsConnection>>>> {
     let mut incoming = TcpIncoming::bind(addr)?.with_nodelay(Some(true));
     let (tx, rx) = tokio::sync::mpsc::channel(64);
@@ -199,7 +202,7 @@ pub fn bind_tls(
                     return;
                 }
                 let info = TlsInfo { tcp: tcp_info, common_name };
-                let io = PingGuard::new(io);
+                let io = PingGuard::with_min_time(io, ping_min_time);
                 let _ = tx.send(Ok(Coalesce::new(TlsConnection { io, info }))).await;
             });
         }

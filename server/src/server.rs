@@ -169,6 +169,7 @@ pub async fn serve(
     let mut servers = tokio::task::JoinSet::new();
     let client_tls = tls_source(settings.client_tls.as_ref(), &settings.advertise_client_urls)?;
     let peer_tls = tls_source(settings.peer_tls.as_ref(), &settings.advertise_peer_urls)?;
+    let ping_min_time = settings.grpc_keepalive_min_time;
     // Peers reach this member's Raft on the peer URLs.
     for &Listen { addr, tls } in &settings.listen_peer {
         let router =
@@ -181,7 +182,7 @@ pub async fn serve(
                 (true, Some(tls)) => {
                     router
                         .serve_with_incoming_shutdown(
-                            crate::listener::bind_tls(addr, tls).map_err(failed)?,
+                            crate::listener::bind_tls(addr, tls, ping_min_time).map_err(failed)?,
                             stopped,
                         )
                         .await
@@ -203,12 +204,12 @@ pub async fn serve(
             let failed = |e: std::io::Error| ServeError::Transport(addr, e.to_string());
             let served = match (tls, client_tls) {
                 (true, Some(tls)) => {
-                    let incoming = crate::listener::bind_tls(addr, tls).map_err(failed)?;
+                    let incoming = crate::listener::bind_tls(addr, tls, ping_min_time).map_err(failed)?;
                     ready.await;
                     router.serve_with_incoming_shutdown(incoming, stopped).await
                 }
                 _ => {
-                    let incoming = crate::listener::bind(addr).map_err(failed)?;
+                    let incoming = crate::listener::bind(addr, ping_min_time).map_err(failed)?;
                     ready.await;
                     router.serve_with_incoming_shutdown(incoming, stopped).await
                 }

@@ -146,6 +146,8 @@ pub struct Settings {
     pub grpc_keepalive_interval: Duration,
     /// `--grpc-keepalive-timeout`: and closes it when the ping goes unanswered this long.
     pub grpc_keepalive_timeout: Duration,
+    /// `--grpc-keepalive-min-time`: how often a client may ping (`proto::pings`).
+    pub grpc_keepalive_min_time: Duration,
     /// `--auto-compaction-mode` and `--auto-compaction-retention`.
     pub auto_compaction: AutoCompaction,
     /// `--experimental-watch-progress-notify-interval`, at least 100 ms.
