@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, watch};
 
@@ -35,6 +35,7 @@ pub(super) async fn run(
             // compaction forces a new list.
             let mut from = rv;
             loop {
+                let started = Instant::now();
                 match watch_from(storage.as_ref(), &cacher, from + 1, &mut progress).await {
                     WatchEnd::Compacted => {
                         tracing::info!(prefix = cacher.prefix(), "watch cache relists after compaction");
@@ -43,7 +44,12 @@ pub(super) async fn run(
                     WatchEnd::Broken(why) => {
                         tracing::warn!(prefix = cacher.prefix(), error = %why, "watch cache watch broke");
                         cacher.not_ready();
-                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        // A watch that ran a while broke with its member:
+                        // open it again at once (on another); one that broke
+                        // as it started waits a little.
+                        if started.elapsed() < Duration::from_secs(1) {
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
                         from = cacher.resource_version();
                     }
                 }

@@ -1,5 +1,5 @@
-//! The connection to etcd: one gRPC channel balanced over every
-//! `--etcd-servers` URL. `https://` URLs are reached over TLS, trusting the
+//! The connection to etcd: a gRPC channel per `--etcd-servers` URL, made
+//! one service by `storage::Endpoints` (health checks, failover). `https://` URLs are reached over TLS, trusting the
 //! CAs of `--etcd-cafile` and presenting the client certificate of
 //! `--etcd-certfile`/`--etcd-keyfile` (kube-apiserver's flags), which an
 //! etcd started with `--client-cert-auth` asks for. The files are read and
@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 
 use crate::options::EtcdOptions;
+use crate::storage::Endpoints;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EtcdError {
@@ -30,11 +31,11 @@ pub enum EtcdError {
     Tls { url: String, why: String },
 }
 
-/// One channel balanced over every etcd member of the flags; it connects
-/// lazily (and reconnects), so etcd need not be up yet.
-pub fn channel(options: &EtcdOptions) -> Result<Channel, EtcdError> {
+/// Every etcd member of the flags, each reached through a channel that
+/// connects lazily (and reconnects), so etcd need not be up yet.
+pub fn channel(options: &EtcdOptions) -> Result<Endpoints, EtcdError> {
     let tls = client_tls(options)?;
-    let mut endpoints = Vec::with_capacity(options.etcd_servers.len());
+    let mut members = Vec::with_capacity(options.etcd_servers.len());
     for url in &options.etcd_servers {
         let mut endpoint = Endpoint::from_shared(url.clone())
             .map_err(|e| EtcdError::Url { url: url.clone(), why: e.to_string() })?
@@ -55,9 +56,9 @@ pub fn channel(options: &EtcdOptions) -> Result<Channel, EtcdError> {
                 return Err(EtcdError::Url { url: url.clone(), why });
             }
         }
-        endpoints.push(endpoint);
+        members.push((url.clone(), endpoint.connect_lazy()));
     }
-    Ok(Channel::balance_list(endpoints.into_iter()))
+    Ok(Endpoints::new(members))
 }
 
 /// The TLS configuration of the flags: `None` without `--etcd-cafile`
@@ -161,7 +162,7 @@ mod tests {
         std::fs::write(dir.join("empty.pem"), "").unwrap();
     }
 
-    fn message(result: Result<Channel, EtcdError>) -> String {
+    fn message(result: Result<Endpoints, EtcdError>) -> String {
         result.err().map(|e| e.to_string()).unwrap_or_default()
     }
 

@@ -14,8 +14,6 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tonic::transport::Channel;
-
 use crate::admission;
 use crate::audit::Auditor;
 use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
@@ -28,7 +26,7 @@ use crate::metrics::Metrics;
 use crate::options::{AuthorizationMode, Options};
 use crate::registry::Resources;
 use crate::registry::kinds;
-use crate::storage::{Compactor, Etcd3Store, Step, Storage};
+use crate::storage::{Compactor, Endpoints, Etcd3Store, Step, Storage};
 use conn::ConnectionLimits;
 
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +72,8 @@ pub async fn run(options: Options) -> Result<(), StartError> {
 /// Serves over the etcd API that `channel` reaches (`--etcd-servers` and
 /// the etcd TLS flags are not read): how a member serves an API server of
 /// its own in process.
-pub async fn run_over(options: Options, channel: Channel) -> Result<(), StartError> {
+pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<(), StartError> {
+    let channel = etcd.into();
     let serving = &options.serving;
     let tls = match (&serving.tls_cert_file, &serving.tls_private_key_file) {
         (Some(cert), Some(key)) => Some(tls::acceptor(cert, key, serving.client_ca_file.as_deref())?),
@@ -262,7 +261,7 @@ pub fn serve_builtin_kinds(storage: Arc<dyn Storage>, options: &Options) -> Resu
 }
 
 /// kube-apiserver's compaction loop: one step per interval.
-async fn compact_every(channel: Channel, interval: Duration) {
+async fn compact_every(channel: Endpoints, interval: Duration) {
     let mut compactor = Compactor::new(channel);
     let mut tick = tokio::time::interval(interval);
     tick.tick().await;

@@ -9,22 +9,20 @@
 //! apiservers sharing one etcd thus compact once per interval between them,
 //! and never away history younger than one interval.
 
+use super::{Endpoints, StorageError};
 use bytes::Bytes;
 use rtcd_proto::etcdserverpb::compare::{CompareResult, CompareTarget, TargetUnion};
 use rtcd_proto::etcdserverpb::kv_client::KvClient;
 use rtcd_proto::etcdserverpb::request_op::Request;
 use rtcd_proto::etcdserverpb::response_op::Response;
 use rtcd_proto::etcdserverpb::{CompactionRequest, Compare, PutRequest, RangeRequest, RequestOp, TxnRequest};
-use tonic::transport::Channel;
-
-use super::StorageError;
 
 /// The key every apiserver coordinates on (kube-apiserver's name for it).
 pub const COMPACT_REV_KEY: &str = "compact_rev_key";
 
 #[derive(Debug, Clone)]
 pub struct Compactor {
-    kv: KvClient<Channel>,
+    kv: KvClient<Endpoints>,
     /// The version of `compact_rev_key` this apiserver last saw.
     version: i64,
     /// The store revision at the previous step: what the next step compacts to.
@@ -43,8 +41,8 @@ pub enum Step {
 }
 
 impl Compactor {
-    pub fn new(channel: Channel) -> Self {
-        Self { kv: KvClient::new(channel), version: 0, revision: 0 }
+    pub fn new(etcd: impl Into<Endpoints>) -> Self {
+        Self { kv: KvClient::new(etcd.into()), version: 0, revision: 0 }
     }
 
     /// One interval's work; call it every `--etcd-compaction-interval`.

@@ -13,6 +13,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::endpoints::{Endpoints, Retried, Retry, classified};
+use super::interface::{Storage, StorageWatch, Swap};
+use super::leases::LeaseReuse;
+use super::{ContinueToken, ListPage, Object, Preconditions, StorageError};
 use async_trait::async_trait;
 use bytes::Bytes;
 use rtcd_proto::etcdserverpb::compare::{CompareResult, CompareTarget, TargetUnion};
@@ -24,11 +28,6 @@ use rtcd_proto::etcdserverpb::{
     Compare, DeleteRangeRequest, LeaseGrantRequest, PutRequest, RangeRequest, RangeResponse, RequestOp,
     TxnRequest, TxnResponse,
 };
-use tonic::transport::Channel;
-
-use super::interface::{Storage, StorageWatch, Swap};
-use super::leases::LeaseReuse;
-use super::{ContinueToken, ListPage, Object, Preconditions, StorageError};
 
 /// etcd's answer to a read below the compacted revision.
 const COMPACTED: &str = "etcdserver: mvcc: required revision has been compacted";
@@ -39,9 +38,9 @@ pub(super) const MAX_MESSAGE: usize = 256 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct Etcd3Store {
-    channel: Channel,
-    kv: KvClient<Channel>,
-    leases: LeaseClient<Channel>,
+    etcd: Endpoints,
+    kv: KvClient<Endpoints>,
+    leases: LeaseClient<Endpoints>,
     reuse: Arc<LeaseReuse>,
 }
 
@@ -53,11 +52,14 @@ enum Outcome {
 }
 
 impl Etcd3Store {
-    pub fn new(channel: Channel) -> Self {
+    /// The store over `etcd`: every member of `--etcd-servers`, or one
+    /// channel.
+    pub fn new(etcd: impl Into<Endpoints>) -> Self {
+        let etcd = etcd.into();
         Self {
-            kv: KvClient::new(channel.clone()).max_decoding_message_size(MAX_MESSAGE),
-            leases: LeaseClient::new(channel.clone()),
-            channel,
+            kv: KvClient::new(etcd.clone()).max_decoding_message_size(MAX_MESSAGE),
+            leases: LeaseClient::new(etcd.clone()),
+            etcd,
             reuse: Arc::new(LeaseReuse::default()),
         }
     }
@@ -88,6 +90,8 @@ impl Etcd3Store {
         }
         let granted = LeaseReuse::grant_ttl(ttl);
         let grant = LeaseGrantRequest { ttl: i64::try_from(granted.as_secs()).unwrap_or(i64::MAX), id: 0 };
+        // A repeated grant leaves an extra lease that expires unused.
+        let grant = classified(grant, Retry::Always);
         let lease = self.leases.clone().lease_grant(grant).await.map_err(etcd_error)?.into_inner();
         if !lease.error.is_empty() {
             return Err(StorageError::Etcd(lease.error));
@@ -216,8 +220,17 @@ impl Etcd3Store {
         self.txn_if(key, expected, put).await
     }
 
-    /// `Txn{MOD(key) == expected → then} else {Range key}`.
+    /// `Txn{MOD(key) == expected → then} else {Range key}`. Sent to another
+    /// member after a failure: a compare on a revision (`expected` > 0)
+    /// matches once at most; a create's (`MOD == 0`) matches again after a
+    /// delete, so it is not repeated while its first member may still apply
+    /// it (see `endpoints::Retry`). A repeat whose first attempt was applied
+    /// finds the compare failed and its own write in place: done.
     async fn txn_if(&self, key: &str, expected: i64, then: Request) -> Result<Outcome, StorageError> {
+        let written = match &then {
+            Request::RequestPut(put) => Some(put.value.clone()),
+            _ => None,
+        };
         let txn = TxnRequest {
             compare: vec![Compare {
                 result: CompareResult::Equal.into(),
@@ -234,11 +247,21 @@ impl Etcd3Store {
                 })),
             }],
         };
-        let resp = self.kv.clone().txn(txn).await.map_err(etcd_error)?.into_inner();
+        let class = if expected > 0 { Retry::Always } else { Retry::UnlessSilent };
+        let resp = self.kv.clone().txn(classified(txn, class)).await.map_err(etcd_error)?;
+        let retried = resp.extensions().get::<Retried>().is_some();
+        let resp = resp.into_inner();
         if resp.succeeded {
             return Ok(Outcome::Done(resp.header.as_ref().map_or(0, |h| h.revision)));
         }
-        Ok(Outcome::Changed(failure_range(&resp).and_then(first_object)))
+        let current = failure_range(&resp).and_then(first_object);
+        Ok(match (retried, current, written) {
+            (true, Some(current), Some(written)) if current.value == written => {
+                Outcome::Done(current.resource_version)
+            }
+            (true, None, None) => Outcome::Done(resp.header.as_ref().map_or(0, |h| h.revision)),
+            (_, current, _) => Outcome::Changed(current),
+        })
     }
 }
 
@@ -281,7 +304,7 @@ impl Storage for Etcd3Store {
     }
 
     async fn watch(&self, prefix: &str, start: i64) -> Result<Box<dyn StorageWatch>, StorageError> {
-        let watch = super::etcd3_watch::Etcd3Watch::start(self.channel.clone(), prefix, start).await?;
+        let watch = super::etcd3_watch::Etcd3Watch::start(self.etcd.clone(), prefix, start).await?;
         Ok(Box::new(watch))
     }
 }

@@ -2,6 +2,9 @@
 //! revision, with previous values and progress notifications, progress
 //! requests sent on the same stream.
 
+use super::etcd3::{MAX_MESSAGE, etcd_error, prefix_end};
+use super::interface::{Change, StorageWatch, WatchEnd, WatchUpdate};
+use super::{Endpoints, StorageError};
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use rtcd_proto::etcdserverpb::watch_client::WatchClient;
@@ -11,11 +14,6 @@ use rtcd_proto::mvccpb;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Streaming;
-use tonic::transport::Channel;
-
-use super::StorageError;
-use super::etcd3::{MAX_MESSAGE, etcd_error, prefix_end};
-use super::interface::{Change, StorageWatch, WatchEnd, WatchUpdate};
 
 #[derive(Debug)]
 pub(super) struct Etcd3Watch {
@@ -24,8 +22,8 @@ pub(super) struct Etcd3Watch {
 }
 
 impl Etcd3Watch {
-    pub(super) async fn start(channel: Channel, prefix: &str, start: i64) -> Result<Self, StorageError> {
-        let client = WatchClient::new(channel).max_decoding_message_size(MAX_MESSAGE);
+    pub(super) async fn start(etcd: Endpoints, prefix: &str, start: i64) -> Result<Self, StorageError> {
+        let client = WatchClient::new(etcd).max_decoding_message_size(MAX_MESSAGE);
         let prefix = prefix.as_bytes().to_vec();
         let (requests, rx) = mpsc::channel(4);
         let create = WatchCreateRequest {

@@ -5,6 +5,7 @@
 //!
 //! * `interface`: the `Storage` and `StorageWatch` traits.
 //! * `etcd3`, `etcd3_watch`: kube's etcd3 store (the Txns of each call).
+//! * `endpoints`: the etcd members as one service, with failover.
 //! * `memory`: an in-memory `Storage` with etcd's semantics, for unit tests.
 //! * `leases`: lease reuse for objects with a TTL.
 //! * `continue_token`: kube's list continue tokens.
@@ -12,6 +13,7 @@
 
 mod compactor;
 mod continue_token;
+pub mod endpoints;
 mod etcd3;
 mod etcd3_watch;
 mod interface;
@@ -21,6 +23,7 @@ mod on_read;
 
 pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;
+pub use endpoints::Endpoints;
 pub use etcd3::Etcd3Store;
 pub use interface::{Change, Storage, StorageWatch, Swap, WatchEnd, WatchUpdate};
 pub use memory::MemoryStorage;

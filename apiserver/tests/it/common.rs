@@ -9,7 +9,6 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rtcd_apiserver::storage::Etcd3Store;
-use tonic::transport::Channel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -49,7 +48,7 @@ pub fn free_port() -> u16 {
 }
 
 /// The directory of this build's binaries (target/debug).
-fn bin_dir() -> PathBuf {
+pub fn bin_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent().and_then(Path::parent).unwrap().to_path_buf()
 }
@@ -165,7 +164,7 @@ impl Member {
     }
 
     /// A channel to this member, as the API server makes it from its flags.
-    pub fn channel(&self) -> Channel {
+    pub fn channel(&self) -> rtcd_apiserver::storage::Endpoints {
         let mut args = vec!["rtcd-apiserver".to_string(), format!("--etcd-servers={}", self.url)];
         args.extend(self.tls.iter().flat_map(EtcdTls::apiserver_flags));
         let options = <rtcd_apiserver::options::Options as clap::Parser>::try_parse_from(args).unwrap();

@@ -13,6 +13,7 @@ mod crds;
 mod discovery;
 mod drain;
 mod etcd_tls;
+mod failover;
 mod fanout;
 mod hostile_cel;
 mod https;

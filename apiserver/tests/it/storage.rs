@@ -4,10 +4,10 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use rtcd_apiserver::storage::Endpoints;
 use rtcd_apiserver::storage::{COMPACT_REV_KEY, Compactor, Etcd3Store, Preconditions, Step, StorageError};
 use rtcd_proto::etcdserverpb::CompactionRequest;
 use rtcd_proto::etcdserverpb::kv_client::KvClient;
-use tonic::transport::Channel;
 
 use crate::common::{Backend, Member};
 
@@ -22,7 +22,7 @@ fn counter(value: &[u8]) -> u64 {
 
 /// Create-if-absent, get, GuaranteedUpdate under contention, no-op updates,
 /// preconditions and deletes.
-async fn objects(channel: Channel) {
+async fn objects(channel: Endpoints) {
     let store = Etcd3Store::new(channel);
     let none = Preconditions::default();
     let key = "/registry/configmaps/default/counter";
@@ -93,7 +93,7 @@ async fn objects(channel: Channel) {
 
 /// Pages follow each other at one revision, and a token whose revision was
 /// compacted away is Expired.
-async fn paged_lists(channel: Channel) {
+async fn paged_lists(channel: Endpoints) {
     let store = Etcd3Store::new(channel.clone());
     let prefix = "/registry/pods/";
     for i in 0..25 {
@@ -133,7 +133,7 @@ async fn paged_lists(channel: Channel) {
 
 /// Two apiservers share the compaction rounds: one claims a round, the other
 /// learns it lost; each round compacts to the revision of the one before.
-async fn compaction_rounds(channel: Channel) {
+async fn compaction_rounds(channel: Endpoints) {
     let store = Etcd3Store::new(channel.clone());
     let (mut a, mut b) = (Compactor::new(channel.clone()), Compactor::new(channel));
     assert_eq!(a.step().await.unwrap(), Step::Started, "nothing to compact to on the first round");
@@ -150,7 +150,7 @@ async fn compaction_rounds(channel: Channel) {
 }
 
 /// Objects created with a TTL (Events) disappear when it runs out.
-async fn ttl_objects(channel: Channel) {
+async fn ttl_objects(channel: Endpoints) {
     let store = Etcd3Store::new(channel.clone());
     let key = "/registry/events/default/e1";
     store.create_with_ttl(key, object("e1", 0), 2).await.unwrap();
