@@ -77,9 +77,9 @@ pub async fn serve(app: &App, info: &ResourceRequest, headers: &HeaderMap) -> Re
 /// The ComponentStatus of `name`, probed now; None for a name kube does not probe.
 async fn status(app: &App, name: &str) -> Option<Value> {
     let (healthy, message, error) = if name == STORAGE {
-        match app.resources.storage().current_revision("/").await {
-            Ok(_) => ("True", "ok".to_string(), String::new()),
-            Err(e) => ("False", String::new(), e.to_string()),
+        match super::etcd_check(app).await {
+            Ok(()) => ("True", "ok".to_string(), String::new()),
+            Err(why) => ("False", String::new(), why),
         }
     } else {
         let (_, port) = COMPONENTS.iter().find(|(component, _)| *component == name)?;

@@ -29,6 +29,7 @@ mod watch;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -281,10 +282,27 @@ fn text(code: StatusCode, body: &str) -> Response {
     response
 }
 
+/// How long the etcd check of `/readyz` and componentstatuses waits
+/// (kube's `--etcd-healthcheck-timeout` default).
+const ETCD_HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Whether etcd answers a read within the check's time, and why not: the
+/// storage layer goes on trying members until the deadline given here,
+/// then says what the last one answered.
+pub(crate) async fn etcd_check(app: &App) -> Result<(), String> {
+    let deadline = std::time::Instant::now() + ETCD_HEALTHCHECK_TIMEOUT;
+    let read = crate::request::deadline::within(deadline, app.resources.storage().current_revision("/"));
+    match tokio::time::timeout(ETCD_HEALTHCHECK_TIMEOUT + Duration::from_secs(1), read).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!("no answer within {ETCD_HEALTHCHECK_TIMEOUT:?}")),
+    }
+}
+
 /// Ready when etcd answers (kube's `[+]etcd ok` check), every watch cache
 /// has loaded and the authorizers have what they decide from.
 async fn readyz(app: &App) -> Result<Response, ApiError> {
-    match app.resources.storage().current_revision("/").await {
+    match etcd_check(app).await {
         Ok(_) if !app.resources.caches_ready() => {
             Ok(text(StatusCode::INTERNAL_SERVER_ERROR, "[-]watch caches loading\nreadyz check failed"))
         }
