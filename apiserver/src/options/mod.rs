@@ -128,8 +128,9 @@ pub struct ServingOptions {
     pub client_ca_file: Option<PathBuf>,
     /// Where the self-signed certificate goes when no `--tls-cert-file` is
     /// given (`apiserver.crt`, `apiserver.key`, and the `apiserver-ca.crt`
-    /// clients must trust).
-    #[arg(long, default_value = "apiserver.local.config/certificates")]
+    /// clients must trust). kube-apiserver's default: a run directory no
+    /// checkout holds, so a key made by one run is never committed with it.
+    #[arg(long, default_value = "/var/run/kubernetes")]
     pub cert_dir: PathBuf,
     /// rtcd-specific: serve plain HTTP instead of HTTPS, on a loopback
     /// `--bind-address` only (local tools and tests; anyone on the machine
