@@ -1,7 +1,10 @@
 //! Why a proposal, read barrier or membership change did not complete.
 
 /// Why a proposal or read did not complete, in terms etcd clients know.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// It is also what a leader answers a follower for each proposal the
+/// follower forwarded (typed on the wire, so the follower never decides by
+/// a text).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum ReplicationError {
     #[error("no leader")]
     NoLeader,
@@ -18,4 +21,8 @@ pub enum ReplicationError {
     Rejected(String),
     #[error("raft stopped: {0}")]
     Stopped(String),
+    /// The leader could not decode a forwarded proposal (a member of
+    /// another version, or a bug): refused before it reached the log.
+    #[error("undecodable proposal: {0}")]
+    Undecodable(String),
 }

@@ -13,6 +13,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::RtcdRaft;
 use crate::append_stream;
+use crate::error::ReplicationError;
 use crate::proposer;
 use crate::types::{SnapshotFile, SnapshotMeta, Vote};
 use crate::wire;
@@ -137,7 +138,9 @@ impl raft_server::Raft for PeerService {
         // What followers before `forward_batch` send: a group of one.
         let proposal = serde_bytes::ByteBuf::from(request.into_inner().payload.to_vec());
         let outcome = proposer::accept_forwarded(&self.raft, vec![proposal]).await.pop();
-        reply(wire::FORWARD, outcome.unwrap_or_else(|| Err("raft stopped".to_string())))
+        // Such followers read a text.
+        let outcome = outcome.unwrap_or_else(|| Err(ReplicationError::Stopped("raft stopped".into())));
+        reply(wire::FORWARD, outcome.map_err(|e| e.to_string()))
     }
 }
 

@@ -53,7 +53,7 @@ const MAX_FORWARDS: usize = 2;
 
 /// What the leader answers for each proposal of a forwarded group: the log
 /// index it committed at, or why not.
-pub(crate) type ForwardOutcome = Result<u64, String>;
+pub(crate) type ForwardOutcome = Result<u64, ReplicationError>;
 
 struct Queued {
     proposal: Vec<u8>,
@@ -214,7 +214,8 @@ impl Route {
 async fn forward_one(channel: tonic::transport::Channel, proposal: Vec<u8>) -> Result<(), ReplicationError> {
     let message = RaftMessage { kind: wire::FORWARD.into(), payload: proposal.into() };
     let reply = RaftClient::new(channel).forward(message).await.map_err(|_| ReplicationError::NoLeader)?;
-    let committed: ForwardOutcome =
+    // Leaders before `forward_batch` answer a text.
+    let committed: Result<u64, String> =
         wire::decode(&reply.into_inner().payload).map_err(ReplicationError::Stopped)?;
     committed.map(|_| ()).map_err(|_| ReplicationError::LeaderChanged)
 }
@@ -237,19 +238,26 @@ async fn write_many(
         for _ in 0..count {
             outcomes.push(match written.next().await {
                 Some(Ok(Ok(response))) => Ok(response.log_id.index),
-                Some(Ok(Err(ClientWriteError::ForwardToLeader(to)))) => Err(to.to_string()),
-                Some(Ok(Err(other))) => Err(other.to_string()),
-                Some(Err(fatal)) => Err(fatal.to_string()),
-                None => Err("raft stopped".to_string()),
+                Some(Ok(Err(ClientWriteError::ForwardToLeader(_)))) => Err(ReplicationError::NotLeader),
+                Some(Ok(Err(ClientWriteError::LogEntryDiscarded(_)))) => Err(ReplicationError::LeaderChanged),
+                Some(Ok(Err(other))) => Err(ReplicationError::Rejected(other.to_string())),
+                Some(Err(fatal)) => Err(ReplicationError::Stopped(fatal.to_string())),
+                None => Err(ReplicationError::Stopped("raft stopped".to_string())),
             });
         }
         outcomes
     })
 }
 
-/// The leader's outcomes as this member's clients hear them.
+/// The leader's outcomes as this member's clients hear them: a leader that
+/// no longer leads dropped the proposal, which etcd's clients know as
+/// "leader changed"; every other refusal is passed on as it is.
 fn committed(outcomes: Vec<ForwardOutcome>) -> Vec<Result<(), ReplicationError>> {
-    outcomes.into_iter().map(|o| o.map(|_| ()).map_err(|_| ReplicationError::LeaderChanged)).collect()
+    let heard = |error| match error {
+        ReplicationError::NotLeader => ReplicationError::LeaderChanged,
+        other => other,
+    };
+    outcomes.into_iter().map(|o| o.map(|_| ()).map_err(heard)).collect()
 }
 
 /// The leader's side of `forward_batch`: what a follower forwarded, written
@@ -257,7 +265,7 @@ fn committed(outcomes: Vec<ForwardOutcome>) -> Vec<Result<(), ReplicationError>>
 /// committed, an entry no member can decode would stop every member's state
 /// machine.
 pub(crate) async fn accept_forwarded(raft: &RtcdRaft, proposals: Vec<ByteBuf>) -> Vec<ForwardOutcome> {
-    let mut refused: Vec<Option<String>> = Vec::with_capacity(proposals.len());
+    let mut refused: Vec<Option<ReplicationError>> = Vec::with_capacity(proposals.len());
     let mut valid = Vec::with_capacity(proposals.len());
     for proposal in proposals {
         match codec::decode(&proposal) {
@@ -265,20 +273,20 @@ pub(crate) async fn accept_forwarded(raft: &RtcdRaft, proposals: Vec<ByteBuf>) -
                 refused.push(None);
                 valid.push(proposal.into_vec());
             }
-            Err(e) => refused.push(Some(format!("undecodable proposal: {e}"))),
+            Err(e) => refused.push(Some(ReplicationError::Undecodable(e.to_string()))),
         }
     }
     let count = valid.len();
     let mut written = match write_many(raft, valid).await {
         Ok(outcomes) => outcomes.await,
-        Err(stopped) => vec![Err(stopped.to_string()); count],
+        Err(stopped) => vec![Err(stopped); count],
     }
     .into_iter();
     refused
         .into_iter()
         .map(|refusal| match refusal {
             Some(why) => Err(why),
-            None => written.next().unwrap_or_else(|| Err("raft stopped".to_string())),
+            None => written.next().unwrap_or_else(|| Err(ReplicationError::Stopped("raft stopped".into()))),
         })
         .collect()
 }

@@ -52,6 +52,9 @@ pub enum EtcdError {
     /// them, so it has no text for this).
     #[error("membership change rejected: {0}")]
     ReconfigRejected(String),
+    /// The leader could not decode a request this member forwarded.
+    #[error("undecodable request: {0}")]
+    Undecodable(String),
     /// A learner was asked what etcd serves only from voters.
     #[error("rpc not supported for learner")]
     NotSupportedForLearner,
@@ -79,6 +82,7 @@ impl From<rtcd_raft::ReplicationError> for EtcdError {
             R::Timeout => EtcdError::Timeout,
             R::NotLeader => EtcdError::NotLeader,
             R::Rejected(why) => EtcdError::ReconfigRejected(why),
+            R::Undecodable(why) => EtcdError::Undecodable(why),
             R::Stopped(why) => {
                 tracing::warn!(%why, "replication stopped");
                 EtcdError::Stopped
@@ -148,6 +152,9 @@ impl From<EtcdError> for Status {
                     Code::FailedPrecondition,
                     format!("rtcd: membership change rejected: {why}"),
                 );
+            }
+            EtcdError::Undecodable(why) => {
+                return Status::internal(format!("rtcd: the leader could not decode the request: {why}"));
             }
             // etcd's election service returns plain Go errors, which gRPC
             // sends as Unknown with the error's text.

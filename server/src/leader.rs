@@ -11,6 +11,7 @@ use tonic::transport::Channel;
 
 use crate::errors::EtcdError;
 use crate::node::Node;
+use crate::peer_errors;
 
 /// Where a leader-only request runs: here (`None`) or at the leader.
 pub type Route = Option<PeerClient<Channel>>;
@@ -21,8 +22,8 @@ const RETRY_PAUSE: Duration = Duration::from_millis(50);
 impl Node {
     /// Runs `call` where the leader is, retrying while there is no leader,
     /// the leader cannot be reached, or the request reached a member that
-    /// just stopped leading, until the request timeout. Requests that did
-    /// reach a leader are not repeated.
+    /// just stopped leading, until the request timeout. Requests the leader
+    /// refused or may have carried out are answered, not repeated.
     pub async fn at_leader<T, F, Fut>(&self, mut call: F) -> Result<T, Status>
     where
         F: FnMut(Route) -> Fut,
@@ -32,22 +33,23 @@ impl Node {
         loop {
             // A leader behind a partition may never answer: bound each try.
             let until = tokio::time::Instant::from_std(deadline);
-            let result = match self.raft().leader_channel() {
-                Ok(None) => call(None).await,
+            let next = match self.raft().leader_channel() {
+                Ok(None) => match call(None).await {
+                    Ok(answer) => return Ok(answer),
+                    Err(status) => after_local(status),
+                },
                 Ok(Some(channel)) => {
                     match tokio::time::timeout_at(until, call(Some(PeerClient::new(channel)))).await {
-                        Ok(answer) => answer.map_err(from_peer),
+                        Ok(Ok(answer)) => return Ok(answer),
+                        Ok(Err(status)) => after_peer(status),
                         Err(_) => return Err(EtcdError::Timeout.into()),
                     }
                 }
-                Err(e) => Err(EtcdError::from(e).into()),
+                Err(e) => after_local(EtcdError::from(e).into()),
             };
-            let error = match result {
-                Err(status) if status.message() == UNREACHABLE => EtcdError::Timeout.into(),
-                Err(status) if same(&status, EtcdError::NoLeader) || same(&status, EtcdError::NotLeader) => {
-                    status
-                }
-                other => return other,
+            let error = match next {
+                Next::Answer(status) => return Err(status),
+                Next::AskAgain(status) => status,
             };
             if Instant::now() + RETRY_PAUSE >= deadline {
                 return Err(error);
@@ -57,21 +59,83 @@ impl Node {
     }
 }
 
+/// What to do after a failed try.
+enum Next {
+    /// Answer the client with this.
+    Answer(Status),
+    /// Ask the leader again; this is the answer if time runs out first.
+    AskAgain(Status),
+}
+
+/// After this member's own attempt as leader: leadership may have just
+/// moved (ask again), else the answer stands.
+fn after_local(status: Status) -> Next {
+    if same(&status, EtcdError::NoLeader) || same(&status, EtcdError::NotLeader) {
+        Next::AskAgain(status)
+    } else {
+        Next::Answer(status)
+    }
+}
+
+/// After the leader's peer service answered with an error: decided by the
+/// kind the refusal carries. A status without one failed on the way (the
+/// leader was not reached): asked again, and "request timed out" in the
+/// end, as etcd says; an older leader's etcd answers pass through.
+fn after_peer(status: Status) -> Next {
+    match peer_errors::refusal_of(&status) {
+        Some(kind) if kind.is_retried() => Next::AskAgain(peer_errors::for_client(&status)),
+        Some(_) => Next::Answer(peer_errors::for_client(&status)),
+        // A leader from before typed refusals: it leads no more, or its
+        // etcd answer stands.
+        None if same(&status, EtcdError::NotLeader) || same(&status, EtcdError::NoLeader) => {
+            Next::AskAgain(status)
+        }
+        None if status.message().starts_with("etcdserver: ") => Next::Answer(status),
+        None => {
+            tracing::debug!(error = %status, "the leader's peer service is unreachable");
+            Next::AskAgain(EtcdError::Timeout.into())
+        }
+    }
+}
+
 fn same(status: &Status, error: EtcdError) -> bool {
     let expected = Status::from(error);
     expected.code() == status.code() && expected.message() == status.message()
 }
 
-/// Marks a leader we could not reach (retried; "request timed out" to the
-/// client in the end, as in etcd). Never sent to clients.
-const UNREACHABLE: &str = "rtcd: leader unreachable";
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::peer_errors::refusal;
 
-/// etcd errors from the leader pass through as they are.
-fn from_peer(status: Status) -> Status {
-    if status.message().starts_with("etcdserver: ") {
-        status
-    } else {
-        tracing::debug!(error = %status, "the leader's peer service is unreachable");
-        Status::unavailable(UNREACHABLE)
+    fn answered(next: Next) -> Option<Status> {
+        match next {
+            Next::Answer(status) => Some(status),
+            Next::AskAgain(_) => None,
+        }
+    }
+
+    #[test]
+    fn a_refusal_by_the_leader_is_answered_at_once() {
+        let rejected =
+            answered(after_peer(refusal(EtcdError::ReconfigRejected("a change is in flight".into()))));
+        let rejected = rejected.expect("answered, not asked again");
+        assert_eq!(rejected.message(), "rtcd: membership change rejected: a change is in flight");
+        assert!(rejected.metadata().is_empty(), "the peer protocol's metadata stays between members");
+        assert!(answered(after_peer(refusal(EtcdError::MemberNotFound))).is_some());
+        assert!(answered(after_peer(refusal(EtcdError::LeaderChanged))).is_some());
+    }
+
+    #[test]
+    fn a_moved_leader_or_a_lost_request_is_asked_again() {
+        for error in [EtcdError::NotLeader, EtcdError::NoLeader, EtcdError::Stopped] {
+            assert!(answered(after_peer(refusal(error))).is_none());
+        }
+        let Next::AskAgain(last) = after_peer(Status::unavailable("tcp connect error")) else {
+            panic!("an unreachable leader is asked again");
+        };
+        assert_eq!(last.message(), "etcdserver: request timed out");
+        // A leader from before typed refusals: its etcd answers stand.
+        assert!(answered(after_peer(Status::not_found("etcdserver: member not found"))).is_some());
     }
 }

@@ -1,7 +1,8 @@
 //! `rtcdraftpb.Peer` on the peer URL: what followers hand to the leader on
 //! behalf of their clients, and the membership a joining member asks for.
 //! Leader-only requests reaching a member that no longer leads are refused
-//! with "not leader" (the sender retries at the new leader).
+//! with "not leader" (the sender retries at the new leader). Every refusal
+//! carries its kind (`peer_errors`), which the sender decides by.
 
 use std::sync::Arc;
 
@@ -16,6 +17,7 @@ use tonic::{Request, Response, Status};
 
 use crate::errors::EtcdError;
 use crate::node::Node;
+use crate::peer_errors::refusal;
 
 #[derive(Debug)]
 pub struct PeerService {
@@ -28,7 +30,7 @@ impl PeerService {
     }
 
     fn leading(&self) -> Result<&Node, Status> {
-        if self.node.is_leader() { Ok(&self.node) } else { Err(EtcdError::NotLeader.into()) }
+        if self.node.is_leader() { Ok(&self.node) } else { Err(refusal(EtcdError::NotLeader)) }
     }
 }
 
@@ -40,7 +42,7 @@ impl Peer for PeerService {
     ) -> Result<Response<LeaseKeepAliveResponse>, Status> {
         let node = self.leading()?;
         let id = request.into_inner().id;
-        let ttl = node.renew_lease(id).await?;
+        let ttl = node.renew_lease(id).await.map_err(refusal)?;
         Ok(Response::new(LeaseKeepAliveResponse { header: node.header(), id, ttl }))
     }
 
@@ -49,39 +51,39 @@ impl Peer for PeerService {
         request: Request<LeaseTimeToLiveRequest>,
     ) -> Result<Response<LeaseTimeToLiveResponse>, Status> {
         let node = self.leading()?;
-        Ok(Response::new(node.lease_time_to_live(&request.into_inner()).await?))
+        Ok(Response::new(node.lease_time_to_live(&request.into_inner()).await.map_err(refusal)?))
     }
 
     async fn member_add(
         &self,
         request: Request<MemberAddRequest>,
     ) -> Result<Response<MemberAddResponse>, Status> {
-        Ok(Response::new(self.leading()?.member_add(&request.into_inner()).await?))
+        Ok(Response::new(self.leading()?.member_add(&request.into_inner()).await.map_err(refusal)?))
     }
 
     async fn member_remove(
         &self,
         request: Request<MemberRemoveRequest>,
     ) -> Result<Response<MemberRemoveResponse>, Status> {
-        Ok(Response::new(self.leading()?.member_remove(request.into_inner().id).await?))
+        Ok(Response::new(self.leading()?.member_remove(request.into_inner().id).await.map_err(refusal)?))
     }
 
     async fn member_update(
         &self,
         request: Request<MemberUpdateRequest>,
     ) -> Result<Response<MemberUpdateResponse>, Status> {
-        Ok(Response::new(self.leading()?.member_update(&request.into_inner()).await?))
+        Ok(Response::new(self.leading()?.member_update(&request.into_inner()).await.map_err(refusal)?))
     }
 
     async fn member_promote(
         &self,
         request: Request<MemberPromoteRequest>,
     ) -> Result<Response<MemberPromoteResponse>, Status> {
-        Ok(Response::new(self.leading()?.member_promote(request.into_inner().id).await?))
+        Ok(Response::new(self.leading()?.member_promote(request.into_inner().id).await.map_err(refusal)?))
     }
 
     async fn publish(&self, request: Request<Member>) -> Result<Response<MemberListResponse>, Status> {
-        Ok(Response::new(self.leading()?.publish(&request.into_inner()).await?))
+        Ok(Response::new(self.leading()?.publish(&request.into_inner()).await.map_err(refusal)?))
     }
 
     async fn members(&self, _: Request<MemberListRequest>) -> Result<Response<MemberListResponse>, Status> {
