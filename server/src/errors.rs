@@ -201,6 +201,12 @@ fn auth_status(e: AuthError) -> (Code, &'static str) {
     }
 }
 
+/// Whether `status` is etcd's answer for `error` (same code and text).
+pub fn answers(status: &Status, error: EtcdError) -> bool {
+    let expected = Status::from(error);
+    (expected.code(), expected.message()) == (status.code(), status.message())
+}
+
 /// An error as the Lock and Election services pass it on from the calls
 /// they make: etcd runs them over its in-process client, which turns every
 /// etcd error into a plain Go error, so gRPC sends it as Unknown, with the

@@ -9,7 +9,7 @@ use rtcd_proto::rtcdraftpb::peer_client::PeerClient;
 use tonic::Status;
 use tonic::transport::Channel;
 
-use crate::errors::EtcdError;
+use crate::errors::{EtcdError, answers};
 use crate::node::Node;
 use crate::peer_errors;
 
@@ -70,7 +70,7 @@ enum Next {
 /// After this member's own attempt as leader: leadership may have just
 /// moved (ask again), else the answer stands.
 fn after_local(status: Status) -> Next {
-    if same(&status, EtcdError::NoLeader) || same(&status, EtcdError::NotLeader) {
+    if answers(&status, EtcdError::NoLeader) || answers(&status, EtcdError::NotLeader) {
         Next::AskAgain(status)
     } else {
         Next::Answer(status)
@@ -87,7 +87,7 @@ fn after_peer(status: Status) -> Next {
         Some(_) => Next::Answer(peer_errors::for_client(&status)),
         // A leader from before typed refusals: it leads no more, or its
         // etcd answer stands.
-        None if same(&status, EtcdError::NotLeader) || same(&status, EtcdError::NoLeader) => {
+        None if answers(&status, EtcdError::NotLeader) || answers(&status, EtcdError::NoLeader) => {
             Next::AskAgain(status)
         }
         None if status.message().starts_with("etcdserver: ") => Next::Answer(status),
@@ -96,11 +96,6 @@ fn after_peer(status: Status) -> Next {
             Next::AskAgain(EtcdError::Timeout.into())
         }
     }
-}
-
-fn same(status: &Status, error: EtcdError) -> bool {
-    let expected = Status::from(error);
-    expected.code() == status.code() && expected.message() == status.message()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! them over through the leader's peer service.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rtcd_proto::etcdserverpb::{
     MemberAddRequest, MemberAddResponse, MemberListRequest, MemberListResponse, MemberPromoteRequest,
@@ -14,9 +15,10 @@ use std::future::Future;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
-use crate::errors::EtcdError;
+use crate::errors::{EtcdError, answers};
 use crate::header::WithHeader;
 use crate::node::Node;
+use crate::peer_errors;
 
 #[derive(Debug)]
 pub struct ClusterService {
@@ -86,12 +88,36 @@ impl Cluster for ClusterService {
     ) -> Result<Response<MemberRemoveResponse>, Status> {
         // Membership changes are root's (etcd checks on the member asked).
         self.node.check_admin(&request)?;
-        self.at_leader(
-            request.into_inner(),
-            |node, req| async move { node.member_remove(req.id).await },
-            |mut leader, req| async move { leader.member_remove(req).await },
-        )
-        .await
+        // A leader removing itself may stop before its answer is sent: the
+        // try is lost, the next goes to the new leader, which no longer
+        // knows the member. That member was removed as asked (etcd, whose
+        // members answer from their own apply, says so).
+        let lost = AtomicBool::new(false);
+        let id = request.get_ref().id;
+        let answer = self
+            .at_leader(
+                request.into_inner(),
+                |node, req| async move { node.member_remove(req.id).await },
+                |mut leader, req| {
+                    let lost = &lost;
+                    async move {
+                        let answer = leader.member_remove(req).await;
+                        if answer.as_ref().is_err_and(|status| peer_errors::refusal_of(status).is_none()) {
+                            lost.store(true, Ordering::Relaxed);
+                        }
+                        answer
+                    }
+                },
+            )
+            .await;
+        match answer {
+            Err(status) if lost.load(Ordering::Relaxed) && answers(&status, EtcdError::MemberNotFound) => {
+                tracing::info!(member = %format!("{id:x}"), "removed by a try whose answer was lost");
+                let members = self.node.member_list().into_iter().filter(|m| m.id != id).collect();
+                Ok(Response::new(MemberRemoveResponse { header: self.node.header(), members }))
+            }
+            other => other,
+        }
     }
 
     async fn member_update(
