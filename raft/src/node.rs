@@ -345,6 +345,19 @@ impl RaftNode {
         (sole_voter || quorum_heard).then_some(leader)
     }
 
+    /// Resolves with the leader openraft reports (None: none) once it is
+    /// other than `known`; None once Raft has stopped.
+    pub async fn leader_other_than(&self, known: Option<u64>) -> Option<Option<u64>> {
+        let mut metrics = self.raft.metrics();
+        loop {
+            let now = metrics.borrow_watched().current_leader;
+            if now != known {
+                return Some(now);
+            }
+            metrics.changed().await.ok()?;
+        }
+    }
+
     pub fn term(&self) -> u64 {
         self.raft.metrics().borrow_watched().current_term
     }

@@ -2,7 +2,6 @@
 //! `/version` and `/metrics` (Prometheus text, etcd's metric names), and
 //! etcd's answer for paths nothing serves.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use axum::Router;
@@ -64,48 +63,5 @@ async fn version() -> impl IntoResponse {
 }
 
 async fn metrics(node: Arc<Node>) -> impl IntoResponse {
-    let mut out = String::new();
-    let mut metric = |kind: &str, name: &str, help: &str, value: f64| {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}");
-    };
-    let store = node.store();
-    let has_leader = f64::from(u8::from(node.raft().leader().is_some()));
-    metric(
-        "gauge",
-        "etcd_server_has_leader",
-        "Whether or not a leader exists. 1 is existence, 0 is not.",
-        has_leader,
-    );
-    let is_leader = f64::from(u8::from(node.is_leader()));
-    metric(
-        "gauge",
-        "etcd_server_is_leader",
-        "Whether or not this member is a leader. 1 if is, 0 otherwise.",
-        is_leader,
-    );
-    let installed = node.raft().snapshots_installed() as f64;
-    metric(
-        "counter",
-        "etcd_network_snapshot_receive_success",
-        "Total number of successful snapshot receives",
-        installed,
-    );
-    let mut gauge = |name: &str, help: &str, value: f64| metric("gauge", name, help, value);
-    let size = store.size_bytes() as f64;
-    gauge("etcd_mvcc_db_total_size_in_bytes", "Total size of the underlying database in bytes.", size);
-    let rev = store.revision().unwrap_or(0) as f64;
-    gauge("etcd_debugging_mvcc_current_revision", "The current revision of store.", rev);
-    let compacted = store.compacted_revision().unwrap_or(0) as f64;
-    gauge("etcd_debugging_mvcc_compact_revision", "The revision of the last compaction in store.", compacted);
-    if let Some(rss) = resident_memory_bytes() {
-        gauge("process_resident_memory_bytes", "Resident memory size in bytes.", rss as f64);
-    }
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out)
-}
-
-/// From /proc (Linux); other systems simply do not report it.
-fn resident_memory_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], crate::metrics::render(&node))
 }

@@ -25,6 +25,7 @@ pub mod leases;
 pub mod lessor;
 pub mod listener;
 pub mod membership;
+pub mod metrics;
 pub mod node;
 pub mod peer_errors;
 pub mod process;

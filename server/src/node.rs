@@ -26,6 +26,7 @@ use crate::header::{Identity, WithHeader};
 use crate::hub::Hub;
 use crate::identity::IdentityError;
 use crate::lessor::Lessor;
+use crate::metrics::ServerMetrics;
 use crate::settings::{AuthTokens, Settings};
 
 /// The Raft directory inside `--data-dir`.
@@ -53,6 +54,8 @@ pub struct Node {
     /// Who each client request is from.
     authenticator: Arc<Authenticator>,
     next_lease_id: AtomicI64,
+    /// What `/metrics` counts as it happens.
+    metrics: ServerMetrics,
 }
 
 impl Node {
@@ -93,7 +96,18 @@ impl Node {
         let sink = crate::applied::sink(hub.clone(), lessor.clone(), authenticator.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
         let next_lease_id = AtomicI64::new(first_lease_id(identity.member_id));
-        Ok(Arc::new(Self { settings, store, identity, lessor, hub, raft, authenticator, next_lease_id }))
+        let metrics = ServerMetrics::default();
+        Ok(Arc::new(Self {
+            settings,
+            store,
+            identity,
+            lessor,
+            hub,
+            raft,
+            authenticator,
+            next_lease_id,
+            metrics,
+        }))
     }
 
     /// What this member was started with.
@@ -110,6 +124,11 @@ impl Node {
     /// Replication: leadership, membership, read barriers.
     pub fn raft(&self) -> &RaftNode {
         &self.raft
+    }
+
+    /// What `/metrics` counts as it happens.
+    pub fn metrics(&self) -> &ServerMetrics {
+        &self.metrics
     }
 
     /// This member's and its cluster's IDs.
@@ -211,8 +230,12 @@ impl Node {
             }
             return Err(StoreError::NoSpace.into());
         }
+        let proposal = self.metrics.proposal();
         match self.raft.propose_for(req, caller).await {
-            Ok(outcome) => outcome.map_err(EtcdError::from),
+            Ok(outcome) => {
+                proposal.succeeded();
+                outcome.map_err(EtcdError::from)
+            }
             Err(e) => Err(EtcdError::from(e)),
         }
     }

@@ -18,6 +18,7 @@ use tower_layer::{Identity, Stack};
 
 use crate::grpc_body::WholeMessagesLayer;
 use crate::learner::LearnerGateLayer;
+use crate::metrics::grpc::GrpcMetricsLayer;
 use crate::node::Node;
 use crate::services::lease::LeaseService;
 use crate::services::peer::PeerService;
@@ -58,13 +59,14 @@ fn transport_error(addr: std::net::SocketAddr, error: tonic::transport::Error) -
     ServeError::Transport(addr, text)
 }
 
+/// What every call on a client URL passes through, innermost last: whole
+/// messages under the size limit, the learner gate, the gRPC counters.
+type ClientLayers = Stack<GrpcMetricsLayer, Stack<LearnerGateLayer, Stack<WholeMessagesLayer, Identity>>>;
+
 /// The client services (KV, Watch, Lease, Cluster, Maintenance, Lock,
 /// Election, health) and etcd's plain HTTP endpoints, as each client URL
 /// serves them.
-fn client_router(
-    node: &Arc<Node>,
-    health: HealthServer<impl Health>,
-) -> Router<Stack<LearnerGateLayer, Stack<WholeMessagesLayer, Identity>>> {
+fn client_router(node: &Arc<Node>, health: HealthServer<impl Health>) -> Router<ClientLayers> {
     let settings = node.settings();
     let max_recv = settings.max_message_bytes();
     let grpc = Routes::new(health)
@@ -108,6 +110,7 @@ fn client_router(
         .http2_keepalive_timeout(Some(settings.grpc_keepalive_timeout))
         .layer(WholeMessagesLayer { max_message_bytes: max_recv })
         .layer(LearnerGateLayer { node: node.clone() })
+        .layer(GrpcMetricsLayer { counters: node.metrics().grpc.clone() })
         .add_routes(routes)
 }
 
@@ -160,6 +163,7 @@ pub async fn serve(
     crate::leases::spawn(node.clone(), settings.lease_checkpoint_interval);
     let published = crate::membership::spawn_publisher(node.clone());
     crate::compactor::spawn(node.clone(), settings.auto_compaction);
+    tokio::spawn(crate::metrics::count_leader_changes(node.clone()));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown.await;
