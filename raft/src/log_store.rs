@@ -39,6 +39,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use rtcd_metrics::Histogram;
+
 use openraft::storage::{IOFlushed, LogState, RaftLogReader, RaftLogStorage};
 use rocksdb::{ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, WriteBatch, WriteOptions};
 use serde::Serialize;
@@ -75,6 +77,8 @@ struct Log {
     db: DB,
     /// WAL syncs done for appends (each may cover many appends).
     append_syncs: AtomicU64,
+    /// How long each of them took (etcd's WAL fsync).
+    fsyncs: Arc<Histogram>,
 }
 
 impl Log {
@@ -89,7 +93,10 @@ impl Log {
     /// Makes every write so far durable.
     fn sync_appends(&self) -> io::Result<()> {
         self.append_syncs.fetch_add(1, Ordering::Relaxed);
-        self.db.flush_wal(true).map_err(io_err)
+        let started = Instant::now();
+        let synced = self.db.flush_wal(true).map_err(io_err);
+        self.fsyncs.observe_duration(started.elapsed());
+        synced
     }
 
     fn write(&self, batch: WriteBatch, sync: bool) -> io::Result<()> {
@@ -179,7 +186,9 @@ impl RocksLogStore {
             ColumnFamilyDescriptor::new(name, cf)
         });
         let db = DB::open_cf_descriptors(&opts, dir, cfs).map_err(io_err)?;
-        let log = Arc::new(Log { db, append_syncs: AtomicU64::new(0) });
+        // etcd's buckets: 1 ms to 8.192 s.
+        let fsyncs = Arc::new(Histogram::exponential(0.001, 2.0, 14));
+        let log = Arc::new(Log { db, append_syncs: AtomicU64::new(0), fsyncs });
         let (syncer, queue) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
         // The syncer holds the log only while syncing, so dropping the store
@@ -200,6 +209,11 @@ impl RocksLogStore {
 
     /// How many WAL syncs made appends durable so far (fewer than appends
     /// when group commit works).
+    /// How long the WAL syncs of appends took.
+    pub fn fsync_durations(&self) -> Arc<Histogram> {
+        self.log.fsyncs.clone()
+    }
+
     pub fn append_syncs(&self) -> u64 {
         self.log.append_syncs.load(Ordering::Relaxed)
     }

@@ -13,6 +13,7 @@ use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::RaftError;
 use openraft::vote::RaftLeaderId;
 use openraft::{Config, ReadPolicy, SnapshotPolicy};
+use rtcd_metrics::Histogram;
 use rtcd_store::{Applied, Caller, Store, StoreError, WriteRequest};
 use tokio::sync::oneshot;
 
@@ -80,6 +81,8 @@ impl ApplyListener for Waiters {
 
 pub struct RaftNode {
     raft: RtcdRaft,
+    /// The log's WAL sync durations.
+    fsyncs: Arc<Histogram>,
     id: u64,
     waiters: Arc<Waiters>,
     reads: Arc<ReadBatcher>,
@@ -147,6 +150,7 @@ impl RaftNode {
         let log = RocksLogStore::open(config.dir.join("log"), config.id)
             .map_err(|e| stopped(&e))?
             .with_own_entries_late(lag);
+        let fsyncs = log.fsync_durations();
         let waiters =
             Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
         let sm = StoreStateMachine::new(store.clone(), config.dir.join("snapshots"), waiters.clone())
@@ -169,6 +173,7 @@ impl RaftNode {
         crate::snapshot_policy::spawn(raft.clone(), Arc::downgrade(&store), config.snapshot_count.max(1));
         Ok(Self {
             raft,
+            fsyncs,
             id: config.id,
             waiters,
             reads,
@@ -345,17 +350,9 @@ impl RaftNode {
         (sole_voter || quorum_heard).then_some(leader)
     }
 
-    /// Resolves with the leader openraft reports (None: none) once it is
-    /// other than `known`; None once Raft has stopped.
-    pub async fn leader_other_than(&self, known: Option<u64>) -> Option<Option<u64>> {
-        let mut metrics = self.raft.metrics();
-        loop {
-            let now = metrics.borrow_watched().current_leader;
-            if now != known {
-                return Some(now);
-            }
-            metrics.changed().await.ok()?;
-        }
+    /// How long the log's WAL syncs took (etcd's WAL fsync).
+    pub fn fsync_durations(&self) -> &Histogram {
+        &self.fsyncs
     }
 
     pub fn term(&self) -> u64 {

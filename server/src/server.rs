@@ -163,7 +163,7 @@ pub async fn serve(
     crate::leases::spawn(node.clone(), settings.lease_checkpoint_interval);
     let published = crate::membership::spawn_publisher(node.clone());
     crate::compactor::spawn(node.clone(), settings.auto_compaction);
-    tokio::spawn(crate::metrics::count_leader_changes(node.clone()));
+    tokio::spawn(crate::metrics::count_leader_changes(Arc::downgrade(&node)));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown.await;

@@ -223,6 +223,9 @@ mod tests {
         fn size_bytes(&self) -> u64 {
             self.inner.size_bytes()
         }
+        fn live_bytes(&self) -> u64 {
+            self.inner.live_bytes()
+        }
         fn estimated_entries(&self, table: Table) -> u64 {
             self.inner.estimated_entries(table)
         }

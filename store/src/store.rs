@@ -3,6 +3,9 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Instant;
+
+use rtcd_metrics::Histogram;
 
 use bytes::Bytes;
 use prost::Message;
@@ -50,6 +53,9 @@ pub struct Store {
     /// Whether auth is on, mirrored from the state after every change so
     /// the read path can skip permission checks without taking the lock.
     auth_enabled: AtomicBool,
+    /// How long each applied batch's engine write took (etcd's backend
+    /// commit).
+    commits: Histogram,
 }
 
 impl std::fmt::Debug for Store {
@@ -72,7 +78,9 @@ impl Store {
         let deleter = Deleter::start(engine.clone());
         deleter.schedule(left_by_a_crash(&mut state));
         let auth_enabled = AtomicBool::new(state.auth.enabled());
-        Ok(Self { engine, state: RwLock::new(state), options, deleter, auth_enabled })
+        // etcd's buckets: 1 ms to 8.192 s.
+        let commits = Histogram::exponential(0.001, 2.0, 14);
+        Ok(Self { engine, state: RwLock::new(state), options, deleter, auth_enabled, commits })
     }
 
     fn read(&self) -> Result<RwLockReadGuard<'_, State>, StoreError> {
@@ -133,7 +141,10 @@ impl Store {
         }
         batch.writes.put(Table::Meta, meta::APPLIED, mark.encode());
         let (writes, unreachable, reclaim) = (batch.writes, batch.unreachable, batch.reclaim);
-        if let Err(e) = self.engine.write(writes, self.options.sync) {
+        let started = Instant::now();
+        let written = self.engine.write(writes, self.options.sync);
+        self.commits.observe_duration(started.elapsed());
+        if let Err(e) = written {
             state.poisoned = true;
             return Err(e);
         }
@@ -263,6 +274,16 @@ impl Store {
     }
 
     /// Bytes the store occupies in its engine.
+    /// Bytes of live data (what `size_bytes` would be after compaction).
+    pub fn size_in_use_bytes(&self) -> u64 {
+        self.engine.live_bytes()
+    }
+
+    /// How long applied batches took to reach the engine.
+    pub fn commit_durations(&self) -> &Histogram {
+        &self.commits
+    }
+
     pub fn size_bytes(&self) -> u64 {
         self.engine.size_bytes()
     }

@@ -50,14 +50,14 @@ impl GrpcCounters {
         let labels = |(kind, service, method): &Method| {
             format!("grpc_method=\"{method}\",grpc_service=\"{service}\",grpc_type=\"{kind}\"")
         };
-        super::text::family(
+        rtcd_metrics::text::family(
             out,
             "grpc_server_started_total",
             "counter",
             "Total number of RPCs started on the server.",
             counts.started.iter().map(|(method, n)| (labels(method), *n as f64)),
         );
-        super::text::family(
+        rtcd_metrics::text::family(
             out,
             "grpc_server_handled_total",
             "counter",

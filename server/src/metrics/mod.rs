@@ -5,10 +5,11 @@
 //! member's state at each scrape.
 
 pub mod grpc;
-mod text;
 
-use std::sync::Arc;
+use rtcd_metrics::text;
+
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use crate::node::Node;
 use crate::version::ETCD_COMPAT_VERSION;
@@ -54,16 +55,25 @@ impl Drop for Proposal<'_> {
     }
 }
 
-/// Counts leader changes as this member sees them, until it stops: as
+/// How often the leader is looked at for `etcd_server_leader_changes_seen_total`.
+const LEADER_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Counts leader changes as this member sees them, until it is dropped: as
 /// etcd counts them, each time a leader is known that is not the one known
-/// before (losing the leader and finding it again counts).
-pub async fn count_leader_changes(node: Arc<Node>) {
-    let mut leader = None;
-    while let Some(now) = node.raft().leader_other_than(leader).await {
-        if now.is_some() {
+/// before (a leader that lost its quorum and won it back counts again).
+/// The leader is `etcd_server_has_leader`'s, which a leader without a
+/// quorum for a lease no longer is.
+pub async fn count_leader_changes(node: Weak<Node>) {
+    let mut tick = tokio::time::interval(LEADER_POLL);
+    let mut known = None;
+    loop {
+        tick.tick().await;
+        let Some(node) = node.upgrade() else { return };
+        let leader = node.raft().leader();
+        if leader.is_some() && leader != known {
             node.metrics().leader_changes.fetch_add(1, Ordering::Relaxed);
         }
-        leader = now;
+        known = leader;
     }
 }
 
@@ -154,6 +164,13 @@ pub fn render(node: &Node) -> String {
         "Total size of the underlying database physically allocated in bytes.",
         size,
     );
+    let in_use = store.size_in_use_bytes() as f64;
+    gauge(
+        &mut out,
+        "etcd_mvcc_db_total_size_in_use_in_bytes",
+        "Total size of the underlying database logically in use in bytes.",
+        in_use,
+    );
     let rev = store.revision().unwrap_or(0) as f64;
     gauge(&mut out, "etcd_debugging_mvcc_current_revision", "The current revision of store.", rev);
     let compacted = store.compacted_revision().unwrap_or(0) as f64;
@@ -162,6 +179,20 @@ pub fn render(node: &Node) -> String {
         "etcd_debugging_mvcc_compact_revision",
         "The revision of the last compaction in store.",
         compacted,
+    );
+    let fsyncs = [(String::new(), node.raft().fsync_durations())];
+    text::histogram(
+        &mut out,
+        "etcd_disk_wal_fsync_duration_seconds",
+        "The latency distributions of fsync called by WAL.",
+        &fsyncs,
+    );
+    let commits = [(String::new(), store.commit_durations())];
+    text::histogram(
+        &mut out,
+        "etcd_disk_backend_commit_duration_seconds",
+        "The latency distributions of commit called by backend.",
+        &commits,
     );
     counted.grpc.render(&mut out);
     if let Some(rss) = resident_memory_bytes() {

@@ -20,5 +20,6 @@ mod harness;
 mod hostile;
 mod lock_election;
 mod maintenance;
+mod metrics;
 mod tls;
 mod watch_grpc;

@@ -82,6 +82,10 @@ impl Engine for MemEngine {
         self.read().iter().map(|((_, k), v)| (k.len() + v.len()) as u64).sum()
     }
 
+    fn live_bytes(&self) -> u64 {
+        self.size_bytes()
+    }
+
     fn estimated_entries(&self, table: Table) -> u64 {
         self.read().keys().filter(|(t, _)| *t == table).count() as u64
     }

@@ -116,6 +116,10 @@ pub trait Engine: Send + Sync + 'static {
     /// Bytes the engine occupies on disk (or in memory for [`MemEngine`]).
     fn size_bytes(&self) -> u64;
 
+    /// Bytes of live data, without what deletes and overwrites left for
+    /// compaction to reclaim (an estimate).
+    fn live_bytes(&self) -> u64;
+
     /// About how many entries `table` holds (an estimate: cheap to ask).
     fn estimated_entries(&self, table: Table) -> u64;
 }

@@ -166,6 +166,16 @@ impl Engine for RocksEngine {
             .sum()
     }
 
+    fn live_bytes(&self) -> u64 {
+        const PROPS: [&str; 2] = ["rocksdb.estimate-live-data-size", "rocksdb.size-all-mem-tables"];
+        Table::ALL
+            .iter()
+            .filter_map(|t| self.cf(*t).ok())
+            .flat_map(|cf| PROPS.map(|p| self.db.property_int_value_cf(cf, p)))
+            .map(|v| v.ok().flatten().unwrap_or(0))
+            .sum()
+    }
+
     fn estimated_entries(&self, table: Table) -> u64 {
         let Ok(cf) = self.cf(table) else { return 0 };
         self.db.property_int_value_cf(cf, "rocksdb.estimate-num-keys").ok().flatten().unwrap_or(0)

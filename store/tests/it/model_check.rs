@@ -72,6 +72,9 @@ impl Engine for KeepsUnreachable {
     fn size_bytes(&self) -> u64 {
         self.0.size_bytes()
     }
+    fn live_bytes(&self) -> u64 {
+        self.0.live_bytes()
+    }
     fn estimated_entries(&self, table: Table) -> u64 {
         self.0.estimated_entries(table)
     }

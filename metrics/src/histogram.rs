@@ -1,0 +1,65 @@
+//! A Prometheus histogram over fixed upper bounds.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Observations counted per bucket, with their sum.
+#[derive(Debug)]
+pub struct Histogram {
+    /// Upper bounds, ascending; the implicit last bucket is `+Inf`.
+    bounds: Vec<f64>,
+    /// Observations per bucket (not cumulative), `+Inf` last.
+    counts: Vec<AtomicU64>,
+    /// Sum of observations, in nanounits (f64 has no atomic add).
+    sum_nanos: AtomicU64,
+}
+
+impl Histogram {
+    /// `count` bounds, the first `start`, each `factor` times the one
+    /// before (Prometheus's `ExponentialBuckets`, as etcd declares its).
+    pub fn exponential(start: f64, factor: f64, count: usize) -> Self {
+        let bounds: Vec<f64> = std::iter::successors(Some(start), |b| Some(b * factor)).take(count).collect();
+        let counts = (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect();
+        Histogram { bounds, counts, sum_nanos: AtomicU64::new(0) }
+    }
+
+    pub fn observe(&self, value: f64) {
+        let bucket = self.bounds.iter().position(|&bound| value <= bound).unwrap_or(self.bounds.len());
+        self.counts[bucket].fetch_add(1, Ordering::Relaxed);
+        let nanos = (value.max(0.0) * 1e9) as u64;
+        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
+
+    /// Observes a duration in seconds.
+    pub fn observe_duration(&self, elapsed: Duration) {
+        self.observe(elapsed.as_secs_f64());
+    }
+
+    /// Cumulative counts per bound (`+Inf` last), the count and the sum.
+    pub fn snapshot(&self) -> (Vec<(f64, u64)>, u64, f64) {
+        let mut total = 0;
+        let mut buckets = Vec::with_capacity(self.counts.len());
+        for (i, count) in self.counts.iter().enumerate() {
+            total += count.load(Ordering::Relaxed);
+            buckets.push((self.bounds.get(i).copied().unwrap_or(f64::INFINITY), total));
+        }
+        (buckets, total, self.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_are_cumulative_and_bounded_above() {
+        let histogram = Histogram::exponential(0.001, 2.0, 3);
+        for value in [0.0005, 0.001, 0.003, 10.0] {
+            histogram.observe(value);
+        }
+        let (buckets, count, sum) = histogram.snapshot();
+        assert_eq!(buckets, vec![(0.001, 2), (0.002, 2), (0.004, 3), (f64::INFINITY, 4)]);
+        assert_eq!(count, 4);
+        assert!((sum - 10.0045).abs() < 1e-6, "{sum}");
+    }
+}
