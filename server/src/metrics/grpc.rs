@@ -4,9 +4,10 @@
 //! service, method and call type. etcd's alert on failed requests
 //! (`etcdHighNumberOfFailedGRPCRequests`) reads the latter.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -16,92 +17,159 @@ use tonic::body::Body;
 
 use crate::grpc_body::is_grpc;
 
-/// `(grpc_type, grpc_service, grpc_method)`.
-type Method = (&'static str, String, String);
+/// Every method the client port serves: `(grpc_type, service, method)`.
+/// etcd registers its counters for each of them, zero until called, and
+/// so does this.
+const METHODS: &[(&str, &str, &str)] = &[
+    ("unary", "etcdserverpb.KV", "Range"),
+    ("unary", "etcdserverpb.KV", "Put"),
+    ("unary", "etcdserverpb.KV", "DeleteRange"),
+    ("unary", "etcdserverpb.KV", "Txn"),
+    ("unary", "etcdserverpb.KV", "Compact"),
+    ("bidi_stream", "etcdserverpb.Watch", "Watch"),
+    ("unary", "etcdserverpb.Lease", "LeaseGrant"),
+    ("unary", "etcdserverpb.Lease", "LeaseRevoke"),
+    ("bidi_stream", "etcdserverpb.Lease", "LeaseKeepAlive"),
+    ("unary", "etcdserverpb.Lease", "LeaseTimeToLive"),
+    ("unary", "etcdserverpb.Lease", "LeaseLeases"),
+    ("unary", "etcdserverpb.Cluster", "MemberAdd"),
+    ("unary", "etcdserverpb.Cluster", "MemberRemove"),
+    ("unary", "etcdserverpb.Cluster", "MemberUpdate"),
+    ("unary", "etcdserverpb.Cluster", "MemberList"),
+    ("unary", "etcdserverpb.Cluster", "MemberPromote"),
+    ("unary", "etcdserverpb.Maintenance", "Alarm"),
+    ("unary", "etcdserverpb.Maintenance", "Status"),
+    ("unary", "etcdserverpb.Maintenance", "Defragment"),
+    ("unary", "etcdserverpb.Maintenance", "Hash"),
+    ("unary", "etcdserverpb.Maintenance", "HashKV"),
+    ("server_stream", "etcdserverpb.Maintenance", "Snapshot"),
+    ("unary", "etcdserverpb.Maintenance", "MoveLeader"),
+    ("unary", "etcdserverpb.Maintenance", "Downgrade"),
+    ("unary", "etcdserverpb.Auth", "AuthEnable"),
+    ("unary", "etcdserverpb.Auth", "AuthDisable"),
+    ("unary", "etcdserverpb.Auth", "AuthStatus"),
+    ("unary", "etcdserverpb.Auth", "Authenticate"),
+    ("unary", "etcdserverpb.Auth", "UserAdd"),
+    ("unary", "etcdserverpb.Auth", "UserGet"),
+    ("unary", "etcdserverpb.Auth", "UserList"),
+    ("unary", "etcdserverpb.Auth", "UserDelete"),
+    ("unary", "etcdserverpb.Auth", "UserChangePassword"),
+    ("unary", "etcdserverpb.Auth", "UserGrantRole"),
+    ("unary", "etcdserverpb.Auth", "UserRevokeRole"),
+    ("unary", "etcdserverpb.Auth", "RoleAdd"),
+    ("unary", "etcdserverpb.Auth", "RoleGet"),
+    ("unary", "etcdserverpb.Auth", "RoleList"),
+    ("unary", "etcdserverpb.Auth", "RoleDelete"),
+    ("unary", "etcdserverpb.Auth", "RoleGrantPermission"),
+    ("unary", "etcdserverpb.Auth", "RoleRevokePermission"),
+    ("unary", "v3lockpb.Lock", "Lock"),
+    ("unary", "v3lockpb.Lock", "Unlock"),
+    ("unary", "v3electionpb.Election", "Campaign"),
+    ("unary", "v3electionpb.Election", "Proclaim"),
+    ("unary", "v3electionpb.Election", "Leader"),
+    ("server_stream", "v3electionpb.Election", "Observe"),
+    ("unary", "v3electionpb.Election", "Resign"),
+    ("unary", "grpc.health.v1.Health", "Check"),
+    ("server_stream", "grpc.health.v1.Health", "Watch"),
+];
 
-/// Calls started, and ended by code, per method.
-#[derive(Debug, Default)]
+/// gRPC's status codes by number, named as Go's `codes.Code.String()`.
+const CODES: [&str; 17] = [
+    "OK",
+    "Canceled",
+    "Unknown",
+    "InvalidArgument",
+    "DeadlineExceeded",
+    "NotFound",
+    "AlreadyExists",
+    "PermissionDenied",
+    "ResourceExhausted",
+    "FailedPrecondition",
+    "Aborted",
+    "OutOfRange",
+    "Unimplemented",
+    "Internal",
+    "Unavailable",
+    "DataLoss",
+    "Unauthenticated",
+];
+const CANCELED: usize = 1;
+const UNKNOWN: usize = 2;
+
+/// Calls started, and ended by code, per method: atomics, so counting
+/// costs the write path no lock.
+#[derive(Debug)]
 pub struct GrpcCounters {
-    counts: Mutex<Counts>,
+    started: Vec<AtomicU64>,
+    handled: Vec<[AtomicU64; 17]>,
 }
 
-#[derive(Debug, Default)]
-struct Counts {
-    started: BTreeMap<Method, u64>,
-    handled: BTreeMap<(Method, &'static str), u64>,
+impl Default for GrpcCounters {
+    fn default() -> Self {
+        GrpcCounters {
+            started: METHODS.iter().map(|_| AtomicU64::new(0)).collect(),
+            handled: METHODS.iter().map(|_| std::array::from_fn(|_| AtomicU64::new(0))).collect(),
+        }
+    }
 }
 
 impl GrpcCounters {
-    fn started(&self, method: &Method) {
-        *self.lock().started.entry(method.clone()).or_default() += 1;
+    fn started(&self, method: usize) {
+        self.started[method].fetch_add(1, Ordering::Relaxed);
     }
 
-    fn handled(&self, method: Method, code: &'static str) {
-        *self.lock().handled.entry((method, code)).or_default() += 1;
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Counts> {
-        self.counts.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn handled(&self, method: usize, code: usize) {
+        self.handled[method][code].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Both families in Prometheus text format.
     pub fn render(&self, out: &mut String) {
-        let counts = self.lock();
-        let labels = |(kind, service, method): &Method| {
+        let labels = |(kind, service, method): &(&str, &str, &str)| {
             format!("grpc_method=\"{method}\",grpc_service=\"{service}\",grpc_type=\"{kind}\"")
         };
+        let started = METHODS.iter().zip(&self.started);
         rtcd_metrics::text::family(
             out,
             "grpc_server_started_total",
             "counter",
             "Total number of RPCs started on the server.",
-            counts.started.iter().map(|(method, n)| (labels(method), *n as f64)),
+            started.map(|(method, n)| (labels(method), n.load(Ordering::Relaxed) as f64)),
         );
+        let handled = METHODS.iter().zip(&self.handled).flat_map(|(method, codes)| {
+            CODES.iter().zip(codes).map(move |(code, n)| {
+                (format!("grpc_code=\"{code}\",{}", labels(method)), n.load(Ordering::Relaxed) as f64)
+            })
+        });
         rtcd_metrics::text::family(
             out,
             "grpc_server_handled_total",
             "counter",
             "Total number of RPCs completed on the server, regardless of success or failure.",
-            counts
-                .handled
-                .iter()
-                .map(|((method, code), n)| (format!("grpc_code=\"{code}\",{}", labels(method)), *n as f64)),
+            handled,
         );
     }
 }
 
-/// The call type of an etcd method, as go-grpc-prometheus names it.
-fn call_type(service: &str, method: &str) -> &'static str {
-    match (service, method) {
-        ("etcdserverpb.Watch", "Watch") | ("etcdserverpb.Lease", "LeaseKeepAlive") => "bidi_stream",
-        ("etcdserverpb.Maintenance", "Snapshot") | ("v3electionpb.Election", "Observe") => "server_stream",
-        ("grpc.health.v1.Health", "Watch") => "server_stream",
-        _ => "unary",
-    }
+/// The index of a call's method in `METHODS`, from its path.
+fn method_of(path: &str) -> Option<usize> {
+    static BY_PATH: OnceLock<HashMap<String, usize>> = OnceLock::new();
+    let by_path = BY_PATH.get_or_init(|| {
+        METHODS
+            .iter()
+            .enumerate()
+            .map(|(i, (_, service, method))| (format!("/{service}/{method}"), i))
+            .collect()
+    });
+    by_path.get(path).copied()
 }
 
-/// gRPC's name of a status code, as Go's `codes.Code.String()` gives it.
-fn code_name(code: &[u8]) -> &'static str {
-    match code {
-        b"0" => "OK",
-        b"1" => "Canceled",
-        b"2" => "Unknown",
-        b"3" => "InvalidArgument",
-        b"4" => "DeadlineExceeded",
-        b"5" => "NotFound",
-        b"6" => "AlreadyExists",
-        b"7" => "PermissionDenied",
-        b"8" => "ResourceExhausted",
-        b"9" => "FailedPrecondition",
-        b"10" => "Aborted",
-        b"11" => "OutOfRange",
-        b"12" => "Unimplemented",
-        b"13" => "Internal",
-        b"14" => "Unavailable",
-        b"15" => "DataLoss",
-        b"16" => "Unauthenticated",
-        _ => "Unknown",
-    }
+/// The index in `CODES` of a `grpc-status` value.
+fn code_of(status: &[u8]) -> usize {
+    std::str::from_utf8(status)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&c: &usize| c < CODES.len())
+        .unwrap_or(UNKNOWN)
 }
 
 /// Counts the gRPC calls of the client port.
@@ -142,12 +210,12 @@ where
         let call = self.inner.call(request);
         let Some(method) = method else { return Box::pin(call) };
         let counters = self.counters.clone();
-        counters.started(&method);
+        counters.started(method);
         Box::pin(async move {
             let response = call.await?;
             // A trailers-only answer (an error) has its status in the headers.
             if let Some(code) = response.headers().get("grpc-status") {
-                counters.handled(method, code_name(code.as_bytes()));
+                counters.handled(method, code_of(code.as_bytes()));
                 return Ok(response);
             }
             Ok(response.map(|body| Body::new(Counted { inner: body, ending: Some((counters, method)) })))
@@ -155,17 +223,11 @@ where
     }
 }
 
-/// `/service/method` split.
-fn method_of(path: &str) -> Option<Method> {
-    let (service, method) = path.strip_prefix('/')?.split_once('/')?;
-    Some((call_type(service, method), service.to_string(), method.to_string()))
-}
-
 /// A response body that counts its call as handled when the trailers say
 /// how it ended, or as canceled when it is dropped before they came.
 struct Counted {
     inner: Body,
-    ending: Option<(Arc<GrpcCounters>, Method)>,
+    ending: Option<(Arc<GrpcCounters>, usize)>,
 }
 
 impl HttpBody for Counted {
@@ -181,7 +243,7 @@ impl HttpBody for Counted {
             && let Some(code) = frame.trailers_ref().and_then(|t| t.get("grpc-status"))
             && let Some((counters, method)) = self.ending.take()
         {
-            counters.handled(method, code_name(code.as_bytes()));
+            counters.handled(method, code_of(code.as_bytes()));
         }
         polled
     }
@@ -198,7 +260,7 @@ impl HttpBody for Counted {
 impl Drop for Counted {
     fn drop(&mut self) {
         if let Some((counters, method)) = self.ending.take() {
-            counters.handled(method, "Canceled");
+            counters.handled(method, CANCELED);
         }
     }
 }
@@ -208,22 +270,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn calls_are_counted_by_method_type_and_code() {
+    fn calls_are_counted_by_method_type_and_code_from_zero() {
         let counters = GrpcCounters::default();
         let put = method_of("/etcdserverpb.KV/Put").unwrap();
         let watch = method_of("/etcdserverpb.Watch/Watch").unwrap();
-        counters.started(&put);
-        counters.handled(put.clone(), code_name(b"0"));
-        counters.started(&put);
-        counters.handled(put, code_name(b"14"));
-        counters.started(&watch);
+        assert_eq!(method_of("/etcdserverpb.KV/Nope"), None);
+        counters.started(put);
+        counters.handled(put, code_of(b"0"));
+        counters.started(put);
+        counters.handled(put, code_of(b"14"));
+        counters.started(watch);
+        counters.handled(watch, code_of(b"99"));
         let mut out = String::new();
         counters.render(&mut out);
         let kv = "grpc_method=\"Put\",grpc_service=\"etcdserverpb.KV\",grpc_type=\"unary\"";
         assert!(out.contains(&format!("grpc_server_started_total{{{kv}}} 2\n")), "{out}");
-        assert!(out.contains(&format!("grpc_server_handled_total{{grpc_code=\"OK\",{kv}}} 1\n")), "{out}");
+        assert!(out.contains(&format!("grpc_server_handled_total{{grpc_code=\"OK\",{kv}}} 1\n")));
         assert!(out.contains(&format!("grpc_server_handled_total{{grpc_code=\"Unavailable\",{kv}}} 1\n")));
-        assert!(out.contains("grpc_type=\"bidi_stream\"} 1\n"), "{out}");
+        assert!(out.contains(&format!("grpc_server_handled_total{{grpc_code=\"DataLoss\",{kv}}} 0\n")));
+        let watch = "grpc_method=\"Watch\",grpc_service=\"etcdserverpb.Watch\",grpc_type=\"bidi_stream\"";
+        assert!(out.contains(&format!("grpc_server_handled_total{{grpc_code=\"Unknown\",{watch}}} 1\n")));
+        let unused = "grpc_method=\"Lock\",grpc_service=\"v3lockpb.Lock\",grpc_type=\"unary\"";
+        assert!(out.contains(&format!("grpc_server_started_total{{{unused}}} 0\n")), "registered before use");
         assert!(out.contains("# TYPE grpc_server_handled_total counter\n"));
     }
 }

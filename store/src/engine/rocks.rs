@@ -20,6 +20,18 @@ impl std::fmt::Debug for RocksEngine {
     }
 }
 
+impl RocksEngine {
+    /// The sum of integer properties over every table's column family.
+    fn summed<const N: usize>(&self, properties: [&str; N]) -> u64 {
+        Table::ALL
+            .iter()
+            .filter_map(|t| self.cf(*t).ok())
+            .flat_map(|cf| properties.map(|p| self.db.property_int_value_cf(cf, p)))
+            .map(|v| v.ok().flatten().unwrap_or(0))
+            .sum()
+    }
+}
+
 fn engine_err(e: rocksdb::Error) -> StoreError {
     StoreError::Engine(e.into_string())
 }
@@ -157,23 +169,11 @@ impl Engine for RocksEngine {
     }
 
     fn size_bytes(&self) -> u64 {
-        const PROPS: [&str; 2] = ["rocksdb.total-sst-files-size", "rocksdb.size-all-mem-tables"];
-        Table::ALL
-            .iter()
-            .filter_map(|t| self.cf(*t).ok())
-            .flat_map(|cf| PROPS.map(|p| self.db.property_int_value_cf(cf, p)))
-            .map(|v| v.ok().flatten().unwrap_or(0))
-            .sum()
+        self.summed(["rocksdb.total-sst-files-size", "rocksdb.size-all-mem-tables"])
     }
 
     fn live_bytes(&self) -> u64 {
-        const PROPS: [&str; 2] = ["rocksdb.estimate-live-data-size", "rocksdb.size-all-mem-tables"];
-        Table::ALL
-            .iter()
-            .filter_map(|t| self.cf(*t).ok())
-            .flat_map(|cf| PROPS.map(|p| self.db.property_int_value_cf(cf, p)))
-            .map(|v| v.ok().flatten().unwrap_or(0))
-            .sum()
+        self.summed(["rocksdb.estimate-live-data-size", "rocksdb.size-all-mem-tables"])
     }
 
     fn estimated_entries(&self, table: Table) -> u64 {
