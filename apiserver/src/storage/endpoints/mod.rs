@@ -2,7 +2,9 @@
 //! client balances them for kube-apiserver: requests go round the members
 //! that are up, a member is marked down when a request on it fails or it
 //! stops answering health checks (`health`), and a failed request goes to
-//! the next member at once when its class allows it (`retry`). With one
+//! the next member at once when its class allows it (`retry`); a unary
+//! answer counts only once it is read whole, so a member killed while
+//! answering fails the attempt rather than the caller's decode. With one
 //! member down, every request still finds a healthy one; with quorum lost,
 //! requests go on being tried with a short backoff until the request's
 //! deadline, and service comes back by itself.
@@ -20,7 +22,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full};
+use http_body::Frame;
+use http_body_util::{BodyExt, Full, StreamBody};
 use tonic::body::Body;
 use tonic::codegen::BoxFuture;
 use tonic::transport::Channel;
@@ -165,41 +168,23 @@ impl Shared {
     /// it waits, when the class allows sending it elsewhere then.
     async fn attempt(&self, index: usize, request: axum::http::Request<Body>, class: Retry) -> Attempt {
         let member = &self.members[index];
-        let watch_silence = class.leaves_silent_members() && member.health.is_up();
+        let watch_silence = class.leaves_silent_members() && member.health.is_up() && self.members.len() > 1;
         let silent = member.health.went_down();
-        let call = member.channel.clone().oneshot(request);
-        let result = if watch_silence {
-            tokio::select! {
-                result = call => result,
-                () = silent => {
-                    let why = format!("etcd member {} stopped answering", member.url);
-                    return Attempt::Failed(Failure::Silent, Box::new(tonic::Status::unavailable(why)));
-                }
-            }
-        } else {
-            call.await
-        };
-        match result {
-            Ok(response) => match Failure::of_answer(response.headers()) {
-                Some(failure) => {
-                    let status = tonic::Status::from_header_map(response.headers())
-                        .unwrap_or_else(|| tonic::Status::unavailable("etcd member unavailable"));
-                    Attempt::Failed(failure, Box::new(status))
-                }
-                None => {
-                    member.record(Ok(()));
-                    Attempt::Answered(response)
-                }
-            },
-            Err(error) => {
-                let error: BoxError = error.into();
-                Attempt::Failed(Failure::of_transport(error.as_ref()), error)
+        let exchange = exchange(member, request);
+        if !watch_silence {
+            return exchange.await;
+        }
+        tokio::select! {
+            attempt = exchange => attempt,
+            () = silent => {
+                let why = format!("etcd member {} stopped answering", member.url);
+                Attempt::Failed(Failure::Silent, Box::new(tonic::Status::unavailable(why)))
             }
         }
     }
 
-    /// Opens a stream on the first member that takes it; its answer ends
-    /// when that member is marked down.
+    /// Opens a stream on the first member that takes it; with others to go
+    /// to, its answer ends when that member is marked down.
     async fn open_stream(
         &self,
         request: axum::http::Request<Body>,
@@ -208,9 +193,10 @@ impl Shared {
         let member = &self.members[index];
         let silent = member.health.went_down();
         match member.channel.clone().oneshot(request).await {
-            Ok(response) => {
+            Ok(response) if self.members.len() > 1 => {
                 Ok(response.map(|body| Body::new(EndsWhenSilent::new(body, silent, &member.url))))
             }
+            Ok(response) => Ok(response),
             Err(error) => {
                 let error: BoxError = error.into();
                 member.record(Err(error.to_string()));
@@ -218,6 +204,45 @@ impl Shared {
             }
         }
     }
+}
+
+/// Sends a unary `request` to `member` and reads its whole answer: only
+/// once the answer is read, trailers and all, is it known to have arrived
+/// whole (a member killed mid-answer fails the read) and how it ended.
+async fn exchange(member: &Member, request: axum::http::Request<Body>) -> Attempt {
+    let response = match member.channel.clone().oneshot(request).await {
+        Ok(response) => response,
+        Err(error) => {
+            let error: BoxError = error.into();
+            return Attempt::Failed(Failure::of_transport(error.as_ref()), error);
+        }
+    };
+    if let Some(refused) = refusal(response.headers()) {
+        return refused;
+    }
+    let (parts, body) = response.into_parts();
+    let answer = match body.collect().await {
+        Ok(answer) => answer,
+        Err(lost) => return Attempt::Failed(Failure::ConnectionLost, Box::new(lost)),
+    };
+    let trailers = answer.trailers().cloned();
+    if let Some(refused) = trailers.as_ref().and_then(refusal) {
+        return refused;
+    }
+    member.record(Ok(()));
+    let mut frames = vec![Ok::<_, std::convert::Infallible>(Frame::data(answer.to_bytes()))];
+    frames.extend(trailers.map(|trailers| Ok(Frame::trailers(trailers))));
+    let body = Body::new(StreamBody::new(futures_util::stream::iter(frames)));
+    Attempt::Answered(axum::http::Response::from_parts(parts, body))
+}
+
+/// The failed attempt a status in `headers` (or trailers) shows, if it is
+/// one another member may not give.
+fn refusal(headers: &axum::http::HeaderMap) -> Option<Attempt> {
+    let failure = Failure::of_answer(headers)?;
+    let status = tonic::Status::from_header_map(headers)
+        .unwrap_or_else(|| tonic::Status::unavailable("etcd member unavailable"));
+    Some(Attempt::Failed(failure, Box::new(status)))
 }
 
 impl tower::Service<axum::http::Request<Body>> for Endpoints {
