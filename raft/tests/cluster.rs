@@ -342,12 +342,14 @@ async fn the_leader_refuses_an_undecodable_forwarded_proposal_and_writes_the_res
     let mut client =
         RaftClient::connect(writing.members[&writing.leader].peer_urls[0].clone()).await.unwrap();
     let reply = client.call(message).await.expect("the leader answers").into_inner();
-    let outcomes: Result<Vec<Result<u64, String>>, String> = postcard::from_bytes(&reply.payload).unwrap();
+    let outcomes: Result<Vec<Result<u64, rtcd_raft::ReplicationError>>, String> =
+        postcard::from_bytes(&reply.payload).unwrap();
     let outcomes = outcomes.expect("a group answer");
     assert_eq!(outcomes.len(), 3, "{outcomes:?}");
     assert!(outcomes[0].is_ok() && outcomes[2].is_ok(), "{outcomes:?}");
     let refused = outcomes[1].as_ref().expect_err("garbage refused");
-    assert!(refused.contains("undecodable proposal"), "{refused}");
+    assert!(matches!(refused, rtcd_raft::ReplicationError::Undecodable(_)), "typed on the wire: {refused:?}");
+    assert!(refused.to_string().starts_with("undecodable proposal: "), "{refused}");
 
     // Both valid writes were applied; the cluster still takes writes.
     let after = propose(&leader_member.node, put("after", "x")).await;
