@@ -127,6 +127,21 @@ fn tls_source(files: Option<&TlsFiles>, advertised: &[String]) -> Result<Option<
     Ok(Some(Arc::new(Reloading::new(files.clone()).map_err(|e| ServeError::Tls(e.to_string()))?)))
 }
 
+/// How often the leader is looked at for `etcd_server_leader_changes_seen_total`.
+const LEADER_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Tells the metrics which leader this member sees, until it is dropped:
+/// `etcd_server_has_leader`'s leader, which a leader without a quorum for a
+/// lease no longer is.
+async fn watch_leader(node: std::sync::Weak<Node>) {
+    let mut tick = tokio::time::interval(LEADER_POLL);
+    loop {
+        tick.tick().await;
+        let Some(node) = node.upgrade() else { return };
+        node.metrics().leader_seen(node.raft().leader());
+    }
+}
+
 /// Resolves once `stop` turns true.
 async fn stopped(mut stop: tokio::sync::watch::Receiver<bool>) {
     let _ = stop.wait_for(|s| *s).await;
@@ -163,7 +178,7 @@ pub async fn serve(
     crate::leases::spawn(node.clone(), settings.lease_checkpoint_interval);
     let published = crate::membership::spawn_publisher(node.clone());
     crate::compactor::spawn(node.clone(), settings.auto_compaction);
-    tokio::spawn(crate::metrics::count_leader_changes(Arc::downgrade(&node)));
+    tokio::spawn(watch_leader(Arc::downgrade(&node)));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         shutdown.await;
