@@ -8,12 +8,12 @@
 #
 #   scripts/bench/apiserver-cpu.sh OLD_BINARY NEW_BINARY [ROUNDS]
 #
-# Needs etcd (scripts/install-deps.sh) and a release rtcd-bench.
+# Needs etcd (scripts/install-deps.sh) and a release rtcd-bench (or BENCH, another).
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 OLD_BINARY NEW_BINARY [ROUNDS]" >&2; exit 2; }
 binaries=("$1" "$2")
 rounds="${3:-3}"
-bench="${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}/release/rtcd-bench"
+bench="${BENCH:-${CARGO_TARGET_DIR:-$HOME/.cache/rtcd/target}/release/rtcd-bench}"
 creates=5000
 lists=50
 dir="$(mktemp -d -p /dev/shm)"
@@ -34,10 +34,10 @@ per_op() { python3 -c "import sys; print(f'{(float(sys.argv[2]) - float(sys.argv
 echo "binary round create_cpu_ms_per_op list_of_${creates}_cpu_ms_per_op"
 for round in $(seq 1 "$rounds"); do
   for i in 0 1; do
-    "${binaries[$i]}" --etcd-servers=http://127.0.0.1:18379 --secure-port=18443 \
+    "${binaries[$i]}" --etcd-servers=http://127.0.0.1:18379 --secure-port=18443 --plain-http \
       --etcd-prefix="/cpu-$round-$i" >"$dir/api.log" 2>&1 &
     api_pid=$!
-    for _ in $(seq 100); do
+    for _ in $(seq 600); do
       [ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18443/readyz)" = 200 ] && break
       sleep 0.2
     done

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::object::stamp;
 use super::{CachedObject, Cacher, Filter, Watch, WatchSpec};
 use crate::errors::ApiError;
 use crate::storage::{ContinueToken, ReadView, Storage, StorageError};
@@ -42,6 +43,29 @@ pub struct ListResult {
     pub resource_version: i64,
     pub continue_token: Option<String>,
     pub remaining_item_count: Option<i64>,
+}
+
+/// A list as read: from the cache, its objects still encoded (a response
+/// can be written from their bytes), or decoded from storage.
+#[derive(Debug)]
+pub enum Listing {
+    Cached { objects: Vec<Arc<CachedObject>>, resource_version: i64 },
+    Read(ListResult),
+}
+
+impl Listing {
+    /// The list with its objects decoded.
+    pub fn into_result(self) -> ListResult {
+        match self {
+            Listing::Cached { objects, resource_version } => ListResult {
+                items: objects.iter().map(|o| o.value()).collect(),
+                resource_version,
+                continue_token: None,
+                remaining_item_count: None,
+            },
+            Listing::Read(list) => list,
+        }
+    }
 }
 
 /// The reads of one resource.
@@ -89,7 +113,7 @@ impl ReadDelegator {
         if let Some(rv) = at.resource_version
             && self.wait_fresh(rv).await?
         {
-            return self.cacher.get(key).0.map(|o| o.value.clone()).ok_or_else(not_found);
+            return self.cacher.get(key).0.map(|o| o.value()).ok_or_else(not_found);
         }
         // The latest, or "any version" before the cache is loaded.
         self.get_from_storage(key, name).await?.ok_or_else(not_found)
@@ -103,6 +127,11 @@ impl ReadDelegator {
 
     /// The objects under `prefix` (the collection's) that `opts` select.
     pub async fn list(&self, prefix: &str, opts: &ListOptions) -> Result<ListResult, ApiError> {
+        Ok(self.listing(prefix, opts).await?.into_result())
+    }
+
+    /// The same objects, as the cache holds them where it served them.
+    pub async fn listing(&self, prefix: &str, opts: &ListOptions) -> Result<Listing, ApiError> {
         // Pages need storage's revision-pinned ranges: a first page at the
         // latest, a continuation, or an Exact revision (which a limit with a
         // resourceVersion and no match means). NotOlderThan and "0" are the
@@ -111,7 +140,7 @@ impl ReadDelegator {
             || (opts.limit > 0 && opts.at.resource_version.is_none())
             || opts.at.exact;
         if from_storage {
-            return self.list_from_storage(prefix, opts).await;
+            return Ok(Listing::Read(self.list_from_storage(prefix, opts).await?));
         }
         let fresh = match opts.at.resource_version {
             Some(rv) => self.wait_fresh(rv).await?,
@@ -122,11 +151,10 @@ impl ReadDelegator {
         };
         if !fresh {
             // The cache did not catch up in time: read storage instead.
-            return self.list_from_storage(prefix, opts).await;
+            return Ok(Listing::Read(self.list_from_storage(prefix, opts).await?));
         }
-        let (items, resource_version) = self.cacher.list(&opts.filter);
-        let items = items.iter().map(|o| o.value.clone()).collect();
-        Ok(ListResult { items, resource_version, continue_token: None, remaining_item_count: None })
+        let (objects, resource_version) = self.cacher.list(&opts.filter);
+        Ok(Listing::Cached { objects, resource_version })
     }
 
     /// A list read from storage itself, never from the cache: of `prefix`,
@@ -155,12 +183,11 @@ impl ReadDelegator {
             let read = page.items.len();
             for (i, (key, object)) in page.items.iter().enumerate() {
                 let key = String::from_utf8_lossy(key).into_owned();
-                let cached =
-                    CachedObject::new(key.clone(), parse(&key, &object.value)?, object.resource_version);
-                if !opts.filter.matches(&cached) {
+                let value = to_value(&key, &object.value, object.resource_version)?;
+                if !opts.filter.matches_value(&value) {
                     continue;
                 }
-                items.push(cached.value);
+                items.push(value);
                 if filtered && opts.limit > 0 && items.len() as i64 == opts.limit {
                     // Full: the next page starts just after this object.
                     let more = i + 1 < read || page.continue_token.is_some();
@@ -245,12 +272,13 @@ impl ReadDelegator {
 
 /// A stored object as JSON with its resourceVersion.
 pub fn to_value(key: &str, value: &[u8], resource_version: i64) -> Result<Value, ApiError> {
-    Ok(CachedObject::new(key.to_string(), parse(key, value)?, resource_version).value)
+    Ok(to_value_at(parse(key, value)?, resource_version))
 }
 
 /// An object just written at `resource_version`, as reads would return it.
-pub fn to_value_at(key: &str, value: Value, resource_version: i64) -> Value {
-    CachedObject::new(key.to_string(), value, resource_version).value
+pub fn to_value_at(mut value: Value, resource_version: i64) -> Value {
+    stamp(&mut value, resource_version);
+    value
 }
 
 fn parse(key: &str, value: &[u8]) -> Result<Value, ApiError> {

@@ -3,19 +3,22 @@
 //! and a window of recent events; lists and watches are served from it, and
 //! every event is fanned out to all watchers, each with a bounded buffer.
 //!
+//! * `object`: an object as the cache holds it (encoded).
 //! * `reflector`: the storage list + watch that keeps the cache current.
 //! * `watchers`: per-watcher filters, buffers, bookmarks and the fanout.
 //! * `window`: recent events, bounded by count and, across caches, bytes.
 //! * `delegator`: each read served from the cache or from storage.
 
 mod delegator;
+mod object;
 mod reflector;
 #[cfg(test)]
 mod tests;
 mod watchers;
 mod window;
 
-pub use delegator::{ListOptions, ListResult, ReadAt, ReadDelegator, to_value, to_value_at};
+pub use delegator::{ListOptions, ListResult, Listing, ReadAt, ReadDelegator, to_value, to_value_at};
+pub use object::CachedObject;
 pub use watchers::{Delivery, Filter, WATCHER_BUFFER};
 pub use window::WindowBytes;
 
@@ -23,50 +26,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use crate::errors::ApiError;
 use crate::storage::Storage;
 use watchers::Watchers;
 use window::Window;
-
-/// An object as the cache holds it: its key, its JSON with
-/// `metadata.resourceVersion` filled in, and that revision.
-#[derive(Debug, Clone)]
-pub struct CachedObject {
-    pub key: String,
-    pub value: Value,
-    pub resource_version: i64,
-    /// What it takes in memory (see `window::footprint`), what the cache's
-    /// window counts (0 where not known).
-    pub size: usize,
-}
-
-impl PartialEq for CachedObject {
-    fn eq(&self, other: &Self) -> bool {
-        (&self.key, &self.value, self.resource_version) == (&other.key, &other.value, other.resource_version)
-    }
-}
-
-impl CachedObject {
-    pub fn new(key: String, mut value: Value, resource_version: i64) -> Self {
-        if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.insert("resourceVersion".into(), Value::String(resource_version.to_string()));
-        }
-        Self { key, value, resource_version, size: 0 }
-    }
-
-    pub fn with_size(mut self, size: usize) -> Self {
-        self.size = size;
-        self
-    }
-
-    /// The same object, stamped with another revision (a deletion's).
-    pub(crate) fn at_revision(&self, resource_version: i64) -> CachedObject {
-        CachedObject::new(self.key.clone(), self.value.clone(), resource_version).with_size(self.size)
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {

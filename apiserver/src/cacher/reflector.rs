@@ -152,11 +152,7 @@ fn to_event(cacher: &Cacher, change: Change, made: &mut Batch) -> Option<Event> 
 
 fn decode(key: &str, value: &[u8], resource_version: i64) -> Option<CachedObject> {
     match serde_json::from_slice(value) {
-        Ok(parsed) => {
-            let object = CachedObject::new(key.to_string(), parsed, resource_version);
-            let size = super::window::footprint(&object.value) + key.len();
-            Some(object.with_size(size))
-        }
+        Ok(parsed) => Some(CachedObject::new(key.to_string(), parsed, resource_version)),
         Err(err) => {
             tracing::warn!(key, error = %err, "skipping a value that is not JSON");
             None
@@ -198,13 +194,13 @@ mod tests {
         assert!(Arc::ptr_eq(modified.prev.as_ref().unwrap(), &created.object));
         let deleted = to_event(&cacher, change("", true, 5, 7), &mut made).unwrap();
         assert!(Arc::ptr_eq(deleted.prev.as_ref().unwrap(), &modified.object));
-        assert_eq!(deleted.object.value["metadata"]["labels"]["x"], "y");
+        assert_eq!(deleted.object.value()["metadata"]["labels"]["x"], "y");
         let recreated =
             to_event(&cacher, change(r#"{"metadata":{"name":"a"}}"#, false, 8, 8), &mut made).unwrap();
         assert_eq!((recreated.kind, recreated.prev.is_none()), (EventType::Added, true));
         // With nothing held, etcd's previous value.
         let mut fresh = Batch::new();
         let modified = to_event(&cacher, change(labelled, false, 5, 9), &mut fresh).unwrap();
-        assert_eq!(modified.prev.unwrap().value["metadata"]["labels"]["from"], "etcd");
+        assert_eq!(modified.prev.unwrap().value()["metadata"]["labels"]["from"], "etcd");
     }
 }

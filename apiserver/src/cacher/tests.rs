@@ -174,7 +174,7 @@ type Seen = (&'static str, String, i64, Value);
 
 fn seen(delivery: &Delivery) -> Seen {
     let Delivery::Event { kind, object, .. } = delivery else { panic!("an event, not {delivery:?}") };
-    let meta = &object.value["metadata"];
+    let meta = &object.value()["metadata"];
     let name = format!("{}/{}", meta["namespace"].as_str().unwrap(), meta["name"].as_str().unwrap());
     assert_eq!(meta["resourceVersion"], object.resource_version.to_string());
     (kind.as_str(), name, object.resource_version, meta["labels"]["app"].clone())

@@ -6,6 +6,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::{CachedObject, Event, EventType};
@@ -28,8 +29,28 @@ impl Default for Filter {
 }
 
 impl Filter {
+    /// Whether a cached object is wanted (read from what the cache keeps
+    /// beside its bytes).
     pub fn matches(&self, object: &CachedObject) -> bool {
-        let meta = &object.value["metadata"];
+        if let Some(ns) = &self.namespace
+            && object.namespace() != Some(ns)
+        {
+            return false;
+        }
+        if let Some(labels) = &self.labels
+            && !labels.matches(object.labels())
+        {
+            return false;
+        }
+        match &self.fields {
+            Some(fields) => object.fields_match(fields, &self.field_labels),
+            None => true,
+        }
+    }
+
+    /// Whether a decoded object is wanted.
+    pub fn matches_value(&self, object: &Value) -> bool {
+        let meta = &object["metadata"];
         if let Some(ns) = &self.namespace
             && meta["namespace"].as_str() != Some(ns)
         {
@@ -41,7 +62,7 @@ impl Filter {
             return false;
         }
         match &self.fields {
-            Some(fields) => fields.matches(&self.field_labels, &object.value),
+            Some(fields) => fields.matches(&self.field_labels, object),
             None => true,
         }
     }
@@ -283,7 +304,7 @@ mod tests {
         watchers.dispatch(&event(4, json!({"app": "db"}), Some(json!({"app": "web", "x": "y"}))));
         let mut seen = Vec::new();
         while let Ok(Delivery::Event { kind, object, .. }) = rx.try_recv() {
-            seen.push((kind, object.resource_version, object.value["metadata"]["labels"]["app"].clone()));
+            seen.push((kind, object.resource_version, object.value()["metadata"]["labels"]["app"].clone()));
         }
         assert_eq!(
             seen,

@@ -2,18 +2,15 @@
 //! revision are served from), bounded by count as kube bounds it and by
 //! bytes across every cache: a count alone let 500 patches of a 1 MB
 //! ConfigMap hold 860 MB, and a thousand applies by as many managers over
-//! a gigabyte (managedFields are many small maps, ~16 times their JSON in
-//! memory). The bytes counted are what the objects take in memory
-//! ([`footprint`]). Past the shared budget, the cache adding an event
-//! drops its own oldest ones: the resource being written loses history
-//! (its watchers resuming from before get 410 Gone and relist), the
-//! others keep theirs.
+//! a gigabyte. The bytes counted are what the objects take in memory
+//! (`CachedObject::size`). Past the shared budget, the cache adding an
+//! event drops its own oldest ones: the resource being written loses
+//! history (its watchers resuming from before get 410 Gone and relist),
+//! the others keep theirs.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-use serde_json::Value;
 
 use super::Event;
 
@@ -114,33 +111,6 @@ fn cost(event: &Event) -> usize {
     event.object.size
 }
 
-/// About what `value` takes in memory, decoded: each value's own slot,
-/// strings' bytes, and a map entry's key and tree-node share.
-pub fn footprint(value: &Value) -> usize {
-    const SLOT: usize = std::mem::size_of::<Value>();
-    /// A map entry's key (a String) and its part of a B-tree node.
-    const ENTRY: usize = std::mem::size_of::<String>() + SLOT + 16;
-    let mut total = 0;
-    let mut pending = vec![value];
-    while let Some(value) = pending.pop() {
-        total += SLOT;
-        match value {
-            Value::String(s) => total += s.capacity(),
-            Value::Array(items) => {
-                total += items.capacity() * SLOT;
-                pending.extend(items);
-            }
-            Value::Object(fields) => {
-                // A map's smallest node is allocated whole, however few it holds.
-                total += fields.len().max(6) * ENTRY + fields.keys().map(String::capacity).sum::<usize>();
-                pending.extend(fields.values());
-            }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {}
-        }
-    }
-    total
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,17 +141,6 @@ mod tests {
         assert_eq!(budget.held(), 700);
         busy.restart(30);
         assert_eq!((budget.held(), busy.iter().count(), busy.start()), (0, 0, 30));
-    }
-
-    #[test]
-    fn small_maps_weigh_more_than_their_json() {
-        let entry = serde_json::json!({"manager": "m1", "operation": "Apply", "apiVersion": "v1",
-            "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {"f:key-1": {}}}});
-        let json = entry.to_string().len();
-        let weight = footprint(&entry);
-        assert!(weight > 4 * json, "{weight} bytes for {json} of JSON");
-        let text = serde_json::json!("x".repeat(1 << 20));
-        assert!(footprint(&text) < (1 << 20) + 64);
     }
 
     #[test]

@@ -51,7 +51,7 @@ async fn handle(requests: &crate::registry::Store, signer: &Signer, delivery: &D
     let Delivery::Event { kind: EventType::Added | EventType::Modified, object, .. } = delivery else {
         return;
     };
-    let csr = &object.value;
+    let csr = &object.value();
     if !wants_signing(csr) {
         return;
     }

@@ -71,7 +71,8 @@ async fn follow(
     state.known.clear();
     for delivery in &initial {
         if let Delivery::Event { object, .. } = delivery {
-            state.known.insert(meta::name_of(&object.value).to_string(), object.value.clone());
+            let crd = object.value();
+            state.known.insert(meta::name_of(&crd).to_string(), crd);
         }
     }
     // CRDs deleted while the watch was down left no event: stop serving them.
@@ -96,7 +97,7 @@ async fn handle(
     delivery: Delivery,
 ) {
     let Delivery::Event { kind, object, .. } = delivery else { return };
-    let crd = object.value.clone();
+    let crd = object.value();
     let name = meta::name_of(&crd).to_string();
     if kind == EventType::Deleted {
         state.known.remove(&name);

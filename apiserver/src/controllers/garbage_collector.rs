@@ -294,7 +294,7 @@ async fn forward(resources: Resources, key: ResourceKey, changes: mpsc::Sender<C
         match store.follow().await {
             Ok(mut watch) => {
                 let objects = watch.initial.drain(..).filter_map(|d| match d {
-                    Delivery::Event { object, .. } => Some(object.value.clone()),
+                    Delivery::Event { object, .. } => Some(object.value()),
                     Delivery::Bookmark { .. } => None,
                 });
                 if changes.send(Change::Reset(key.clone(), objects.collect())).await.is_err() {
@@ -303,10 +303,8 @@ async fn forward(resources: Resources, key: ResourceKey, changes: mpsc::Sender<C
                 while let Some(delivery) = watch.live.recv().await {
                     let Delivery::Event { kind, object, .. } = delivery else { continue };
                     let change = match kind {
-                        EventType::Deleted => Change::Gone(object.value.clone()),
-                        EventType::Added | EventType::Modified => {
-                            Change::Upsert(key.clone(), object.value.clone())
-                        }
+                        EventType::Deleted => Change::Gone(object.value()),
+                        EventType::Added | EventType::Modified => Change::Upsert(key.clone(), object.value()),
                     };
                     if changes.send(change).await.is_err() {
                         return;

@@ -50,7 +50,7 @@ async fn watch_namespaces(
 /// already under way.
 fn consider(resources: &Resources, running: &Arc<Mutex<HashSet<String>>>, delivery: &Delivery) {
     let Delivery::Event { object, .. } = delivery else { return };
-    let namespace = &object.value;
+    let namespace = &object.value();
     if !meta::is_being_deleted(namespace) {
         return;
     }

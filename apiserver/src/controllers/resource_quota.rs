@@ -69,7 +69,7 @@ async fn react(resources: &Resources, quotas: &Store, delivery: &Delivery) {
     let Delivery::Event { kind: EventType::Added | EventType::Modified, object, .. } = delivery else {
         return;
     };
-    let quota = &object.value;
+    let quota = &object.value();
     if quota["status"]["hard"] == quota["spec"]["hard"] {
         return;
     }

@@ -45,8 +45,8 @@ async fn follow(resources: &Resources) -> Result<(), ApiError> {
             delivery = accounts.live.recv() => {
                 let Some(delivery) = delivery else { return Ok(()) };
                 if let Delivery::Event { kind: EventType::Deleted, object, .. } = &delivery
-                    && meta::name_of(&object.value) == DEFAULT_ACCOUNT
-                    && let Some(namespace) = meta::namespace_of(&object.value)
+                    && meta::name_of(&object.value()) == DEFAULT_ACCOUNT
+                    && let Some(namespace) = object.namespace()
                 {
                     ensure_default(resources, namespace).await;
                 }
@@ -58,7 +58,7 @@ async fn follow(resources: &Resources) -> Result<(), ApiError> {
 /// The namespace an event is about, when it exists and is not being deleted.
 fn live_namespace(delivery: &Delivery) -> Option<String> {
     let Delivery::Event { kind, object, .. } = delivery else { return None };
-    let namespace = &object.value;
+    let namespace = &object.value();
     (*kind != EventType::Deleted && !meta::is_being_deleted(namespace))
         .then(|| meta::name_of(namespace).to_string())
 }

@@ -99,7 +99,7 @@ impl Protection {
                 delivery = classes.live.recv() => self.observe(Kind::Class, &delivery.ok_or_else(ended)?).await,
                 delivery = pods.live.recv() => {
                     if let Delivery::Event { object, .. } = delivery.ok_or_else(ended)? {
-                        self.recheck_claims(meta::namespace_of(&object.value).unwrap_or_default()).await;
+                        self.recheck_claims(object.namespace().unwrap_or_default()).await;
                     }
                 }
             }
@@ -110,7 +110,7 @@ impl Protection {
     /// being deleted and unused.
     async fn observe(&mut self, kind: Kind, delivery: &Delivery) {
         let Delivery::Event { kind: event, object, .. } = delivery else { return };
-        let object = &object.value;
+        let object = &object.value();
         let held = *event != EventType::Deleted && self.settle(kind, object).await;
         self.mark(kind, meta::namespace_of(object), meta::name_of(object), held);
     }

@@ -13,7 +13,7 @@ use super::query::{self, Params};
 use super::respond;
 use super::{binding, eviction, watch};
 use crate::admission::Notes;
-use crate::cacher::ReadAt;
+use crate::cacher::{Listing, ReadAt};
 use crate::errors::ApiError;
 use crate::fieldmanager;
 use crate::patch::PatchType;
@@ -140,7 +140,14 @@ impl<'a> Request<'a> {
 
     async fn list(&self) -> Result<Response, ApiError> {
         let opts = self.params.list_options(self.store, self.namespace)?;
-        let list = self.store.list(&opts).await?;
+        let listing = self.store.listing(&opts).await?;
+        if let (Shape::Object, Encoding::Json, Listing::Cached { objects, resource_version }) =
+            (self.shape, self.encoding, &listing)
+            && let Some(body) = respond::cached_list_json(self.store, objects, *resource_version)
+        {
+            return Ok(respond::json_bytes(StatusCode::OK, body, respond::JSON));
+        }
+        let list = listing.into_result();
         Ok(self.answer(StatusCode::OK, &respond::list_body(self.store, list, self.shape)))
     }
 

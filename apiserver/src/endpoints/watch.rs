@@ -119,6 +119,19 @@ fn line(event: &impl Serialize) -> Bytes {
     Bytes::from(line)
 }
 
+/// The line `line` writes for an event whose object the cache holds
+/// already encoded (in kube's order), without decoding it again.
+fn cached_line(kind: &str, object: &[u8]) -> Bytes {
+    let mut line = Vec::with_capacity(object.len() + 32);
+    line.extend_from_slice(br#"{"type":""#);
+    // The event types are plain ASCII words: nothing to escape.
+    line.extend_from_slice(kind.as_bytes());
+    line.extend_from_slice(br#"","object":"#);
+    line.extend_from_slice(object);
+    line.extend_from_slice(b"}\n");
+    Bytes::from(line)
+}
+
 /// Turns deliveries into events in the shape and encoding the client asked
 /// for.
 struct Encoder {
@@ -134,20 +147,19 @@ impl Encoder {
         match delivery {
             Delivery::Event { kind, object, encoded } => match (self.shape, self.encoding) {
                 // The same bytes for every watcher handed this delivery.
-                (Shape::Object, Encoding::Json) => encoded
-                    .json
-                    .get_or_init(|| {
-                        line(&WireEvent { kind: kind.as_str(), object: KubeOrder(&object.value) })
-                    })
-                    .clone(),
+                (Shape::Object, Encoding::Json) => {
+                    encoded.json.get_or_init(|| cached_line(kind.as_str(), object.json())).clone()
+                }
                 (Shape::Object, Encoding::Protobuf) => {
-                    encoded.protobuf.get_or_init(|| self.event(kind.as_str(), &object.value)).clone()
+                    encoded.protobuf.get_or_init(|| self.event(kind.as_str(), &object.value())).clone()
                 }
                 (Shape::Table(include), _) => {
-                    let table = self.table(include, &object.value);
+                    let table = self.table(include, &object.value());
                     self.event(kind.as_str(), &table)
                 }
-                (Shape::Metadata, _) => self.event(kind.as_str(), &respond::partial_metadata(&object.value)),
+                (Shape::Metadata, _) => {
+                    self.event(kind.as_str(), &respond::partial_metadata(&object.value()))
+                }
             },
             Delivery::Bookmark { resource_version, initial_events_end } => {
                 let mut meta = json!({"resourceVersion": resource_version.to_string()});
@@ -191,5 +203,23 @@ impl Encoder {
         let headers = !self.headers_sent;
         self.headers_sent = true;
         respond::table_body(&self.store, std::slice::from_ref(object), meta, include, headers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cacher::CachedObject;
+
+    #[test]
+    fn a_cached_object_is_sent_as_the_encoder_would_write_it() {
+        let object = CachedObject::new(
+            "/registry/configmaps/ns/a".into(),
+            json!({"data": {"k": "v\"\n"}, "metadata": {"name": "a", "namespace": "ns"},
+                "apiVersion": "v1", "kind": "ConfigMap"}),
+            7,
+        );
+        let written = line(&WireEvent { kind: "MODIFIED", object: KubeOrder(&object.value()) });
+        assert_eq!(cached_line("MODIFIED", object.json()), written);
     }
 }

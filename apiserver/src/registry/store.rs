@@ -24,7 +24,7 @@ use super::scale;
 use super::strategy::{Strategy, WriteHooks};
 use super::{Codec, Resource};
 use crate::admission::{self, Attributes, GroupVersionKind, GroupVersionResource, Operation};
-use crate::cacher::{ListOptions, ListResult, ReadAt, ReadDelegator, Watch, WatchSpec};
+use crate::cacher::{ListOptions, ListResult, Listing, ReadAt, ReadDelegator, Watch, WatchSpec};
 use crate::errors::{self, ApiError};
 use crate::fieldmanager::{self, FieldManager};
 use crate::patch::{self, PatchType};
@@ -197,6 +197,11 @@ impl Store {
         self.reads.list(&self.collection, opts).await
     }
 
+    /// The same list, its objects still encoded where the cache served it.
+    pub async fn listing(&self, opts: &ListOptions) -> Result<Listing, ApiError> {
+        self.reads.listing(&self.collection, opts).await
+    }
+
     /// A list read from storage itself, never from the cache.
     pub async fn list_from_storage(&self, opts: &ListOptions) -> Result<ListResult, ApiError> {
         self.reads.list_from_storage(&self.collection, opts).await
@@ -282,7 +287,7 @@ impl Store {
             Ok((object, rv))
         };
         match written.await {
-            Ok((object, rv)) => self.reads.present(crate::cacher::to_value_at(&key, object, rv)).await,
+            Ok((object, rv)) => self.reads.present(crate::cacher::to_value_at(object, rv)).await,
             Err(e) => {
                 // Not stored: give back what the kind took for it.
                 undo_begin(undo).await;
@@ -564,7 +569,7 @@ impl Store {
         };
         match swapped.map_err(|e| self.error(e, name))? {
             Swap::Done(rv) => {
-                let value = self.reads.present(crate::cacher::to_value_at(key, new, rv)).await?;
+                let value = self.reads.present(crate::cacher::to_value_at(new, rv)).await?;
                 if let Some(hooks) = &self.hooks {
                     hooks.after_update(old, &value).await;
                 }

@@ -798,7 +798,7 @@ async fn watches_of_a_store_see_its_writes() {
     let got = tokio::time::timeout(Duration::from_secs(5), watch.live.recv()).await.unwrap().unwrap();
     let Delivery::Event { kind, object, .. } = got else { panic!("an event") };
     assert_eq!(kind.as_str(), "ADDED");
-    assert_eq!(object.value, cm);
+    assert_eq!(object.value(), cm);
 }
 
 /// A pod bound to a node is given its grace period and left to the

@@ -61,9 +61,15 @@ impl FieldSelector {
     /// Whether `object` (its JSON as stored) satisfies every term. A label the
     /// resource does not support reads as "" (callers reject those first).
     pub fn matches(&self, labels: &FieldLabels, object: &Value) -> bool {
+        self.matches_attributes(labels, &labels.attributes(object))
+    }
+
+    /// Whether an object whose selectable fields are `attributes` satisfies
+    /// every term.
+    pub fn matches_attributes(&self, labels: &FieldLabels, attributes: &FieldSet) -> bool {
         self.terms.iter().all(|t| {
             let field = labels.convert(&t.field).unwrap_or(&t.field);
-            let have = labels.value(object, field).unwrap_or_default();
+            let have = attributes.get(field).unwrap_or_default();
             (have == t.value) != t.negated
         })
     }
@@ -214,6 +220,29 @@ impl FieldLabels {
             "metadata.namespace" if !self.cluster_scoped => Some(text(object, &["metadata", "namespace"])),
             _ => (self.value)(object, field),
         }
+    }
+}
+
+impl FieldLabels {
+    /// Every selectable field's value for `object`, so an object held
+    /// encoded is decoded once for all the selectors it is matched against.
+    pub fn attributes(&self, object: &Value) -> FieldSet {
+        let fields = self.accepted.iter().chain(self.aliases.iter().map(|(_, to)| to));
+        FieldSet(fields.map(|field| (*field, self.value(object, field).map(Into::into))).collect())
+    }
+}
+
+/// The values of one object's selectable fields (kube's `GetAttrs`); a
+/// field the kind does not have reads as absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldSet(Box<[Attribute]>);
+
+/// A field label and its value (None: the kind has no such attribute).
+type Attribute = (&'static str, Option<Box<str>>);
+
+impl FieldSet {
+    fn get(&self, field: &str) -> Option<&str> {
+        self.0.iter().find(|(name, _)| *name == field).and_then(|(_, value)| value.as_deref())
     }
 }
 

@@ -28,13 +28,53 @@ impl LabelSelector {
 
     /// Whether an object with these `metadata.labels` is selected; `None`
     /// (no labels at all) behaves as an empty set.
-    pub fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
-        self.requirements.iter().all(|r| r.matches(labels))
+    pub fn matches(&self, labels: impl LabelSet) -> bool {
+        self.requirements.iter().all(|r| r.matches(&labels))
     }
 
     /// True when the selector restricts nothing, so callers can skip decoding labels.
     pub fn is_empty(&self) -> bool {
         self.requirements.is_empty()
+    }
+}
+
+/// An object's labels, however they are held, as a selector reads them.
+pub trait LabelSet {
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+/// `metadata.labels` as decoded JSON.
+impl LabelSet for Option<&Map<String, Value>> {
+    fn label(&self, key: &str) -> Option<&str> {
+        // Labels are strings by validation; anything else counts as absent.
+        self.and_then(|m| m.get(key)).and_then(Value::as_str)
+    }
+}
+
+/// `metadata.labels` held apart from their object (the watch cache keeps
+/// objects encoded): sorted by key, nothing allocated when there are none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Labels(Box<[(Box<str>, Box<str>)]>);
+
+impl Labels {
+    /// The string labels of `metadata.labels` (others count as absent).
+    pub fn of(labels: Option<&Map<String, Value>>) -> Labels {
+        let pairs =
+            labels.into_iter().flatten().filter_map(|(k, v)| Some((k.as_str().into(), v.as_str()?.into())));
+        // A map's keys come sorted.
+        Labels(pairs.collect())
+    }
+
+    /// The bytes they take.
+    pub fn footprint(&self) -> usize {
+        self.0.iter().map(|(k, v)| k.len() + v.len() + std::mem::size_of::<(Box<str>, Box<str>)>()).sum()
+    }
+}
+
+impl LabelSet for &Labels {
+    fn label(&self, key: &str) -> Option<&str> {
+        let found = self.0.binary_search_by(|(k, _)| k.as_ref().cmp(key)).ok()?;
+        Some(&self.0[found].1)
     }
 }
 
@@ -103,9 +143,8 @@ impl Requirement {
         self.values.iter().any(|v| v == value)
     }
 
-    fn matches(&self, labels: Option<&Map<String, Value>>) -> bool {
-        // Labels are strings by validation; anything else counts as absent.
-        let value = labels.and_then(|m| m.get(&self.key)).and_then(Value::as_str);
+    fn matches(&self, labels: &impl LabelSet) -> bool {
+        let value = labels.label(&self.key);
         match self.op {
             Op::Exists => value.is_some(),
             Op::DoesNotExist => value.is_none(),

@@ -10,13 +10,13 @@ mod fields;
 mod labels;
 pub mod object;
 
-pub use fields::{FieldLabels, FieldSelector, Refusal};
+pub use fields::{FieldLabels, FieldSelector, FieldSet, Refusal};
 
 /// Helpers for kinds' field values, rendered as kube renders them.
 pub mod attrs {
     pub use super::fields::{boolean, integer, text};
 }
-pub use labels::LabelSelector;
+pub use labels::{LabelSelector, LabelSet, Labels};
 
 /// kube's label key (qualified name) and label value checks, shared with
 /// object metadata validation so both refuse with the same texts.

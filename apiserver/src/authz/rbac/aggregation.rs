@@ -40,11 +40,12 @@ async fn follow(resources: &Resources) -> Result<(), ApiError> {
 
 fn remember(roles: &mut BTreeMap<String, Value>, delivery: Delivery) {
     let Delivery::Event { kind, object, .. } = delivery else { return };
-    let name = meta::name_of(&object.value).to_string();
+    let role = object.value();
+    let name = meta::name_of(&role).to_string();
     if kind == EventType::Deleted {
         roles.remove(&name);
     } else {
-        roles.insert(name, object.value.clone());
+        roles.insert(name, role);
     }
 }
 

@@ -162,14 +162,14 @@ impl RbacIndex {
             objects.clear(held);
             for delivery in std::mem::take(&mut watch.initial) {
                 if let Delivery::Event { kind, object, .. } = delivery {
-                    objects.apply(held, kind, &object.value);
+                    objects.apply(held, kind, &object.value());
                 }
             }
             objects.loaded[held as usize] = true;
         }
         while let Some(delivery) = watch.live.recv().await {
             if let Delivery::Event { kind, object, .. } = delivery {
-                self.write().apply(held, kind, &object.value);
+                self.write().apply(held, kind, &object.value());
             }
         }
         Ok(())
