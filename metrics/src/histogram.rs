@@ -18,9 +18,18 @@ impl Histogram {
     /// `count` bounds, the first `start`, each `factor` times the one
     /// before (Prometheus's `ExponentialBuckets`, as etcd declares its).
     pub fn exponential(start: f64, factor: f64, count: usize) -> Self {
-        let bounds: Vec<f64> = std::iter::successors(Some(start), |b| Some(b * factor)).take(count).collect();
+        Self::with_bounds(std::iter::successors(Some(start), |b| Some(b * factor)).take(count).collect())
+    }
+
+    /// Over these upper bounds (ascending).
+    pub fn with_bounds(bounds: Vec<f64>) -> Self {
         let counts = (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect();
         Histogram { bounds, counts, sum_nanos: AtomicU64::new(0) }
+    }
+
+    /// Prometheus's default buckets (`prometheus.DefBuckets`), in seconds.
+    pub fn default_buckets() -> Self {
+        Self::with_bounds(vec![0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0])
     }
 
     pub fn observe(&self, value: f64) {

@@ -28,6 +28,7 @@ use tonic::transport::Channel;
 use tonic::{Status, Streaming};
 
 use crate::RtcdRaft;
+use crate::peer_stats::PeerCounters;
 use crate::rpc_error::{network, timed_out, unreachable};
 use crate::types::TypeConfig;
 use crate::wire;
@@ -47,7 +48,8 @@ pub type Replies = Pin<Box<dyn Stream<Item = Result<RaftMessage, Status>> + Send
 /// it, during a rolling upgrade). An answer that takes longer than
 /// `patience` after its request went out ends the stream with a timeout (a
 /// cut link is silent, not closed), and openraft opens a new one.
-/// `on_answer` runs for every answer received.
+/// `on_answer` runs for every answer received; `counters` count the bytes
+/// sent and the failures.
 ///
 /// Nothing is dialed before the first request is ready: openraft waits out
 /// its backoff (after failures to reach the follower) while producing that
@@ -59,6 +61,7 @@ pub async fn open<S>(
     requests: S,
     patience: Duration,
     on_answer: impl FnMut() + Send + 'static,
+    counters: Arc<PeerCounters>,
 ) -> Result<Option<Answers>, RPCError<TypeConfig>>
 where
     S: Stream<Item = AppendEntriesRequest<TypeConfig>> + Send + Unpin + 'static,
@@ -68,7 +71,7 @@ where
         return Ok(Some(Box::pin(stream::empty())));
     }
     let sent = Arc::new(AtomicU64::new(0));
-    let counted = sent.clone();
+    let (counted, bytes) = (sent.clone(), counters.clone());
     // A request that cannot be encoded ends the stream: skipping it would
     // leave the follower with a gap. Counted as it is handed to the transport.
     let outbound = requests
@@ -76,6 +79,7 @@ where
         .take_while(|encoded| ready(encoded.is_ok()))
         .filter_map(move |encoded| {
             counted.fetch_add(1, Ordering::Relaxed);
+            bytes.sent(encoded.as_ref().map_or(0, Vec::len));
             ready(
                 encoded
                     .ok()
@@ -85,15 +89,27 @@ where
     let inbound = match tokio::time::timeout(patience, client.append_stream(outbound)).await {
         Ok(Ok(response)) => response.into_inner(),
         Ok(Err(status)) if status.code() == tonic::Code::Unimplemented => return Ok(None),
-        Ok(Err(status)) => return Err(unreachable(status.message())),
-        Err(_) => return Err(timed_out(target, patience)),
+        Ok(Err(status)) => {
+            counters.failed();
+            return Err(unreachable(status.message()));
+        }
+        Err(_) => {
+            counters.failed();
+            return Err(timed_out(target, patience));
+        }
     };
     let reader = Reader { inbound, sent, answered: 0, patience, target, on_answer };
-    Ok(Some(Box::pin(stream::unfold(Some(reader), |reader| async move {
-        let mut reader = reader?;
-        match reader.next().await? {
-            Ok(answer) => Some((Ok(answer), Some(reader))),
-            Err(e) => Some((Err(e), None)),
+    Ok(Some(Box::pin(stream::unfold(Some(reader), move |reader| {
+        let counters = counters.clone();
+        async move {
+            let mut reader = reader?;
+            match reader.next().await? {
+                Ok(answer) => Some((Ok(answer), Some(reader))),
+                Err(e) => {
+                    counters.failed();
+                    Some((Err(e), None))
+                }
+            }
         }
     }))))
 }
@@ -270,7 +286,8 @@ mod tests {
     async fn a_peer_without_the_stream_is_told_apart() {
         let addr =
             serve(tonic::transport::Server::builder().add_routes(tonic::service::Routes::default())).await;
-        let opened = open(client(addr), 2, one_request(), Duration::from_secs(5), || {}).await;
+        let opened =
+            open(client(addr), 2, one_request(), Duration::from_secs(5), || {}, Arc::default()).await;
         assert!(matches!(opened, Ok(None)), "expected no stream from a peer without the method");
     }
 
@@ -282,14 +299,16 @@ mod tests {
         let patience = Duration::from_millis(200);
 
         let prompt = peer(false).await;
-        let mut idle = open(client(prompt), 2, one_request(), patience, || {}).await.unwrap().unwrap();
+        let mut idle =
+            open(client(prompt), 2, one_request(), patience, || {}, Arc::default()).await.unwrap().unwrap();
         let answer = tokio::time::timeout(Duration::from_secs(5), idle.next()).await.unwrap();
         assert!(matches!(answer, Some(Ok(Ok(None)))), "expected the append accepted, got {answer:?}");
         let waited = tokio::time::timeout(patience * 4, idle.next()).await;
         assert!(waited.is_err(), "an idle stream must not end or fail");
 
         let silent = peer(true).await;
-        let mut answers = open(client(silent), 2, one_request(), patience, || {}).await.unwrap().unwrap();
+        let mut answers =
+            open(client(silent), 2, one_request(), patience, || {}, Arc::default()).await.unwrap().unwrap();
         let started = std::time::Instant::now();
         let answer = tokio::time::timeout(Duration::from_secs(5), answers.next()).await.unwrap();
         assert!(matches!(answer, Some(Err(RPCError::Timeout(_)))), "expected a timeout, got {answer:?}");

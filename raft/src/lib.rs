@@ -12,6 +12,8 @@
 //!   call, and on a follower one forwarded call, per group).
 //! * `append_stream`: replication on one long-lived, pipelined stream per
 //!   follower (both ends).
+//! * `peer_stats`: bytes sent, failed sends and probed round trips per
+//!   peer, for `/metrics`.
 //! * `read_index`: linearizable reads, batched so that concurrent reads
 //!   share one quorum round.
 //! * `membership`: the Cluster API's member changes as openraft membership
@@ -33,6 +35,7 @@ pub mod membership;
 pub mod network;
 pub mod node;
 pub mod peer_service;
+pub mod peer_stats;
 mod proposer;
 mod read_index;
 mod rpc_error;

@@ -23,6 +23,7 @@ use serde::de::DeserializeOwned;
 use tonic::transport::Channel;
 
 use crate::append_stream;
+use crate::peer_stats::{PeerCounters, PeerStats};
 use crate::rpc_error::{network, timed_out, unreachable};
 use crate::types::{Member, SnapshotFile, TypeConfig, Vote};
 use crate::wire;
@@ -80,6 +81,8 @@ pub struct PeerNetwork {
     active_since: ActiveSince,
     /// Opens channels to peers.
     dialer: Dialer,
+    /// What is sent to each peer, and how long probes take.
+    stats: Arc<PeerStats>,
 }
 
 /// Peer -> (first answer of the current run, last answer).
@@ -96,7 +99,12 @@ impl PeerNetwork {
             dial_overrides: Arc::new(dial_overrides),
             active_since: ActiveSince::default(),
             dialer,
+            stats: Arc::default(),
         }
+    }
+
+    pub fn stats(&self) -> &PeerStats {
+        &self.stats
     }
 
     /// How long peer `id` has been answering without a silence of
@@ -140,6 +148,7 @@ impl RaftNetworkFactory<TypeConfig> for PeerNetwork {
             channel: self.channel(node),
             active_since: self.active_since.clone(),
             single_appends: false,
+            counters: self.stats.peer(target),
         }
     }
 }
@@ -151,6 +160,7 @@ pub struct PeerClient {
     /// The peer answered that it serves no append stream (an older rtcd):
     /// appends go one unary call at a time, as before.
     single_appends: bool,
+    counters: Arc<PeerCounters>,
 }
 
 /// Peer `target` answered just now.
@@ -184,7 +194,8 @@ impl PeerClient {
         option: &RPCOption,
     ) -> Result<Resp, RPCError<TypeConfig>> {
         let payload = wire::encode(req).map_err(network)?;
-        let mut client = self.client()?;
+        let mut client = self.client().inspect_err(|_| self.counters.failed())?;
+        self.counters.sent(payload.len());
         let message = RaftMessage { kind: kind.to_string(), payload: payload.into() };
         let ttl = option.hard_ttl();
         let reply = match tokio::time::timeout(ttl, client.call(message)).await {
@@ -192,8 +203,14 @@ impl PeerClient {
                 self.record_answer();
                 reply.into_inner()
             }
-            Ok(Err(status)) => return Err(unreachable(status.message())),
-            Err(_) => return Err(timed_out(self.target, ttl)),
+            Ok(Err(status)) => {
+                self.counters.failed();
+                return Err(unreachable(status.message()));
+            }
+            Err(_) => {
+                self.counters.failed();
+                return Err(timed_out(self.target, ttl));
+            }
         };
         let answer: Result<Resp, String> = wire::decode(&reply.payload).map_err(network)?;
         answer.map_err(network)
@@ -238,10 +255,11 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         // take longer than the heartbeat interval openraft allows.
         let patience = option.soft_ttl().max(APPEND_TIMEOUT_FLOOR);
         let (target, active_since) = (self.target, self.active_since.clone());
-        let client = self.client();
+        let (client, counters) = (self.client(), self.counters.clone());
         Box::pin(async move {
             let on_answer = move || record_answer(&active_since, target);
-            match append_stream::open(client?, target, input, patience, on_answer).await? {
+            let client = client.inspect_err(|_| counters.failed())?;
+            match append_stream::open(client, target, input, patience, on_answer, counters).await? {
                 Some(answers) => Ok(answers as BoxStream<'s, _>),
                 None => {
                     // openraft retries with a new stream, which goes the old way.
@@ -292,7 +310,10 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         let send = client.install_snapshot(tokio_stream::wrappers::ReceiverStream::new(rx));
         let reply = tokio::select! {
             closed = cancel => return Err(StreamingError::Closed(closed)),
-            reply = send => reply.map_err(|s| StreamingError::Unreachable(Unreachable::new(&std::io::Error::other(s.message().to_string()))))?,
+            reply = send => reply.map_err(|s| {
+                self.counters.failed();
+                StreamingError::Unreachable(Unreachable::new(&std::io::Error::other(s.message().to_string())))
+            })?,
         };
         let answer: Result<SnapshotResponse<TypeConfig>, String> =
             wire::decode(&reply.into_inner().payload).map_err(network)?;

@@ -171,6 +171,7 @@ impl RaftNode {
         let reads = ReadBatcher::new(raft.clone(), network.clone(), config.request_timeout, leader_wait);
         let proposer = Proposer::start(raft.clone(), config.id, network.clone());
         crate::snapshot_policy::spawn(raft.clone(), Arc::downgrade(&store), config.snapshot_count.max(1));
+        crate::peer_stats::spawn_prober(raft.clone(), config.id, network.clone(), Arc::downgrade(&store));
         Ok(Self {
             raft,
             fsyncs,
@@ -351,6 +352,11 @@ impl RaftNode {
     }
 
     /// How long the log's WAL syncs took (etcd's WAL fsync).
+    /// What the peer transport counted for each peer.
+    pub fn peer_stats(&self) -> Vec<(u64, Arc<crate::peer_stats::PeerCounters>)> {
+        self.network.stats().all()
+    }
+
     pub fn fsync_durations(&self) -> &Histogram {
         &self.fsyncs
     }

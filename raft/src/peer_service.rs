@@ -111,6 +111,7 @@ impl raft_server::Raft for PeerService {
                 let outcomes = proposer::accept_forwarded(&self.raft, proposals).await;
                 reply(wire::FORWARD_BATCH, Ok::<_, String>(outcomes))
             }
+            wire::PROBE => reply(wire::PROBE, Ok::<(), String>(())),
             other => Err(Status::unimplemented(format!("rtcd peer: unknown call {other:?}"))),
         }
     }

@@ -172,7 +172,7 @@ impl Route {
                 // A leader that went silent is replaced within an election
                 // or two; do not wait the whole request timeout for it.
                 let outcomes = tokio::select! {
-                    forwarded = self.forward(&member, proposals) => forwarded,
+                    forwarded = self.forward(id, &member, proposals) => forwarded,
                     () = read_index::leader_changed(&self.raft, id) => all(ReplicationError::LeaderChanged),
                 };
                 answer(waiting, outcomes);
@@ -181,12 +181,22 @@ impl Route {
         }
     }
 
-    async fn forward(&self, leader: &Member, proposals: Vec<Vec<u8>>) -> Vec<Result<(), ReplicationError>> {
+    async fn forward(
+        &self,
+        id: u64,
+        leader: &Member,
+        proposals: Vec<Vec<u8>>,
+    ) -> Vec<Result<(), ReplicationError>> {
         let count = proposals.len();
         let all = |e| all_failed(count, e);
-        let Ok(channel) = self.network.channel(leader) else { return all(ReplicationError::NoLeader) };
+        let counters = self.network.stats().peer(id);
+        let Ok(channel) = self.network.channel(leader) else {
+            counters.failed();
+            return all(ReplicationError::NoLeader);
+        };
         let group: Vec<ByteBuf> = proposals.into_iter().map(ByteBuf::from).collect();
         let Ok(payload) = wire::encode(&group) else { return all(ReplicationError::NoLeader) };
+        counters.sent(payload.len());
         let message = RaftMessage { kind: wire::FORWARD_BATCH.into(), payload: payload.into() };
         let answered = match RaftClient::new(channel.clone()).call(message).await {
             Ok(reply) => reply.into_inner(),
@@ -196,7 +206,10 @@ impl Route {
                 let singles = group.into_iter().map(|p| forward_one(channel.clone(), p.into_vec()));
                 return join_all(singles).await;
             }
-            Err(_) => return all(ReplicationError::NoLeader),
+            Err(_) => {
+                counters.failed();
+                return all(ReplicationError::NoLeader);
+            }
         };
         let outcomes = wire::decode::<Result<Vec<ForwardOutcome>, String>>(&answered.payload);
         match outcomes.and_then(|answer| answer) {

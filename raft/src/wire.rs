@@ -17,6 +17,8 @@ pub const FORWARD: &str = "forward";
 /// A follower hands a group of its clients' proposals to the leader (a
 /// `Call`, so a leader without it answers "unknown call").
 pub const FORWARD_BATCH: &str = "forward_batch";
+/// Measures the round trip to a peer (`peer_stats`); answered at once.
+pub const PROBE: &str = "probe";
 
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
     postcard::to_stdvec(value).map_err(|e| e.to_string())

@@ -89,6 +89,10 @@ pub struct Config {
     /// often, thrice, ends its connection (GOAWAY `too_many_pings`).
     #[arg(long, env = "ETCD_GRPC_KEEPALIVE_MIN_TIME", default_value = "5s")]
     pub grpc_keepalive_min_time: String,
+    /// etcd's level of detail for `/metrics`: `extensive` adds gRPC
+    /// handling-time histograms (`grpc_server_handling_seconds`).
+    #[arg(long, env = "ETCD_METRICS", default_value = "basic")]
+    pub metrics: String,
     #[arg(long, env = "ETCD_AUTO_COMPACTION_MODE", default_value = "periodic")]
     pub auto_compaction_mode: String,
     #[arg(long, env = "ETCD_AUTO_COMPACTION_RETENTION", default_value = "0")]
@@ -283,6 +287,8 @@ impl Config {
             grpc_keepalive_min_time: positive("grpc-keepalive-min-time", &self.grpc_keepalive_min_time)?,
             auth_tokens,
             bcrypt_cost: self.bcrypt_cost,
+            // etcd checks for this one value and takes anything else as basic.
+            extensive_metrics: self.metrics == "extensive",
         })
     }
 
@@ -607,6 +613,9 @@ mod tests {
         assert_eq!(s.grpc_keepalive_min_time, Duration::from_secs(5));
         assert!(settings(&["--grpc-keepalive-min-time", "0s"]).is_err());
         assert_eq!(s.quota_backend_bytes, DEFAULT_QUOTA_BYTES);
+        assert!(!s.extensive_metrics);
+        assert!(settings(&["--metrics", "extensive"]).unwrap().extensive_metrics);
+        assert!(!settings(&["--metrics", "basic"]).unwrap().extensive_metrics);
         assert_eq!(s.block_cache_bytes, 64 << 20);
         assert_eq!(settings(&["--block-cache-bytes", "1048576"]).unwrap().block_cache_bytes, 1 << 20);
         assert_eq!(

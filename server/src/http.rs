@@ -11,6 +11,7 @@ use axum::routing::get;
 use bytes::Bytes;
 use rtcd_metrics::text;
 use rtcd_proto::etcdserverpb::RangeRequest;
+use rtcd_raft::peer_stats::PeerCounters;
 
 use crate::node::Node;
 use crate::version::ETCD_COMPAT_VERSION;
@@ -186,11 +187,39 @@ fn metrics_text(node: &Node) -> String {
         "The latency distributions of commit called by backend.",
         &commits,
     );
+    peer_metrics(&mut out, &node.raft().peer_stats());
     counted.grpc.render(&mut out);
     if let Some(rss) = resident_memory_bytes() {
         gauge(&mut out, "process_resident_memory_bytes", "Resident memory size in bytes.", rss as f64);
     }
     out
+}
+
+/// What the peer transport counted, per peer (`To` is the peer's ID in
+/// hexadecimal, as etcd labels it).
+fn peer_metrics(out: &mut String, peers: &[(u64, Arc<PeerCounters>)]) {
+    let to = |id: &u64| format!("To=\"{id:x}\"");
+    text::family(
+        out,
+        "etcd_network_peer_sent_bytes_total",
+        "counter",
+        "The total number of bytes sent to peers.",
+        peers.iter().map(|(id, c)| (to(id), c.sent_bytes() as f64)),
+    );
+    text::family(
+        out,
+        "etcd_network_peer_sent_failures_total",
+        "counter",
+        "The total number of send failures from peers.",
+        peers.iter().map(|(id, c)| (to(id), c.sent_failures() as f64)),
+    );
+    let round_trips: Vec<_> = peers.iter().map(|(id, c)| (to(id), c.round_trips())).collect();
+    text::histogram(
+        out,
+        "etcd_network_peer_round_trip_time_seconds",
+        "Round-Trip-Time histogram between peers",
+        &round_trips,
+    );
 }
 
 /// From /proc (Linux); other systems simply do not report it.

@@ -96,7 +96,7 @@ impl Node {
         let sink = crate::applied::sink(hub.clone(), lessor.clone(), authenticator.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
         let next_lease_id = AtomicI64::new(first_lease_id(identity.member_id));
-        let metrics = ServerMetrics::default();
+        let metrics = ServerMetrics::new(settings.extensive_metrics);
         Ok(Arc::new(Self {
             settings,
             store,

@@ -130,6 +130,8 @@ pub struct Settings {
     pub election_timeout: Duration,
     /// `--quota-backend-bytes`, with etcd's default (2 GiB) for 0.
     pub quota_backend_bytes: u64,
+    /// `--metrics=extensive`: gRPC handling times are measured too.
+    pub extensive_metrics: bool,
     /// `--max-txn-ops`.
     pub max_txn_ops: usize,
     /// `--auth-token` (with `--auth-token-ttl` for simple tokens).

@@ -2,17 +2,21 @@
 //! (`--metrics=basic`): `grpc_server_started_total` when a call arrives and
 //! `grpc_server_handled_total` with the status code when it ends, by
 //! service, method and call type. etcd's alert on failed requests
-//! (`etcdHighNumberOfFailedGRPCRequests`) reads the latter.
+//! (`etcdHighNumberOfFailedGRPCRequests`) reads the latter. With
+//! `--metrics=extensive`, `grpc_server_handling_seconds` too: how long each
+//! call took until it ended (`etcdGRPCRequestsSlow` reads its unary calls).
 
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use http_body::{Body as HttpBody, Frame, SizeHint};
+use rtcd_metrics::Histogram;
 use tonic::body::Body;
 
 use crate::grpc_body::is_grpc;
@@ -102,24 +106,34 @@ const UNKNOWN: usize = 2;
 pub struct GrpcCounters {
     started: Vec<AtomicU64>,
     handled: Vec<[AtomicU64; 17]>,
+    /// Handling times per method, with `--metrics=extensive` only.
+    handling: Option<Vec<Histogram>>,
 }
 
 impl Default for GrpcCounters {
     fn default() -> Self {
-        GrpcCounters {
-            started: METHODS.iter().map(|_| AtomicU64::new(0)).collect(),
-            handled: METHODS.iter().map(|_| std::array::from_fn(|_| AtomicU64::new(0))).collect(),
-        }
+        GrpcCounters::new(false)
     }
 }
 
 impl GrpcCounters {
+    pub fn new(extensive: bool) -> Self {
+        GrpcCounters {
+            started: METHODS.iter().map(|_| AtomicU64::new(0)).collect(),
+            handled: METHODS.iter().map(|_| std::array::from_fn(|_| AtomicU64::new(0))).collect(),
+            handling: extensive.then(|| METHODS.iter().map(|_| Histogram::default_buckets()).collect()),
+        }
+    }
+
     fn started(&self, method: usize) {
         self.started[method].fetch_add(1, Ordering::Relaxed);
     }
 
-    fn handled(&self, method: usize, code: usize) {
+    fn handled(&self, method: usize, code: usize, since: Instant) {
         self.handled[method][code].fetch_add(1, Ordering::Relaxed);
+        if let Some(handling) = &self.handling {
+            handling[method].observe_duration(since.elapsed());
+        }
     }
 
     /// Both families in Prometheus text format.
@@ -147,6 +161,15 @@ impl GrpcCounters {
             "Total number of RPCs completed on the server, regardless of success or failure.",
             handled,
         );
+        if let Some(handling) = &self.handling {
+            let series: Vec<(String, &Histogram)> = METHODS.iter().map(labels).zip(handling).collect();
+            rtcd_metrics::text::histogram(
+                out,
+                "grpc_server_handling_seconds",
+                "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.",
+                &series,
+            );
+        }
     }
 }
 
@@ -211,14 +234,16 @@ where
         let Some(method) = method else { return Box::pin(call) };
         let counters = self.counters.clone();
         counters.started(method);
+        let since = Instant::now();
         Box::pin(async move {
             let response = call.await?;
             // A trailers-only answer (an error) has its status in the headers.
             if let Some(code) = response.headers().get("grpc-status") {
-                counters.handled(method, code_of(code.as_bytes()));
+                counters.handled(method, code_of(code.as_bytes()), since);
                 return Ok(response);
             }
-            Ok(response.map(|body| Body::new(Counted { inner: body, ending: Some((counters, method)) })))
+            let ending = Some(Ending { counters, method, since });
+            Ok(response.map(|body| Body::new(Counted { inner: body, ending })))
         })
     }
 }
@@ -227,7 +252,14 @@ where
 /// how it ended, or as canceled when it is dropped before they came.
 struct Counted {
     inner: Body,
-    ending: Option<(Arc<GrpcCounters>, usize)>,
+    ending: Option<Ending>,
+}
+
+/// What a call's end is counted into.
+struct Ending {
+    counters: Arc<GrpcCounters>,
+    method: usize,
+    since: Instant,
 }
 
 impl HttpBody for Counted {
@@ -241,9 +273,9 @@ impl HttpBody for Counted {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
         if let Poll::Ready(Some(Ok(frame))) = &polled
             && let Some(code) = frame.trailers_ref().and_then(|t| t.get("grpc-status"))
-            && let Some((counters, method)) = self.ending.take()
+            && let Some(end) = self.ending.take()
         {
-            counters.handled(method, code_of(code.as_bytes()));
+            end.counters.handled(end.method, code_of(code.as_bytes()), end.since);
         }
         polled
     }
@@ -259,8 +291,8 @@ impl HttpBody for Counted {
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        if let Some((counters, method)) = self.ending.take() {
-            counters.handled(method, CANCELED);
+        if let Some(end) = self.ending.take() {
+            end.counters.handled(end.method, CANCELED, end.since);
         }
     }
 }
@@ -275,12 +307,13 @@ mod tests {
         let put = method_of("/etcdserverpb.KV/Put").unwrap();
         let watch = method_of("/etcdserverpb.Watch/Watch").unwrap();
         assert_eq!(method_of("/etcdserverpb.KV/Nope"), None);
+        let now = Instant::now();
         counters.started(put);
-        counters.handled(put, code_of(b"0"));
+        counters.handled(put, code_of(b"0"), now);
         counters.started(put);
-        counters.handled(put, code_of(b"14"));
+        counters.handled(put, code_of(b"14"), now);
         counters.started(watch);
-        counters.handled(watch, code_of(b"99"));
+        counters.handled(watch, code_of(b"99"), now);
         let mut out = String::new();
         counters.render(&mut out);
         let kv = "grpc_method=\"Put\",grpc_service=\"etcdserverpb.KV\",grpc_type=\"unary\"";
@@ -293,5 +326,27 @@ mod tests {
         let unused = "grpc_method=\"Lock\",grpc_service=\"v3lockpb.Lock\",grpc_type=\"unary\"";
         assert!(out.contains(&format!("grpc_server_started_total{{{unused}}} 0\n")), "registered before use");
         assert!(out.contains("# TYPE grpc_server_handled_total counter\n"));
+        assert!(!out.contains("grpc_server_handling_seconds"), "only with --metrics=extensive");
+    }
+
+    #[test]
+    fn extensive_metrics_measure_how_long_calls_take() {
+        let counters = GrpcCounters::new(true);
+        let range = method_of("/etcdserverpb.KV/Range").unwrap();
+        counters.started(range);
+        counters.handled(range, 0, Instant::now() - std::time::Duration::from_millis(30));
+        let mut out = String::new();
+        counters.render(&mut out);
+        let kv = "grpc_method=\"Range\",grpc_service=\"etcdserverpb.KV\",grpc_type=\"unary\"";
+        assert!(out.contains("# TYPE grpc_server_handling_seconds histogram\n"), "{out}");
+        assert!(
+            out.contains(&format!("grpc_server_handling_seconds_bucket{{{kv},le=\"0.025\"}} 0\n")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("grpc_server_handling_seconds_bucket{{{kv},le=\"0.05\"}} 1\n")),
+            "{out}"
+        );
+        assert!(out.contains(&format!("grpc_server_handling_seconds_count{{{kv}}} 1\n")), "{out}");
     }
 }

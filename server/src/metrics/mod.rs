@@ -29,6 +29,11 @@ pub struct Proposal<'a> {
 }
 
 impl ServerMetrics {
+    /// With gRPC handling times measured when `extensive` (`--metrics`).
+    pub fn new(extensive: bool) -> Self {
+        ServerMetrics { grpc: Arc::new(grpc::GrpcCounters::new(extensive)), ..ServerMetrics::default() }
+    }
+
     pub fn proposal(&self) -> Proposal<'_> {
         self.proposals_pending.fetch_add(1, Ordering::Relaxed);
         Proposal { metrics: self, succeeded: false }

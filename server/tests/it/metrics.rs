@@ -1,26 +1,17 @@
 //! `/metrics` as etcd's own alerting rules read it: every series the rules
 //! in `docs/monitoring/etcd-alerts.yaml` (etcd's mixin) select is exported
-//! with etcd's type, except those listed in `NOT_YET`; and the values move
-//! as the rules expect when members are killed and come back.
+//! with etcd's type (gRPC handling times with `--metrics=extensive`, as
+//! etcd); and the values move as the rules expect when members are killed
+//! and come back.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::cluster::ok;
-use crate::harness::{Kind, Member, etcdctl, start_cluster, wait_healthy};
+use crate::harness::{Kind, Member, etcdctl, start_cluster_with, wait_healthy};
 use crate::maintenance::http_get;
 
 const RULES: &str = include_str!("../../../docs/monitoring/etcd-alerts.yaml");
-
-/// Series the rules read that rtcd does not export yet: peer-to-peer
-/// network metrics (the peer transport measures no round trips yet) and
-/// gRPC handling-time histograms (etcd exports them only with
-/// `--metrics=extensive`).
-const NOT_YET: [&str; 3] = [
-    "etcd_network_peer_sent_failures_total",
-    "etcd_network_peer_round_trip_time_seconds",
-    "grpc_server_handling_seconds",
-];
 
 /// The metric families the rules' expressions name (a histogram's
 /// `_bucket` series stands for its family).
@@ -64,6 +55,16 @@ impl Scrape {
     fn value(&self, series: &str) -> f64 {
         *self.samples.get(series).unwrap_or_else(|| panic!("no {series}"))
     }
+
+    /// The samples of a family with labels, by their labels.
+    fn labelled(&self, family: &str) -> BTreeMap<String, f64> {
+        let prefix = format!("{family}{{");
+        (self.samples.iter())
+            .filter_map(|(series, value)| {
+                Some((series.strip_prefix(&prefix)?.trim_end_matches('}').to_string(), *value))
+            })
+            .collect()
+    }
 }
 
 /// Waits (up to 20 s) until `member`'s scrape satisfies `check`.
@@ -81,7 +82,7 @@ fn until(member: &Member, what: &str, check: impl Fn(&Scrape) -> bool) -> Scrape
 
 #[test]
 fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
-    let mut cluster = start_cluster(Kind::Rtcd, 3);
+    let mut cluster = start_cluster_with(Kind::Rtcd, 3, &["--metrics=extensive"]);
     let url = cluster[0].client_url.clone();
     for i in 0..5 {
         ok(etcdctl(&url, &["put", &format!("k{i}"), "v"], None));
@@ -92,11 +93,7 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     let families = rule_families();
     assert!(families.len() >= 10, "the rules name the series: {families:?}");
     for family in &families {
-        let exported = first.types.get(family.as_str());
-        match NOT_YET.contains(&family.as_str()) {
-            true => assert_eq!(exported, None, "{family} is exported now: take it off NOT_YET"),
-            false => assert!(exported.is_some(), "{family} is not exported"),
-        }
+        assert!(first.types.contains_key(family.as_str()), "{family} is not exported");
     }
     let kinds = [
         ("etcd_server_has_leader", "gauge"),
@@ -107,6 +104,9 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
         ("etcd_disk_backend_commit_duration_seconds", "histogram"),
         ("etcd_mvcc_db_total_size_in_bytes", "gauge"),
         ("etcd_server_quota_backend_bytes", "gauge"),
+        ("etcd_network_peer_sent_failures_total", "counter"),
+        ("etcd_network_peer_round_trip_time_seconds", "histogram"),
+        ("grpc_server_handling_seconds", "histogram"),
     ];
     for (family, kind) in kinds {
         assert_eq!(first.types.get(family).map(String::as_str), Some(kind), "{family}");
@@ -126,12 +126,39 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     assert_eq!(inf, first.value("etcd_disk_wal_fsync_duration_seconds_count"));
     assert!(first.value("etcd_server_quota_backend_bytes") > first.value("etcd_mvcc_db_total_size_in_bytes"));
     assert!(first.value("etcd_server_proposals_committed_total") >= 5.0);
+    assert_eq!(first.value(&format!("grpc_server_handling_seconds_count{{{put}}}")), 5.0);
+
+    // Each peer by its ID: traffic sent, and round trips probed
+    // (etcdMemberCommunicationSlow reads their 99th percentile).
+    let leader =
+        (cluster.iter().map(scrape)).find(|s| s.value("etcd_server_is_leader") == 1.0).expect("a leader");
+    let sent = leader.labelled("etcd_network_peer_sent_bytes_total");
+    assert_eq!(sent.len(), 2, "two peers: {sent:?}");
+    assert!(sent.values().all(|bytes| *bytes > 0.0), "{sent:?}");
+    let probed = until(&cluster[0], "a round trip to each peer", |s| {
+        let counts = s.labelled("etcd_network_peer_round_trip_time_seconds_count");
+        counts.len() == 2 && counts.values().all(|n| *n >= 1.0)
+    });
+    let buckets = probed.labelled("etcd_network_peer_round_trip_time_seconds_bucket");
+    for to in probed.labelled("etcd_network_peer_round_trip_time_seconds_count").keys() {
+        // The cumulative count at the largest bound up to 0.2 s.
+        let within = (buckets.iter())
+            .filter_map(|(labels, n)| {
+                let le = labels.strip_prefix(&format!("{to},le=\""))?.trim_end_matches('"');
+                le.parse::<f64>().ok().filter(|le| *le <= 0.2).map(|_| *n)
+            })
+            .fold(0.0, f64::max);
+        assert!(within >= 1.0, "a probe on loopback takes well under 0.2 s: {to} {buckets:?}");
+    }
+    let failures = |s: &Scrape| s.labelled("etcd_network_peer_sent_failures_total").values().sum::<f64>();
+    let failed_before = failures(&probed);
 
     // Two of three members gone: the last one has no leader (etcdNoLeader).
     let changes = first.value("etcd_server_leader_changes_seen_total");
     cluster[1].kill();
     cluster[2].kill();
     until(&cluster[0], "the lone member reports no leader", |s| s.value("etcd_server_has_leader") == 0.0);
+    until(&cluster[0], "sends to the dead peers failing", |s| failures(s) > failed_before);
     // Back: a leader again, and the change counted.
     cluster[1].restart();
     cluster[2].restart();
