@@ -13,7 +13,7 @@
 //! * `append_stream`: replication on one long-lived, pipelined stream per
 //!   follower (both ends).
 //! * `peer_stats`: bytes sent, failed sends and probed round trips per
-//!   peer, for `/metrics`.
+//!   peer, for `/metrics`; `prober` measures the round trips.
 //! * `read_index`: linearizable reads, batched so that concurrent reads
 //!   share one quorum round.
 //! * `membership`: the Cluster API's member changes as openraft membership
@@ -36,6 +36,7 @@ pub mod network;
 pub mod node;
 pub mod peer_service;
 pub mod peer_stats;
+mod prober;
 mod proposer;
 mod read_index;
 mod rpc_error;

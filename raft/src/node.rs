@@ -171,7 +171,7 @@ impl RaftNode {
         let reads = ReadBatcher::new(raft.clone(), network.clone(), config.request_timeout, leader_wait);
         let proposer = Proposer::start(raft.clone(), config.id, network.clone());
         crate::snapshot_policy::spawn(raft.clone(), Arc::downgrade(&store), config.snapshot_count.max(1));
-        crate::peer_stats::spawn_prober(raft.clone(), config.id, network.clone(), Arc::downgrade(&store));
+        crate::prober::spawn(raft.clone(), config.id, network.clone(), Arc::downgrade(&store));
         Ok(Self {
             raft,
             fsyncs,
