@@ -2,8 +2,9 @@
 //! CRD rules and admission policies thousands of terms deep, or longer than
 //! kube allows, are refused with kube's texts at creation; a rule at the
 //! edge of kube's depth is accepted and evaluated on every create; rules
-//! and policies that would run for minutes stop at kube's cost limit with
-//! kube's texts; the server answers throughout.
+//! kube's static estimate puts far over budget are refused at creation;
+//! rules and policies that would run for minutes stop at kube's cost limit
+//! with kube's texts; the server answers throughout.
 
 use serde_json::{Value, json};
 
@@ -147,29 +148,65 @@ fn create_until(api: &ApiServer, body: &str, accepted: impl Fn(bool, &str) -> bo
     }
 }
 
-/// A rule over 6,000 × 6,000 elements (minutes of CPU unbounded) stops at
-/// kube's per-call limit, and no rule after it runs; a regex over a
-/// thousand strings is compiled once and passes.
-fn costly_rules(api: &ApiServer) {
+/// The CRD of `costly_rules`: `bounded` gives its lists and strings the
+/// limits that keep kube's static estimate within budget.
+fn tally_crd(bounded: bool) -> String {
     let rules = json!([{"rule": "self.items.all(x, self.items.all(y, y >= 0))"},
         {"rule": "self.strs.all(s, s.matches(self.p))"}]);
-    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    let (items, strs, p) = if bounded {
+        (
+            json!({"type": "array", "maxItems": 1000, "items": {"type": "integer"}}),
+            json!({"type": "array", "maxItems": 1000, "items": {"type": "string", "maxLength": 400}}),
+            json!({"type": "string", "maxLength": 50}),
+        )
+    } else {
+        (
+            json!({"type": "array", "items": {"type": "integer"}}),
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": "string"}),
+        )
+    };
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "tallies.example.com"},
         "spec": {"group": "example.com", "scope": "Namespaced",
             "names": {"plural": "tallies", "singular": "tally", "kind": "Tally", "listKind": "TallyList"},
             "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
                 "type": "object",
                 "properties": {"spec": {"type": "object", "x-kubernetes-validations": rules, "properties": {
-                    "items": {"type": "array", "items": {"type": "integer"}},
-                    "strs": {"type": "array", "items": {"type": "string"}},
-                    "p": {"type": "string"}}}}}}}]}});
-    api.ok_stdin(&["create", "-f", "-"], &crd.to_string());
+                    "items": items, "strs": strs, "p": p}}}}}}]}})
+    .to_string()
+}
+
+/// Rules whose estimated cost kube refuses at creation (a quadratic loop
+/// and a regex over lists and strings without bounds) are refused with
+/// kube's texts. Bounded, the same rules are accepted: the quadratic one
+/// over 1,000 × 1,000 elements then stops at kube's per-call limit when it
+/// runs, and no rule after it runs; a regex over a thousand strings is
+/// compiled once and passes.
+fn costly_rules(api: &ApiServer) {
+    let stderr = refused(api, &tally_crd(false));
+    let over = "exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, \
+        maxProperties, and maxLength where arrays, maps, and strings are declared)";
+    for i in 0..2 {
+        let expected = format!(
+            "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[{i}].rule: \
+            Forbidden: estimated rule cost {over}"
+        );
+        assert!(stderr.contains(&expected), "{}", &stderr[..stderr.len().min(1200)]);
+    }
+    let total = format!(
+        "spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total \
+        for entire OpenAPIv3 schema {over}"
+    );
+    assert!(stderr.contains(&total), "{}", &stderr[..stderr.len().min(1200)]);
+
+    api.ok_stdin(&["create", "-f", "-"], &tally_crd(true));
     let tally = |name: &str, items: Vec<i64>, strs: Vec<String>| {
         json!({"apiVersion": "example.com/v1", "kind": "Tally", "metadata": {"name": name},
             "spec": {"items": items, "strs": strs, "p": "(\\w\\d){200}"}})
         .to_string()
     };
-    let stderr = create_until(api, &tally("many", (0..6000).collect(), vec![]), |ok, stderr| {
+    let stderr = create_until(api, &tally("many", (0..1000).collect(), vec![]), |ok, stderr| {
         !ok && !stderr.contains("the server doesn't have a resource type")
             && !stderr.contains("no matches for kind")
             && !stderr.contains("could not find the requested resource")

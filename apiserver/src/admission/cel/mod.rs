@@ -13,6 +13,7 @@
 //! a budget per object, the request's deadline.
 
 mod cost;
+mod estimate;
 mod regex;
 
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ use cel::common::value::{CowVal, Val};
 use serde_json::Value;
 
 pub use cost::{Budget, COST_LIMIT_EXCEEDED, MATCH_CONDITIONS_BUDGET, OUT_OF_BUDGET, RUNTIME_BUDGET};
+pub use estimate::{Declarations, Kind, Shape, Step};
 
 /// A compiled expression, shared by every request it is evaluated for.
 pub type Program = Arc<Compiled>;
@@ -59,11 +61,26 @@ pub fn usable_message(message: &str) -> Option<String> {
 const PARSE_STACK_BYTES: usize = 512 << 20;
 
 /// Compiles `expression`; the parser's complaint when it does not. Bounded
-/// as kube bounds it, so that no expression, however written, takes the
+/// as kube bounds it (see [`parse`]).
+pub fn compile(expression: &str) -> Result<Program, String> {
+    let mut tree = parse(expression)?;
+    cost::instrument(&mut tree);
+    let nodes = cost::nodes(&tree);
+    Ok(Arc::new(Compiled { tree, nodes }))
+}
+
+/// A lower bound of the cost kube estimates for `expression` before it
+/// runs (see `estimate`), its variables declared by `declared`; the
+/// parser's complaint when it does not compile.
+pub fn estimated_cost(expression: &str, declared: &dyn Declarations) -> Result<u64, String> {
+    Ok(estimate::max_cost(&parse(expression)?, declared))
+}
+
+/// Parses `expression` so that no expression, however written, takes the
 /// server down: refused over the size limit, parsed on a thread with a
 /// stack sized for that limit (a parser panic is an error), and refused
 /// when it nests deeper than evaluation may recurse.
-pub fn compile(expression: &str) -> Result<Program, String> {
+fn parse(expression: &str) -> Result<cel::IdedExpr, String> {
     let size = expression.chars().count();
     if size > MAX_CODE_POINTS {
         return Err(format!(
@@ -76,12 +93,7 @@ pub fn compile(expression: &str) -> Result<Program, String> {
         // A program refused here is dropped here too: dropping a deep tree
         // recurses as deep.
         match depth(program.expression()) {
-            Some(depth) if depth <= MAX_DEPTH => {
-                let mut tree = program.expression().clone();
-                cost::instrument(&mut tree);
-                let nodes = cost::nodes(&tree);
-                Ok(Compiled { tree, nodes })
-            }
+            Some(depth) if depth <= MAX_DEPTH => Ok(program.expression().clone()),
             Some(_) => Err("max recursion depth exceeded".to_string()),
             None => Err("the expression could not be compiled".to_string()),
         }
@@ -89,7 +101,7 @@ pub fn compile(expression: &str) -> Result<Program, String> {
     let parser =
         std::thread::Builder::new().name("cel-parse".into()).stack_size(PARSE_STACK_BYTES).spawn(parse);
     match parser.map(std::thread::JoinHandle::join) {
-        Ok(Ok(result)) => result.map(Arc::new),
+        Ok(Ok(result)) => result,
         Ok(Err(_panic)) => Err("the expression could not be parsed".to_string()),
         Err(e) => Err(format!("the expression could not be parsed: {e}")),
     }

@@ -5,6 +5,7 @@
 //! cleanup finalizer and a Terminating condition; the controller deletes
 //! its objects, stops serving it and lets it go.
 
+mod rule_cost;
 mod structural;
 mod validation;
 

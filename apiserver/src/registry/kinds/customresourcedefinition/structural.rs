@@ -54,6 +54,10 @@ pub fn schema_causes(schema: &Value, at: &str, status_enabled: bool) -> Vec<Caus
     structural.sort_by_key(|c| format!("{}: {}", c.field, c.message));
     causes.extend(structural);
     openapi(schema, at, &mut causes);
+    // As in kube, rules are costed only in a schema valid otherwise.
+    if causes.is_empty() {
+        causes.extend(super::rule_cost::causes(schema, at));
+    }
     causes
 }
 

@@ -13,7 +13,7 @@
 
 use serde_json::{Value, json};
 
-use super::structural;
+use super::{rule_cost, structural};
 use crate::errors::Cause;
 use crate::registry::kinds::field::{cause, forbidden, invalid, not_supported, required};
 use crate::registry::kinds::webhook_client;
@@ -81,6 +81,11 @@ pub fn validate_update(new: &Value, old: &Value, established: bool) -> Vec<Cause
             && (old_bundle.is_empty() || webhook_client::ca_bundle_causes(old_bundle, "").is_empty()),
     };
     let mut causes = validate_with(new, leniency);
+    // kube lets schemas left as they were keep rules it would now find too
+    // costly on their own (their total is still checked).
+    if schemas(new) == schemas(old) {
+        causes.retain(|cause| !rule_cost::is_per_expression(cause));
+    }
     let mut immutable = vec![("spec.group", "/spec/group"), ("spec.names.plural", "/spec/names/plural")];
     if established {
         immutable.insert(0, ("spec.names.kind", "/spec/names/kind"));
@@ -93,6 +98,12 @@ pub fn validate_update(new: &Value, old: &Value, established: bool) -> Vec<Cause
         }
     }
     causes
+}
+
+/// Each version's schema, by version name.
+fn schemas(crd: &Value) -> Vec<(&Value, &Value)> {
+    let versions = crd["spec"]["versions"].as_array().into_iter().flatten();
+    versions.map(|v| (&v["name"], &v["schema"])).collect()
 }
 
 /// `spec.conversion`, reported under kube's internal field names
