@@ -291,7 +291,8 @@ const ETCD_HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(2);
 /// then says what the last one answered.
 pub(crate) async fn etcd_check(app: &App) -> Result<(), String> {
     let deadline = std::time::Instant::now() + ETCD_HEALTHCHECK_TIMEOUT;
-    let read = crate::request::deadline::within(deadline, app.resources.storage().current_revision("/"));
+    let read =
+        crate::request::deadline::within(deadline, None, app.resources.storage().current_revision("/"));
     match tokio::time::timeout(ETCD_HEALTHCHECK_TIMEOUT + Duration::from_secs(1), read).await {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(e)) => Err(e.to_string()),

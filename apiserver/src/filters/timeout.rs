@@ -3,7 +3,9 @@
 //! long-running (watches, proxies and the like are) gets the shorter of its
 //! `timeout` query parameter and `--request-timeout`; when that passes, the
 //! work is dropped (cancelled at its next await) and the client gets kube's
-//! 504. A `timeout` that is not a Go duration is a 400.
+//! 504. Work that does not await sees the deadline, and whether the client
+//! has gone, through `request::deadline`. A `timeout` that is not a Go
+//! duration is a 400.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -15,7 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::errors::ApiError;
-use crate::request::{RequestInfo, deadline};
+use crate::request::{ClientPresence, RequestInfo, deadline};
 
 /// kube's answer, as its timeout handler writes it: the bare Status
 /// (no kind or apiVersion), encoded with a trailing newline, sniffed as
@@ -34,9 +36,10 @@ pub(super) async fn timeout(State(limit): State<Duration>, request: Request, nex
     let allotted = asked.filter(|t| !t.is_zero() && *t < limit).unwrap_or(limit);
     // A deadline past what Instant can hold is no deadline for the work.
     let deadline = std::time::Instant::now().checked_add(allotted);
+    let client = request.extensions().get::<ClientPresence>().cloned();
     let work = async move {
         match deadline {
-            Some(deadline) => deadline::within(deadline, next.run(request)).await,
+            Some(deadline) => deadline::within(deadline, client, next.run(request)).await,
             None => next.run(request).await,
         }
     };

@@ -1,24 +1,40 @@
-//! When the request being served must be done by: set by the timeout
-//! filter for the task serving it, read by work that runs without awaiting
-//! (CEL evaluation) and so cannot be dropped at an await when the timeout
-//! fires.
+//! When the work of the request being served must stop: its deadline, set
+//! by the timeout filter for the task serving it, or its client going away.
+//! Read by work that runs without awaiting (CEL evaluation) and so cannot
+//! be dropped at an await when the timeout fires or hyper sees the client
+//! go.
 
 use std::future::Future;
 use std::time::Instant;
 
-tokio::task_local! {
-    static DEADLINE: Instant;
+use super::ClientPresence;
+
+#[derive(Debug, Clone)]
+struct Bounds {
+    deadline: Instant,
+    client: Option<ClientPresence>,
 }
 
-/// Runs `work` with `deadline` as the request's deadline.
-pub async fn within<F: Future>(deadline: Instant, work: F) -> F::Output {
-    DEADLINE.scope(deadline, work).await
+tokio::task_local! {
+    static BOUNDS: Bounds;
+}
+
+/// Runs `work` with `deadline` as the request's deadline, and `client`
+/// (where the request came over a connection) as its client.
+pub async fn within<F: Future>(deadline: Instant, client: Option<ClientPresence>, work: F) -> F::Output {
+    BOUNDS.scope(Bounds { deadline, client }, work).await
 }
 
 /// The deadline of the request this task serves; None outside one (a
 /// long-running request, a controller).
 pub fn current() -> Option<Instant> {
-    DEADLINE.try_with(|deadline| *deadline).ok()
+    BOUNDS.try_with(|bounds| bounds.deadline).ok()
+}
+
+/// The client of the request this task serves; None outside one, or for
+/// a request that came over no connection.
+pub fn client() -> Option<ClientPresence> {
+    BOUNDS.try_with(|bounds| bounds.client.clone()).ok().flatten()
 }
 
 #[cfg(test)]
@@ -28,10 +44,13 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn the_deadline_is_seen_only_inside_its_scope() {
+    async fn the_deadline_and_client_are_seen_only_inside_their_scope() {
         assert_eq!(current(), None);
         let deadline = Instant::now() + Duration::from_secs(5);
-        assert_eq!(within(deadline, async { current() }).await, Some(deadline));
+        let (presence, _client) = crate::request::presence::connected().await;
+        let seen = within(deadline, Some(presence), async { (current(), client().is_some()) }).await;
+        assert_eq!(seen, (Some(deadline), true));
         assert_eq!(current(), None);
+        assert!(client().is_none());
     }
 }

@@ -1,13 +1,16 @@
 //! What every request carries past the filters: what it is about
 //! ([`RequestInfo`]) and who sent it ([`UserInfo`]). Filters put them in the
 //! request's extensions; handlers, admission and (later) audit read them.
-//! [`deadline`] says when the request must be done by.
+//! [`deadline`] says when the request must be done by, [`ClientPresence`]
+//! whether its client is still there.
 
 pub mod deadline;
 mod info;
+pub mod presence;
 mod user;
 
 pub use info::{RequestInfo, ResourceRequest};
+pub use presence::ClientPresence;
 pub use user::UserInfo;
 
 use std::sync::Arc;

@@ -26,7 +26,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 use tokio_rustls::TlsAcceptor;
 
-use crate::request::ClientCertificates;
+use super::shared_tcp::SharedTcp;
+use crate::request::{ClientCertificates, ClientPresence};
 
 /// kube's `IdleTimeout` for HTTP/1.1 keep-alive and HTTP/2 connections.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
@@ -127,8 +128,10 @@ fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
 /// One accepted connection: its TLS handshake, if any, then its requests.
 async fn serve_tcp(tcp: TcpStream, peer: SocketAddr, shared: &Shared, stopped: watch::Receiver<bool>) {
     let _ = tcp.set_nodelay(true);
+    let (tcp, presence) = SharedTcp::new(tcp);
+    let client = Client { peer, chain: None, presence };
     let Some(acceptor) = &shared.tls else {
-        return drive(TokioIo::new(tcp), None, peer, shared, stopped).await;
+        return drive(TokioIo::new(tcp), client, shared, stopped).await;
     };
     // Go bounds the handshake by the header timeout too.
     let tls = match tokio::time::timeout(shared.limits.read_header_timeout, acceptor.accept(tcp)).await {
@@ -142,27 +145,33 @@ async fn serve_tcp(tcp: TcpStream, peer: SocketAddr, shared: &Shared, stopped: w
             return;
         }
     };
-    let client_chain = super::tls::client_chain(&tls);
-    drive(TokioIo::new(tls), client_chain, peer, shared, stopped).await;
+    let client = Client { chain: super::tls::client_chain(&tls), ..client };
+    drive(TokioIo::new(tls), client, shared, stopped).await;
+}
+
+/// What a connection knows of its client, given to each of its requests.
+#[derive(Clone)]
+struct Client {
+    /// The client's address, for the audit log's sourceIPs.
+    peer: SocketAddr,
+    /// The client's verified certificates, for authentication.
+    chain: Option<ClientCertificates>,
+    /// Whether the client is still there.
+    presence: ClientPresence,
 }
 
 /// Serves the connection's requests until it ends, stays idle too long, or
 /// the server stops.
-async fn drive<I>(
-    io: I,
-    client_chain: Option<ClientCertificates>,
-    peer: SocketAddr,
-    shared: &Shared,
-    mut stopped: watch::Receiver<bool>,
-) where
+async fn drive<I>(io: I, client: Client, shared: &Shared, mut stopped: watch::Receiver<bool>)
+where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
     let activity = Arc::new(Activity::new());
+    let peer = client.peer;
     let service = Tracked {
         inner: TowerToHyperService::new(shared.router.clone()),
         activity: activity.clone(),
-        peer,
-        client_chain,
+        client,
     };
     let conn = shared.builder.serve_connection_with_upgrades(io, service);
     tokio::pin!(conn);
@@ -251,10 +260,7 @@ impl Drop for InFlight {
 struct Tracked {
     inner: TowerToHyperService<Router>,
     activity: Arc<Activity>,
-    /// The client's address, for the audit log's sourceIPs.
-    peer: SocketAddr,
-    /// The client's verified certificates, for authentication.
-    client_chain: Option<ClientCertificates>,
+    client: Client,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -267,10 +273,11 @@ impl Service<hyper::Request<Incoming>> for Tracked {
     fn call(&self, mut request: hyper::Request<Incoming>) -> Self::Future {
         let in_flight = InFlight::start(&self.activity);
         // What the connection knows goes with each of its requests.
-        request.extensions_mut().insert(axum::extract::ConnectInfo(self.peer));
-        if let Some(chain) = &self.client_chain {
+        request.extensions_mut().insert(axum::extract::ConnectInfo(self.client.peer));
+        if let Some(chain) = &self.client.chain {
             request.extensions_mut().insert(chain.clone());
         }
+        request.extensions_mut().insert(self.client.presence.clone());
         let response = self.inner.call(request);
         Box::pin(async move {
             let response = response.await?;

@@ -8,6 +8,7 @@
 
 pub mod conn;
 pub mod etcd;
+mod shared_tcp;
 pub mod tls;
 
 use std::net::{IpAddr, SocketAddr};

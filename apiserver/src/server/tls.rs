@@ -14,7 +14,6 @@ use rustls::ServerConfig;
 use rustls::server::WebPkiClientVerifier;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
-use tokio::net::TcpStream;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
@@ -84,7 +83,7 @@ fn client_verifier(
 
 /// The client's verified certificate chain on this connection, if it sent
 /// one, to go with each of its requests.
-pub fn client_chain(tls: &TlsStream<TcpStream>) -> Option<ClientCertificates> {
+pub fn client_chain<IO>(tls: &TlsStream<IO>) -> Option<ClientCertificates> {
     match tls.get_ref().1.peer_certificates() {
         Some(chain) if !chain.is_empty() => {
             Some(ClientCertificates(Arc::new(chain.iter().map(|c| c.clone().into_owned()).collect())))

@@ -8,13 +8,16 @@
 //! element, charging the nodes one iteration evaluates, and `matches` is
 //! `@matches` (see `regex.rs`), charging the string it scans. The whole
 //! tree's nodes are charged once up front. A tick also stops evaluation
-//! once the request's deadline has passed (checked every
-//! [`CHECK_FREQUENCY`] ticks, as cel-go checks for interruption). Costs
-//! are counted on the evaluating thread: an evaluation never awaits.
+//! once the request's deadline has passed or its client has gone (checked
+//! every [`CHECK_FREQUENCY`] ticks, as cel-go checks for interruption; the
+//! client at most every [`PROBE_INTERVAL`]). Costs are counted on the
+//! evaluating thread: an evaluation never awaits.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use crate::request::ClientPresence;
 
 use cel::ExecutionError;
 use cel::common::ast::{CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, LiteralValue, operators};
@@ -31,6 +34,9 @@ pub const RUNTIME_BUDGET: u64 = 10_000_000;
 pub const MATCH_CONDITIONS_BUDGET: u64 = 2_500_000;
 /// Comprehension iterations between looks at the deadline.
 const CHECK_FREQUENCY: u64 = 100;
+/// The least time between two looks at the client's connection (a system
+/// call each).
+const PROBE_INTERVAL: Duration = Duration::from_millis(10);
 
 /// cel-go's error once a call's cost passes its limit.
 pub const COST_LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit exceeded";
@@ -38,7 +44,7 @@ pub const COST_LIMIT_EXCEEDED: &str = "operation cancelled: actual cost limit ex
 pub const OUT_OF_BUDGET: &str =
     "validation failed due to running out of cost budget, no further validation rules will be run";
 /// cel-go's error for an evaluation interrupted (here: the request's
-/// deadline passed).
+/// deadline passed, or its client went).
 pub const INTERRUPTED: &str = "operation interrupted";
 
 /// The name of the per-iteration charge; `@` keeps it out of what an
@@ -84,7 +90,7 @@ impl Default for Budget {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
     OverLimit,
-    Deadline,
+    Interrupted,
 }
 
 /// The running count of the evaluation on this thread.
@@ -92,8 +98,28 @@ struct Meter {
     spent: u64,
     limit: u64,
     deadline: Option<Instant>,
+    client: Option<ClientPresence>,
+    /// When the client was last looked at; None before the first look.
+    probed: Option<Instant>,
     ticks: u64,
     stop: Option<Stop>,
+}
+
+impl Meter {
+    /// Whether the request's work must stop: its deadline has passed, or
+    /// its client has gone.
+    fn interrupted(&mut self) -> bool {
+        let now = Instant::now();
+        if self.deadline.is_some_and(|d| now >= d) {
+            return true;
+        }
+        let Some(client) = &self.client else { return false };
+        if self.probed.is_some_and(|at| now.duration_since(at) < PROBE_INTERVAL) {
+            return false;
+        }
+        self.probed = Some(now);
+        client.is_gone()
+    }
 }
 
 thread_local! {
@@ -114,8 +140,15 @@ pub(super) fn metered<T>(
         return Err(OUT_OF_BUDGET);
     }
     let limit = PER_CALL_LIMIT.min(remaining);
-    let meter =
-        Meter { spent: 0, limit, deadline: crate::request::deadline::current(), ticks: 0, stop: None };
+    let meter = Meter {
+        spent: 0,
+        limit,
+        deadline: crate::request::deadline::current(),
+        client: crate::request::deadline::client(),
+        probed: None,
+        ticks: 0,
+        stop: None,
+    };
     let outer = METER.with(|m| m.replace(Some(meter)));
     let _ = charge(upfront);
     let result = evaluate();
@@ -126,7 +159,7 @@ pub(super) fn metered<T>(
     budget.spend(meter.spent);
     match meter.stop {
         None => Ok(result),
-        Some(Stop::Deadline) => Err(INTERRUPTED),
+        Some(Stop::Interrupted) => Err(INTERRUPTED),
         // The budget's end, not the call's limit, stopped it.
         Some(Stop::OverLimit) if limit < PER_CALL_LIMIT => {
             budget.spend_all();
@@ -137,8 +170,8 @@ pub(super) fn metered<T>(
 }
 
 /// Charges `cost` to the evaluation on this thread (none outside one);
-/// an error once it is over its limit or past its deadline, and from then
-/// on.
+/// an error once it is over its limit, past its deadline or without its
+/// client, and from then on.
 pub(super) fn charge(cost: u64) -> Result<(), ExecutionError> {
     METER.with(|m| {
         let mut meter = m.borrow_mut();
@@ -148,10 +181,8 @@ pub(super) fn charge(cost: u64) -> Result<(), ExecutionError> {
             meter.ticks += 1;
             if meter.spent > meter.limit {
                 meter.stop = Some(Stop::OverLimit);
-            } else if meter.ticks % CHECK_FREQUENCY == 0
-                && meter.deadline.is_some_and(|d| Instant::now() >= d)
-            {
-                meter.stop = Some(Stop::Deadline);
+            } else if meter.ticks % CHECK_FREQUENCY == 0 && meter.interrupted() {
+                meter.stop = Some(Stop::Interrupted);
             }
         }
         match meter.stop {
@@ -399,8 +430,29 @@ mod tests {
         let passed = Instant::now() - Duration::from_millis(1);
         let expression = "self.items.all(x, self.items.all(y, y >= 0))";
         let outcome =
-            crate::request::deadline::within(passed, async { evaluate(&variables, expression) }).await;
+            crate::request::deadline::within(passed, None, async { evaluate(&variables, expression) }).await;
         assert_eq!(outcome, Err(INTERRUPTED.to_string()));
+    }
+
+    #[tokio::test]
+    async fn a_client_gone_interrupts_evaluation_one_there_does_not() {
+        let variables = with_items(json!((0..900).collect::<Vec<_>>()));
+        let expression = "self.items.all(x, self.items.all(y, y >= 0))";
+        let later = Instant::now() + Duration::from_secs(600);
+        let run =
+            |client| {
+                let variables = &variables;
+                crate::request::deadline::within(later, Some(client), async move {
+                    evaluate(variables, expression)
+                })
+            };
+        // The client waits: the evaluation runs until kube's limit stops it.
+        let (presence, client) = crate::request::presence::connected().await;
+        assert_eq!(run(presence.clone()).await, Err(COST_LIMIT_EXCEEDED.to_string()));
+        // The client closed its connection: stopped at the first look.
+        drop(client);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(run(presence).await, Err(INTERRUPTED.to_string()));
     }
 
     #[test]
