@@ -12,11 +12,14 @@
 //! * `garbage_collector`: dependents follow their owners' deletion
 //!   (`ownerReferences`, `propagationPolicy`);
 //! * `storage_protection`: claims, volumes and their attribute classes
-//!   deleted only once nothing uses them.
+//!   deleted only once nothing uses them;
+//! * `flowcontrol`: kube's API Priority and Fairness configuration made
+//!   and kept up to date, FlowSchemas marked `Dangling`.
 
 pub mod bootstrap;
 pub mod csr_signing;
 pub mod customresourcedefinitions;
+pub mod flowcontrol;
 pub mod garbage_collector;
 pub mod namespace;
 pub mod resource_quota;

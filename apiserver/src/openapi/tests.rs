@@ -12,8 +12,8 @@ fn resources() -> Vec<OpenApiResource> {
         admissionregistration::v1 as registration, apps::v1 as apps, autoscaling::v1 as autoscaling_v1,
         autoscaling::v2 as autoscaling_v2, batch::v1 as batch, certificates::v1 as certificates,
         coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
-        networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
-        resource::v1 as resource, scheduling::v1 as scheduling, storage::v1 as storage,
+        flowcontrol::v1 as flowcontrol, networking::v1 as networking, node::v1 as node, policy::v1 as policy,
+        rbac::v1 as rbac, resource::v1 as resource, scheduling::v1 as scheduling, storage::v1 as storage,
         storagemigration::v1 as storagemigration,
     };
     vec![
@@ -74,6 +74,8 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<resource::ResourceClaimTemplate>(&[]),
         OpenApiResource::of::<resource::ResourceSlice>(&[]),
         OpenApiResource::of::<storagemigration::StorageVersionMigration>(&["status"]),
+        OpenApiResource::of::<flowcontrol::FlowSchema>(&["status"]),
+        OpenApiResource::of::<flowcontrol::PriorityLevelConfiguration>(&["status"]),
     ]
 }
 
@@ -89,7 +91,7 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 17] = [
+const GROUP_VERSIONS: [&str; 18] = [
     "api/v1",
     "apis/admissionregistration.k8s.io/v1",
     "apis/apps/v1",
@@ -99,6 +101,7 @@ const GROUP_VERSIONS: [&str; 17] = [
     "apis/certificates.k8s.io/v1",
     "apis/coordination.k8s.io/v1",
     "apis/discovery.k8s.io/v1",
+    "apis/flowcontrol.apiserver.k8s.io/v1",
     "apis/networking.k8s.io/v1",
     "apis/node.k8s.io/v1",
     "apis/policy/v1",
@@ -329,6 +332,24 @@ fn resource_table() {
             "StorageVersionMigration",
             "StorageVersionMigrationList",
             "storageversionmigrations",
+            false,
+            &["status"],
+        ),
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "FlowSchema",
+            "FlowSchemaList",
+            "flowschemas",
+            false,
+            &["status"],
+        ),
+        (
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "PriorityLevelConfiguration",
+            "PriorityLevelConfigurationList",
+            "prioritylevelconfigurations",
             false,
             &["status"],
         ),

@@ -113,6 +113,7 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
     tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
+    tokio::spawn(crate::controllers::flowcontrol::run(resources.clone()));
     if let (Some(cert), Some(key)) = (&options.cluster_signing_cert_file, &options.cluster_signing_key_file) {
         let authority = crate::pki::Authority::load_files(cert, key).map_err(StartError::SigningCa)?;
         let signer = crate::controllers::csr_signing::Signer {

@@ -15,6 +15,7 @@ mod drain;
 mod etcd_tls;
 mod failover;
 mod fanout;
+mod flowcontrol;
 mod hostile_cel;
 mod https;
 mod injector;

@@ -73,6 +73,8 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("resource.k8s.io", "ResourceClaimTemplate", &RESOURCE_V1_RESOURCE_CLAIM_TEMPLATE),
     ("resource.k8s.io", "ResourceSlice", &RESOURCE_V1_RESOURCE_SLICE),
     ("storagemigration.k8s.io", "StorageVersionMigration", &STORAGEMIGRATION_V1_STORAGE_VERSION_MIGRATION),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema", &FLOWCONTROL_V1_FLOW_SCHEMA),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", &FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -2059,6 +2061,121 @@ pub(crate) static EVENTS_V1_EVENT: TypeNode = TypeNode {
 
 pub(crate) static EVENTS_V1_EVENT_SERIES: TypeNode = TypeNode {
     name: "EventSeries",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_EXEMPT_PRIORITY_LEVEL_CONFIGURATION: TypeNode = TypeNode {
+    name: "ExemptPriorityLevelConfiguration",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_FLOW_DISTINGUISHER_METHOD: TypeNode = TypeNode {
+    name: "FlowDistinguisherMethod",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_FLOW_SCHEMA: TypeNode = TypeNode {
+    name: "FlowSchema",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&FLOWCONTROL_V1_FLOW_SCHEMA_STATUS) },
+    ],
+};
+
+pub(crate) static FLOWCONTROL_V1_FLOW_SCHEMA_CONDITION: TypeNode = TypeNode {
+    name: "FlowSchemaCondition",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_FLOW_SCHEMA_SPEC: TypeNode = TypeNode {
+    name: "FlowSchemaSpec",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_FLOW_SCHEMA_STATUS: TypeNode = TypeNode {
+    name: "FlowSchemaStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static FLOWCONTROL_V1_GROUP_SUBJECT: TypeNode = TypeNode {
+    name: "GroupSubject",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_LIMITED_PRIORITY_LEVEL_CONFIGURATION: TypeNode = TypeNode {
+    name: "LimitedPriorityLevelConfiguration",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_LIMIT_RESPONSE: TypeNode = TypeNode {
+    name: "LimitResponse",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_NON_RESOURCE_POLICY_RULE: TypeNode = TypeNode {
+    name: "NonResourcePolicyRule",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_POLICY_RULES_WITH_SUBJECTS: TypeNode = TypeNode {
+    name: "PolicyRulesWithSubjects",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION: TypeNode = TypeNode {
+    name: "PriorityLevelConfiguration",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_STATUS) },
+    ],
+};
+
+pub(crate) static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_CONDITION: TypeNode = TypeNode {
+    name: "PriorityLevelConfigurationCondition",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_REFERENCE: TypeNode = TypeNode {
+    name: "PriorityLevelConfigurationReference",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_SPEC: TypeNode = TypeNode {
+    name: "PriorityLevelConfigurationSpec",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION_STATUS: TypeNode = TypeNode {
+    name: "PriorityLevelConfigurationStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static FLOWCONTROL_V1_QUEUING_CONFIGURATION: TypeNode = TypeNode {
+    name: "QueuingConfiguration",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_RESOURCE_POLICY_RULE: TypeNode = TypeNode {
+    name: "ResourcePolicyRule",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_SERVICE_ACCOUNT_SUBJECT: TypeNode = TypeNode {
+    name: "ServiceAccountSubject",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_SUBJECT: TypeNode = TypeNode {
+    name: "Subject",
+    fields: &[],
+};
+
+pub(crate) static FLOWCONTROL_V1_USER_SUBJECT: TypeNode = TypeNode {
+    name: "UserSubject",
     fields: &[],
 };
 

@@ -29,6 +29,7 @@ pub mod endpointslice;
 pub mod event;
 pub mod events_api;
 pub mod field;
+pub mod flowcontrol;
 pub mod horizontalpodautoscaler;
 pub mod job;
 pub mod lease;
@@ -159,6 +160,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
     kinds.extend(rbac::kinds());
     kinds.extend(networking::kinds());
     kinds.extend(storage::kinds());
+    kinds.extend(flowcontrol::kinds());
     kinds.extend(resource::kinds(context));
     kinds
 }
