@@ -30,6 +30,7 @@ pub mod endpoints;
 pub mod errors;
 pub mod fieldmanager;
 pub mod filters;
+pub mod flowcontrol;
 pub mod metrics;
 pub mod openapi;
 pub mod options;

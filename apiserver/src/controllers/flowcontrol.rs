@@ -9,8 +9,12 @@
 //! the annotation gets `true` if it was never changed (generation 1), else
 //! `false`, and is left alone from then on. Mandatory objects always
 //! follow kube's spec.
+//!
+//! What it reads each time also becomes the configuration requests are
+//! classified by (`flowcontrol::FlowControl`).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -18,6 +22,7 @@ use serde_json::{Value, json};
 use crate::admission::Objects;
 use crate::cacher::{ListOptions, ReadAt};
 use crate::errors::ApiError;
+use crate::flowcontrol::FlowControl;
 use crate::registry::kinds::flowcontrol::{GROUP, bootstrap};
 use crate::registry::{Resources, Store, WriteContext};
 use crate::runtime::meta;
@@ -25,7 +30,7 @@ use crate::runtime::meta;
 /// How often both look again.
 const PERIOD: Duration = Duration::from_secs(2);
 
-pub async fn run(resources: Resources) {
+pub async fn run(resources: Resources, flow_control: Option<Arc<FlowControl>>) {
     let (Ok(levels), Ok(schemas)) =
         (resources.store(GROUP, "prioritylevelconfigurations"), resources.store(GROUP, "flowschemas"))
     else {
@@ -37,8 +42,14 @@ pub async fn run(resources: Resources) {
         if let Err(e) = produce(&levels, &schemas).await {
             tracing::debug!(error = %e, "keeping the APF bootstrap configuration; retrying");
         }
-        if let Err(e) = mark_dangling(&levels, &schemas).await {
-            tracing::debug!(error = %e, "marking dangling FlowSchemas; retrying");
+        match read(&levels, &schemas).await {
+            Ok((levels_read, schemas_read)) => {
+                if let Some(flow_control) = &flow_control {
+                    flow_control.configure(&schemas_read, &levels_read);
+                }
+                mark_dangling(&schemas, &schemas_read, &levels_read).await;
+            }
+            Err(e) => tracing::debug!(error = %e, "reading the APF configuration; retrying"),
         }
     }
 }
@@ -109,17 +120,17 @@ async fn keep(store: &Store, mut wanted: Value, class: Class) -> Result<(), ApiE
     }
 }
 
+/// The stored priority levels and FlowSchemas.
+async fn read(levels: &Store, schemas: &Store) -> Result<(Vec<Value>, Vec<Value>), ApiError> {
+    let all = ListOptions::default();
+    Ok((levels.list(&all).await?.items, schemas.list(&all).await?.items))
+}
+
 /// Sets every FlowSchema's `Dangling` condition: whether the priority
 /// level it names is missing.
-async fn mark_dangling(levels: &Store, schemas: &Store) -> Result<(), ApiError> {
-    let existing: HashSet<String> = levels
-        .list(&ListOptions::default())
-        .await?
-        .items
-        .iter()
-        .map(|level| meta::name_of(level).to_string())
-        .collect();
-    for schema in schemas.list(&ListOptions::default()).await?.items {
+async fn mark_dangling(store: &Store, schemas: &[Value], levels: &[Value]) {
+    let existing: HashSet<&str> = levels.iter().map(meta::name_of).collect();
+    for schema in schemas {
         let level = schema["spec"]["priorityLevelConfiguration"]["name"].as_str().unwrap_or_default();
         let wanted = dangling_condition(level, !existing.contains(level));
         let conditions = schema["status"]["conditions"].as_array().map(Vec::as_slice).unwrap_or_default();
@@ -141,12 +152,11 @@ async fn mark_dangling(levels: &Store, schemas: &Store) -> Result<(), ApiError> 
             new["status"]["conditions"] = Value::Array(kept);
             Ok(new)
         };
-        let name = meta::name_of(&schema).to_string();
-        if let Err(e) = schemas.update_status(None, &name, &change).await {
+        let name = meta::name_of(schema).to_string();
+        if let Err(e) = store.update_status(None, &name, &change).await {
             tracing::debug!(schema = name, error = %e, "cannot set the Dangling condition");
         }
     }
-    Ok(())
 }
 
 /// kube's `Dangling` condition for a schema naming `level`.

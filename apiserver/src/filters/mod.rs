@@ -27,6 +27,7 @@ mod impersonation;
 mod max_in_flight;
 mod observe;
 mod panic_recovery;
+mod priority_and_fairness;
 mod request_info;
 mod timeout;
 
@@ -54,6 +55,8 @@ pub struct FilterState {
     pub auditor: Option<Arc<Auditor>>,
     /// `--request-timeout`.
     pub request_timeout: std::time::Duration,
+    /// API Priority and Fairness, unless `--enable-priority-and-fairness=false`.
+    pub flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
 }
 
 /// Wraps `handler` in the chain.
@@ -61,8 +64,14 @@ pub fn build(handler: Router, state: FilterState) -> Router {
     let handler = handler
         // Innermost first: each layer wraps the ones added before it.
         .layer(middleware::from_fn_with_state(state.authorizer.clone(), authorization::authorize))
-        .layer(middleware::from_fn_with_state(state.limits.clone(), max_in_flight::limit))
-        .layer(middleware::from_fn_with_state(state.authorizer.clone(), impersonation::impersonate));
+        .layer(middleware::from_fn_with_state(state.limits.clone(), max_in_flight::limit));
+    let handler = match &state.flow_control {
+        Some(flow_control) => handler
+            .layer(middleware::from_fn_with_state(flow_control.clone(), priority_and_fairness::classify)),
+        None => handler,
+    };
+    let handler =
+        handler.layer(middleware::from_fn_with_state(state.authorizer.clone(), impersonation::impersonate));
     let handler = match &state.auditor {
         Some(auditor) => handler.layer(middleware::from_fn_with_state(auditor.clone(), audit::audit)),
         None => handler,

@@ -157,6 +157,10 @@ pub struct LimitOptions {
     /// Mutating requests served at once before answering 429.
     #[arg(long, default_value_t = 200)]
     pub max_mutating_requests_inflight: usize,
+    /// API Priority and Fairness: requests classified by the FlowSchemas
+    /// (so far answered with kube's X-Kubernetes-PF-* headers only).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub enable_priority_and_fairness: bool,
     /// How long a request that is not long-running (watches, proxies) may
     /// take before it is answered 504 and its work dropped; a request's
     /// `timeout` parameter may shorten it.

@@ -113,7 +113,9 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
     tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
-    tokio::spawn(crate::controllers::flowcontrol::run(resources.clone()));
+    let flow_control =
+        options.limits.enable_priority_and_fairness.then(|| Arc::new(crate::flowcontrol::FlowControl::new()));
+    tokio::spawn(crate::controllers::flowcontrol::run(resources.clone(), flow_control.clone()));
     if let (Some(cert), Some(key)) = (&options.cluster_signing_cert_file, &options.cluster_signing_key_file) {
         let authority = crate::pki::Authority::load_files(cert, key).map_err(StartError::SigningCa)?;
         let signer = crate::controllers::csr_signing::Signer {
@@ -147,7 +149,8 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
         metrics.set_auditor(auditor.clone());
     }
     let request_timeout = options.limits.request_timeout;
-    let state = FilterState { metrics, limits, authenticator, authorizer, auditor, request_timeout };
+    let state =
+        FilterState { metrics, limits, authenticator, authorizer, auditor, request_timeout, flow_control };
     let router = filters::build(endpoints::router(app), state);
     let addr = SocketAddr::new(serving.bind_address, serving.secure_port);
     let listener = tokio::net::TcpListener::bind(addr)

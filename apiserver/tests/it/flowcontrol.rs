@@ -3,13 +3,14 @@
 //! kube's columns; a schema naming a missing level is marked Dangling
 //! until the level exists; a mandatory object's spec cannot change; a
 //! suggested one is restored while its autoupdate annotation is true,
-//! left alone once it is false, and made again when deleted.
+//! left alone once it is false, and made again when deleted. Every
+//! response names, by uid, the schema and level that classified it.
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::common::{ApiServer, Backend};
+use crate::common::{ApiServer, Backend, get_raw, header};
 
 /// Waits until `check` holds for what `kubectl args` prints.
 async fn eventually(api: &ApiServer, args: &[&str], check: impl Fn(&str) -> bool) -> String {
@@ -78,6 +79,7 @@ async fn bootstrap_configuration_and_dangling_schemas_on_rtcd() {
     );
     assert_eq!(row(&schemas, "probes")[1..4], ["exempt", "2", "<none>"]);
     assert_eq!(row(&schemas, "global-default")[1..4], ["global-default", "9900", "ByUser"]);
+    responses_name_their_schema_and_level(&api).await;
     let annotation = "jsonpath={.metadata.annotations.apf\\.kubernetes\\.io/autoupdate-spec}";
     assert_eq!(api.ok(&["get", "flowschema", "global-default", "-o", annotation]), "true");
 
@@ -146,4 +148,20 @@ async fn bootstrap_configuration_and_dangling_schemas_on_rtcd() {
     assert_eq!(api.ok(&["get", "flowschema", "global-default", "-o", precedence]), "9800");
     api.ok(&["delete", "flowschema", "service-accounts"]);
     eventually(&api, &["get", "flowschema", "service-accounts", "-o", precedence], |out| out == "9000").await;
+}
+
+/// A response's `X-Kubernetes-PF-*` headers are the uids of a stored
+/// FlowSchema and of the priority level it names.
+async fn responses_name_their_schema_and_level(api: &ApiServer) {
+    let addr = api.url.trim_start_matches("http://");
+    let (code, head, _) = get_raw(addr, "/api/v1/namespaces", &[]).await;
+    assert_eq!(code, 200, "{head}");
+    let schema_uid = header(&head, "X-Kubernetes-PF-FlowSchema-UID").unwrap_or_else(|| panic!("{head}"));
+    let level_uid = header(&head, "X-Kubernetes-PF-PriorityLevel-UID").unwrap_or_else(|| panic!("{head}"));
+    let schemas: Value = serde_json::from_str(&api.ok(&["get", "flowschemas", "-o", "json"])).unwrap();
+    let schema = schemas["items"].as_array().unwrap().iter().find(|s| s["metadata"]["uid"] == schema_uid);
+    let schema = schema.unwrap_or_else(|| panic!("no FlowSchema has uid {schema_uid}"));
+    let level = schema["spec"]["priorityLevelConfiguration"]["name"].as_str().unwrap();
+    let uid = api.ok(&["get", "prioritylevelconfiguration", level, "-o", "jsonpath={.metadata.uid}"]);
+    assert_eq!(level_uid, uid);
 }

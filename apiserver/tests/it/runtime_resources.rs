@@ -94,6 +94,7 @@ impl Server {
             authorizer: Arc::new(Union::new(vec![Arc::new(AlwaysAllow)])),
             auditor: None,
             request_timeout: options.limits.request_timeout,
+            flow_control: None,
         };
         let router = filters::build(endpoints::router(app), state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
