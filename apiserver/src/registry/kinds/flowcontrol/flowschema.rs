@@ -7,7 +7,7 @@
 use k8s_openapi::api::flowcontrol::v1 as flowcontrol;
 use serde_json::{Value, json};
 
-use super::{bootstrap, conditions_causes, has_wildcard, only_wildcard};
+use super::{bootstrap, conditions_causes, fixed_spec_cause, has_wildcard, only_wildcard};
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::TypeNode;
 use crate::registry::kinds::Kind;
@@ -58,15 +58,8 @@ impl Strategy for FlowSchemaStrategy {
     fn validate(&self, object: &Value) -> Result<(), ApiError> {
         let name = meta::name_of(object);
         let mut causes = spec_causes(name, &object["spec"]);
-        if let Some(mut fixed) =
-            bootstrap::mandatory_flow_schemas().into_iter().find(|s| meta::name_of(s) == name)
-        {
-            self.set_defaults(&mut fixed);
-            if fixed["spec"] != object["spec"] {
-                let why = format!("spec of '{name}' must equal the fixed value");
-                causes.push(invalid("spec", &object["spec"], &why));
-            }
-        }
+        let mandatory = bootstrap::mandatory_flow_schemas();
+        causes.extend(fixed_spec_cause(object, mandatory, |fixed| self.set_defaults(fixed)));
         causes.extend(conditions_causes(&object["status"]));
         refuse(object, causes)
     }

@@ -16,6 +16,7 @@ use super::Kind;
 use crate::errors::Cause;
 use crate::patch::strategic_schema::{TypeNode, for_kind};
 use crate::registry::kinds::field::{duplicate, invalid, required};
+use crate::runtime::meta;
 
 pub const GROUP: &str = "flowcontrol.apiserver.k8s.io";
 
@@ -38,6 +39,16 @@ fn only_wildcard(value: &Value, items: &[&str], at: &str, what: &str) -> Vec<Cau
         return vec![invalid(at, value, &format!("if '*' is present, must not specify other {what}"))];
     }
     Vec::new()
+}
+
+/// kube's refusal of a mandatory object whose spec is not kube's (`defaults`:
+/// the kind's, applied to kube's object first, as to the stored one).
+fn fixed_spec_cause(object: &Value, mandatory: Vec<Value>, defaults: impl Fn(&mut Value)) -> Option<Cause> {
+    let name = meta::name_of(object);
+    let mut fixed = mandatory.into_iter().find(|m| meta::name_of(m) == name)?;
+    defaults(&mut fixed);
+    let why = format!("spec of '{name}' must equal the fixed value");
+    (fixed["spec"] != object["spec"]).then(|| invalid("spec", &object["spec"], &why))
 }
 
 /// A status's conditions: each with a type, no type twice.

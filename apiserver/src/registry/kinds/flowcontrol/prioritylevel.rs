@@ -7,7 +7,7 @@
 use k8s_openapi::api::flowcontrol::v1 as flowcontrol;
 use serde_json::{Value, json};
 
-use super::{bootstrap, conditions_causes};
+use super::{bootstrap, conditions_causes, fixed_spec_cause};
 use crate::errors::{ApiError, Cause};
 use crate::patch::strategic_schema::TypeNode;
 use crate::registry::kinds::Kind;
@@ -79,13 +79,7 @@ impl Strategy for PriorityLevelStrategy {
         let name = meta::name_of(object);
         let mut causes = spec_causes(name, &object["spec"]);
         let mandatory = bootstrap::mandatory_priority_levels();
-        if let Some(mut fixed) = mandatory.into_iter().find(|l| meta::name_of(l) == name) {
-            self.set_defaults(&mut fixed);
-            if fixed["spec"] != object["spec"] {
-                let why = format!("spec of '{name}' must equal the fixed value");
-                causes.push(invalid("spec", &object["spec"], &why));
-            }
-        }
+        causes.extend(fixed_spec_cause(object, mandatory, |fixed| self.set_defaults(fixed)));
         causes.extend(conditions_causes(&object["status"]));
         refuse(object, causes)
     }
