@@ -20,10 +20,10 @@ use serde_json::{Map, Value, json};
 
 use super::defaults::apply_defaults;
 use super::prune::prune_object;
-use super::schema::Node;
 use crate::admission::webhook::{Caller, Target};
 use crate::registry::metadata::{annotation_causes, label_causes};
 use crate::runtime::golang::go_type;
+use crate::runtime::schema_view::Node;
 use crate::storage::VersionView;
 
 /// How long a conversion webhook may take: kube's fixed 30 seconds (the

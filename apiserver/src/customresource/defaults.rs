@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::schema::Node;
+use crate::runtime::schema_view::Node;
 
 pub fn apply_defaults(value: &mut Value, schema: Node<'_>) {
     match value {

@@ -4,7 +4,8 @@
 //! `openAPIV3Schema` and printed by its `additionalPrinterColumns`
 //! (kube's apiextensions-apiserver custom resource handler).
 //!
-//! * `schema`: a view over one schema node.
+//! * `runtime::schema_view`: a view over one schema node (shared with the
+//!   CRD kind's own checks).
 //! * `prune`, `defaults`, `validation`, `rules`: what the schema does to an
 //!   object (`rules`: its `x-kubernetes-validations`, in CEL).
 //! * `conversion`: objects between versions (`None`, or the CRD's
@@ -19,7 +20,6 @@ mod openapi;
 mod printer;
 mod prune;
 mod rules;
-pub mod schema;
 mod strategy;
 pub mod validation;
 
@@ -33,10 +33,10 @@ use crate::admission::webhook::Caller;
 use crate::registry::kinds::Kind;
 use crate::registry::scale::ScalePaths;
 use crate::registry::{Codec, Resource};
+use crate::runtime::schema_view::Node;
 use crate::storage::ReadView;
 use conversion::{Converter, VersionConversion};
 use printer::Columns;
-use schema::Node;
 use strategy::CustomResourceStrategy;
 
 /// A CRD's served versions as kinds to serve (the CRD is valid: its

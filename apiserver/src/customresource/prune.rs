@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::schema::Node;
+use crate::runtime::schema_view::Node;
 
 /// Prunes a whole custom resource: `apiVersion`, `kind` and `metadata`
 /// always stay (metadata is ObjectMeta's to check), the rest as the schema

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::schema::Node;
 use crate::admission::cel::{self, Budget, Program, Variables};
 use crate::errors::{Cause, go_quote};
+use crate::runtime::schema_view::Node;
 
 /// Every rule of a schema, compiled once (keyed by its text). A stored rule
 /// that no longer compiles (one past a limit added since) keeps its error:

@@ -15,8 +15,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::rules::Rules;
-use super::schema::Node;
 use crate::errors::{Cause, go_quote};
+use crate::runtime::schema_view::Node;
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq)]

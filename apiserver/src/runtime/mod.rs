@@ -2,7 +2,8 @@
 //! status conditions (`conditions`),
 //! decoding request bodies into a kind's type (`decode`), resource
 //! quantities (`quantity`), values as Go prints them (`golang`), the JSONPath of printer columns (`jsonpath`), schema patterns (`pattern`),
-//! answers in kube's field order (`json_order`). Protobuf bodies are in `crate::protobuf`.
+//! answers in kube's field order (`json_order`), a read-only view over an
+//! `openAPIV3Schema` node (`schema_view`). Protobuf bodies are in `crate::protobuf`.
 
 pub mod conditions;
 pub mod decode;
@@ -13,5 +14,6 @@ pub mod jsonpath;
 pub mod meta;
 pub mod pattern;
 pub mod quantity;
+pub mod schema_view;
 
 pub use decode::{Expected, FieldValidation};

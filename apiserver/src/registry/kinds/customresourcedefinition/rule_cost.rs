@@ -14,9 +14,9 @@
 use serde_json::Value;
 
 use crate::admission::cel::{self, Declarations, Kind, Shape, Step};
-use crate::customresource::schema::Node;
 use crate::errors::Cause;
 use crate::registry::kinds::field::forbidden;
+use crate::runtime::schema_view::Node;
 
 /// kube's limit on one expression's estimated cost (times its cardinality).
 const EXPRESSION_LIMIT: u64 = 10_000_000;
