@@ -207,7 +207,10 @@ pub fn routes(node: Arc<Node>) -> Router {
             let refused = certificate_names_a_user(&gate, &request);
             async move {
                 match refused {
-                    true => common_name_refused(),
+                    true => {
+                        drain(request.into_body(), limit).await;
+                        common_name_refused()
+                    }
                     false => next.run(request).await,
                 }
             }
@@ -226,6 +229,15 @@ fn certificate_names_a_user(node: &Node, request: &axum::extract::Request) -> bo
         .get::<TlsInfo>()
         .is_some_and(|i| i.common_name.as_ref().is_some_and(|cn| !cn.is_empty()));
     client_cert_auth && named && node.store().auth_enabled()
+}
+
+/// Reads and drops a refused request's body (up to `limit` bytes), as Go's
+/// server does before closing. hyper closes an HTTP/1 connection whose
+/// request body was left unread; closed with bytes still unread in the
+/// socket, the kernel resets it, and a client whose body arrived a moment
+/// late loses the answer it was sent.
+async fn drain(body: Body, limit: usize) {
+    let _ = axum::body::to_bytes(body, limit).await;
 }
 
 /// etcd's answer (Go's `http.Error`: plain text, a newline, 400).

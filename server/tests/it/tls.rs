@@ -199,7 +199,12 @@ fn gateway_range(pki: &Pki, url: &str, cert: &str) -> (bool, String, String) {
         .expect("curl");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (body, status) = text.rsplit_once('\n').unwrap_or_default();
-    let refused_body = if status == "200" { String::new() } else { body.to_owned() };
+    // No answer at all: curl's word for why, so a failure says it.
+    let refused_body = match status {
+        "200" => String::new(),
+        "000" => String::from_utf8_lossy(&out.stderr).into_owned(),
+        _ => body.to_owned(),
+    };
     (status == "200", refused_body, status.to_owned())
 }
 
