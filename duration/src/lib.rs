@@ -187,6 +187,40 @@ fn quote(text: &str) -> String {
     out
 }
 
+/// Go's `time.Duration.String`: `0s`, `750ns`, `1.5µs`, `25ms`, `2.5s`,
+/// `1m30s`, `2h0m0s`: the largest unit below a second, hours, minutes and
+/// seconds above it; fractions without trailing zeros.
+pub fn format(duration: Duration) -> String {
+    let nanos = duration.as_nanos();
+    if nanos == 0 {
+        return "0s".into();
+    }
+    let fraction = |value: u128, unit: u128, digits: usize| -> String {
+        let whole = value / unit;
+        let rest = value % unit;
+        match rest {
+            0 => whole.to_string(),
+            rest => format!("{whole}.{}", format!("{rest:0digits$}").trim_end_matches('0')),
+        }
+    };
+    if nanos < 1_000 {
+        return format!("{nanos}ns");
+    }
+    if nanos < 1_000_000 {
+        return format!("{}µs", fraction(nanos, 1_000, 3));
+    }
+    if nanos < 1_000_000_000 {
+        return format!("{}ms", fraction(nanos, 1_000_000, 6));
+    }
+    let seconds = fraction(nanos % 60_000_000_000, 1_000_000_000, 9);
+    let minutes = nanos / 60_000_000_000;
+    match (minutes / 60, minutes % 60) {
+        (0, 0) => format!("{seconds}s"),
+        (0, m) => format!("{m}m{seconds}s"),
+        (h, m) => format!("{h}h{m}m{seconds}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,5 +362,23 @@ mod tests {
         // Syntax errors come first, as in Go.
         assert_eq!(err("-5x"), r#"time: unknown unit "x" in duration "-5x""#);
         assert_eq!(err("-10"), r#"time: missing unit in duration "-10""#);
+    }
+
+    #[test]
+    fn durations_are_written_as_go_writes_them() {
+        let cases = [
+            (Duration::ZERO, "0s"),
+            (Duration::from_nanos(750), "750ns"),
+            (Duration::from_nanos(1_500), "1.5µs"),
+            (Duration::from_millis(25), "25ms"),
+            (Duration::from_micros(2_500), "2.5ms"),
+            (Duration::from_millis(2_500), "2.5s"),
+            (Duration::from_secs(90), "1m30s"),
+            (Duration::from_secs(7_200), "2h0m0s"),
+        ];
+        for (duration, text) in cases {
+            assert_eq!(format(duration), text);
+            assert_eq!(parse(text), Ok(duration), "{text} reads back");
+        }
     }
 }

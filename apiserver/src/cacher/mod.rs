@@ -147,6 +147,8 @@ impl Watch {
 #[derive(Debug)]
 struct State {
     objects: BTreeMap<String, Arc<CachedObject>>,
+    /// The `size` of every object in `objects`.
+    objects_bytes: usize,
     window: Window,
     /// Everything up to this revision has been seen.
     resource_version: i64,
@@ -190,6 +192,7 @@ impl Cacher {
         let (stop, stopped) = watch::channel(false);
         let state = State {
             objects: BTreeMap::new(),
+            objects_bytes: 0,
             window: Window::new(config.window, config.window_bytes.clone()),
             resource_version: 0,
             watchers: Watchers::default(),
@@ -228,6 +231,12 @@ impl Cacher {
     /// Whether the first list is in (and the watch on etcd is up).
     pub fn is_ready(&self) -> bool {
         self.shared.lock().ready
+    }
+
+    /// How many objects the cache holds, and their bytes.
+    pub fn stats(&self) -> (usize, usize) {
+        let state = self.shared.lock();
+        (state.objects.len(), state.objects_bytes)
     }
 
     pub fn watcher_count(&self) -> usize {
@@ -348,6 +357,7 @@ impl Cacher {
         if state.stopped {
             return;
         }
+        state.objects_bytes = objects.iter().map(|o| o.size).sum();
         state.objects = objects.into_iter().map(|o| (o.key.clone(), Arc::new(o))).collect();
         state.window.restart(resource_version);
         state.resource_version = resource_version;
@@ -366,10 +376,16 @@ impl Cacher {
             return;
         }
         for event in events {
-            match event.kind {
+            let replaced = match event.kind {
                 EventType::Deleted => state.objects.remove(&event.object.key),
-                _ => state.objects.insert(event.object.key.clone(), event.object.clone()),
+                _ => {
+                    state.objects_bytes += event.object.size;
+                    state.objects.insert(event.object.key.clone(), event.object.clone())
+                }
             };
+            if let Some(old) = replaced {
+                state.objects_bytes = state.objects_bytes.saturating_sub(old.size);
+            }
             state.watchers.dispatch(&event);
             let rv = event.resource_version;
             state.window.push(event);

@@ -43,6 +43,7 @@ use crate::audit::{AuditContext, Level};
 use crate::authn::Authenticator;
 use crate::authz::{AlwaysAllow, Union};
 use crate::errors::ApiError;
+use crate::flowcontrol::FlowControl;
 use crate::metrics::Metrics;
 use crate::registry::Resources;
 use crate::request::{RequestInfo, UserInfo};
@@ -69,6 +70,9 @@ pub struct App {
     pub authenticator: Arc<Authenticator>,
     pub authorizer: Arc<Union>,
     openapi: OpenApiCache,
+    /// API Priority and Fairness, whose state `/debug/api_priority_and_fairness/`
+    /// dumps; unset when it is off.
+    flow_control: std::sync::OnceLock<Arc<FlowControl>>,
 }
 
 pub type SharedApp = Arc<App>;
@@ -101,7 +105,21 @@ impl App {
         let openapi = OpenApiCache::new(resources.clone());
         // Built now rather than on the first request, which would wait for it.
         openapi.docs();
-        Arc::new(App { resources, metrics, max_request_body_bytes, authenticator, authorizer, openapi })
+        let flow_control = std::sync::OnceLock::new();
+        Arc::new(App {
+            resources,
+            metrics,
+            max_request_body_bytes,
+            authenticator,
+            authorizer,
+            openapi,
+            flow_control,
+        })
+    }
+
+    /// Serves `flow_control`'s debug dumps.
+    pub fn serve_flow_control_dumps(&self, flow_control: Arc<FlowControl>) {
+        let _ = self.flow_control.set(flow_control);
     }
 }
 
@@ -162,7 +180,7 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
             }
         },
         RequestInfo::NonResource { .. } => {
-            non_resource(&app, &parts.method, parts.uri.path(), &parts.headers).await
+            non_resource(&app, &parts.method, &parts.uri, &parts.headers).await
         }
     };
     result.unwrap_or_else(IntoResponse::into_response)
@@ -225,9 +243,10 @@ fn parse_lossy(query: &str) -> HashMap<String, String> {
 async fn non_resource(
     app: &App,
     method: &Method,
-    path: &str,
+    uri: &axum::http::Uri,
     headers: &axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
+    let path = uri.path();
     if method != Method::GET && method != Method::HEAD {
         return Err(ApiError::NoSuchPath);
     }
@@ -239,6 +258,7 @@ async fn non_resource(
         ["healthz"] | ["livez"] => Ok(text(StatusCode::OK, "ok")),
         ["readyz"] => readyz(app).await,
         ["metrics"] => Ok(text(StatusCode::OK, &app.metrics.render())),
+        ["debug", "api_priority_and_fairness", dump] => flow_control_dump(app, dump, uri),
         ["api"] if discovery::wants_aggregated(accept) => Ok(aggregated(&app.resources, true)),
         ["apis"] if discovery::wants_aggregated(accept) => Ok(aggregated(&app.resources, false)),
         ["api"] => Ok(ok(discovery::api_versions())),
@@ -271,6 +291,21 @@ fn aggregated(resources: &Resources, core: bool) -> Response {
     let mut response = respond::json_bytes(StatusCode::OK, body, discovery::AGGREGATED_CONTENT_TYPE);
     response.headers_mut().insert(header::VARY, header::HeaderValue::from_static("Accept"));
     response
+}
+
+/// kube's APF dumps; `includeRequestDetails` (any value) adds who sent each
+/// request and what it asks.
+fn flow_control_dump(app: &App, dump: &str, uri: &axum::http::Uri) -> Result<Response, ApiError> {
+    let flow_control = app.flow_control.get().ok_or(ApiError::NoSuchPath)?;
+    let query = axum::extract::Query::<HashMap<String, String>>::try_from_uri(uri).map(|q| q.0);
+    let details = query.unwrap_or_default().get("includeRequestDetails").is_some_and(|v| !v.is_empty());
+    let body = match dump {
+        "dump_priority_levels" => flow_control.dump_priority_levels(),
+        "dump_queues" => flow_control.dump_queues(),
+        "dump_requests" => flow_control.dump_requests(details),
+        _ => return Err(ApiError::NoSuchPath),
+    };
+    Ok(text(StatusCode::OK, &body))
 }
 
 fn text(code: StatusCode, body: &str) -> Response {

@@ -11,8 +11,11 @@
 //!    or 401 (audited);
 //! 7. `audit`: the request's events, when the policy selects it;
 //! 8. `impersonation`: acting as another user, if allowed to;
-//! 9. `max_in_flight`: 429 beyond `--max-requests-inflight` /
-//!    `--max-mutating-requests-inflight` (watches are not counted);
+//! 9. `priority_and_fairness`: API Priority and Fairness, each request
+//!    waiting for seats at its priority level or refused with 429; with
+//!    `--enable-priority-and-fairness=false`, `max_in_flight` instead: 429
+//!    beyond `--max-requests-inflight` / `--max-mutating-requests-inflight`
+//!    (watches are not counted);
 //! 10. `authorization`: 403 unless an authorizer allows the request, before
 //!     it is routed;
 //! 11. the handler (admission runs inside the registry's writes).
@@ -61,14 +64,15 @@ pub struct FilterState {
 
 /// Wraps `handler` in the chain.
 pub fn build(handler: Router, state: FilterState) -> Router {
-    let handler = handler
-        // Innermost first: each layer wraps the ones added before it.
-        .layer(middleware::from_fn_with_state(state.authorizer.clone(), authorization::authorize))
-        .layer(middleware::from_fn_with_state(state.limits.clone(), max_in_flight::limit));
+    // Innermost first: each layer wraps the ones added before it.
+    let handler =
+        handler.layer(middleware::from_fn_with_state(state.authorizer.clone(), authorization::authorize));
     let handler = match &state.flow_control {
-        Some(flow_control) => handler
-            .layer(middleware::from_fn_with_state(flow_control.clone(), priority_and_fairness::classify)),
-        None => handler,
+        Some(flow_control) => handler.layer(middleware::from_fn_with_state(
+            flow_control.clone(),
+            priority_and_fairness::priority_and_fairness,
+        )),
+        None => handler.layer(middleware::from_fn_with_state(state.limits.clone(), max_in_flight::limit)),
     };
     let handler =
         handler.layer(middleware::from_fn_with_state(state.authorizer.clone(), impersonation::impersonate));
@@ -85,4 +89,18 @@ pub fn build(handler: Router, state: FilterState) -> Router {
         .layer(middleware::from_fn(request_info::request_info))
         .layer(middleware::from_fn(panic_recovery::recover_panics))
         .layer(middleware::from_fn(audit_init::audit_init))
+}
+
+/// kube's refusal of a request the server has no room for (Go's
+/// `http.Error`: plain text, not a Status), and when to try again.
+fn too_many_requests(retry_after: u64) -> axum::response::Response {
+    use axum::http::{HeaderValue, StatusCode, header};
+    let mut response =
+        axum::response::Response::new(axum::body::Body::from("Too many requests, please try again later.\n"));
+    *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    response
 }

@@ -1,7 +1,9 @@
-//! kube's API Priority and Fairness filter, its classifying half: each
-//! request (after impersonation, so as the user it acts as) is classified
-//! by the FlowSchemas, and its response carries kube's headers naming the
-//! schema and priority level by uid. Seats and queues are not built yet.
+//! kube's API Priority and Fairness filter (`WithPriorityAndFairness`):
+//! each request (after impersonation, so as the user it acts as) is
+//! classified by the FlowSchemas and waits for its seats at its priority
+//! level; a refused one gets kube's 429 with `Retry-After`. Every response
+//! names the schema and level by uid. A watch holds its seats only until
+//! its handler has answered (its initial events are computed by then).
 
 use std::sync::Arc;
 
@@ -11,30 +13,40 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::flowcontrol::FlowControl;
-use crate::request::{RequestInfo, UserInfo};
+use crate::request::{RequestInfo, UserInfo, deadline};
 
 const SCHEMA_HEADER: &str = "X-Kubernetes-PF-FlowSchema-UID";
 const LEVEL_HEADER: &str = "X-Kubernetes-PF-PriorityLevel-UID";
 
-pub(super) async fn classify(
+pub(super) async fn priority_and_fairness(
     State(flow_control): State<Arc<FlowControl>>,
     request: Request,
     next: Next,
 ) -> Response {
     let extensions = request.extensions();
-    let classification = match (extensions.get::<Arc<UserInfo>>(), extensions.get::<RequestInfo>()) {
-        (Some(user), Some(info)) => flow_control.classify(user, info),
-        _ => None,
+    let (Some(user), Some(info)) = (extensions.get::<Arc<UserInfo>>(), extensions.get::<RequestInfo>())
+    else {
+        return next.run(request).await;
     };
-    let mut response = next.run(request).await;
-    if let Some(classification) = classification {
-        let headers = response.headers_mut();
-        for (name, uid) in
-            [(SCHEMA_HEADER, classification.schema_uid), (LEVEL_HEADER, classification.level_uid)]
-        {
-            if let Ok(value) = HeaderValue::from_str(&uid) {
-                headers.insert(name, value);
-            }
+    // Before the configuration is first read, nothing is limited.
+    let Some(classification) = flow_control.classify(user, info) else {
+        return next.run(request).await;
+    };
+    let admitted =
+        flow_control.admit(&classification, (info, request.uri(), user), deadline::current()).await;
+    let mut response = match admitted {
+        Ok(admission) => {
+            let response = next.run(request).await;
+            drop(admission);
+            response
+        }
+        Err(refused) => super::too_many_requests(refused.retry_after),
+    };
+    let headers = response.headers_mut();
+    for (name, uid) in [(SCHEMA_HEADER, classification.schema_uid), (LEVEL_HEADER, classification.level_uid)]
+    {
+        if let Ok(value) = HeaderValue::from_str(&uid) {
+            headers.insert(name, value);
         }
     }
     response

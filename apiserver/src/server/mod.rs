@@ -8,6 +8,7 @@
 
 pub mod conn;
 pub mod etcd;
+mod resource_stats;
 mod shared_tcp;
 pub mod tls;
 
@@ -114,7 +115,7 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
     let flow_control =
-        options.limits.enable_priority_and_fairness.then(|| Arc::new(crate::flowcontrol::FlowControl::new()));
+        options.limits.enable_priority_and_fairness.then(|| flow_control(&options, &resources));
     tokio::spawn(crate::controllers::flowcontrol::run(resources.clone(), flow_control.clone()));
     if let (Some(cert), Some(key)) = (&options.cluster_signing_cert_file, &options.cluster_signing_key_file) {
         let authority = crate::pki::Authority::load_files(cert, key).map_err(StartError::SigningCa)?;
@@ -144,6 +145,11 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
         escalation.set_authority(authorizer.clone(), index);
     }
     let app = App::secured(resources, metrics.clone(), max_body, authenticator.clone(), authorizer.clone());
+    if let Some(flow_control) = &flow_control {
+        app.serve_flow_control_dumps(flow_control.clone());
+        let source = flow_control.clone();
+        metrics.add_source(Arc::new(move |out: &mut String| source.write_metrics(out)));
+    }
     let auditor = Auditor::from_options(&options.audit)?;
     if let Some(auditor) = &auditor {
         metrics.set_auditor(auditor.clone());
@@ -159,6 +165,17 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     tracing::info!(%addr, https = tls.is_some(), "serving");
     conn::serve(listener, tls, router, connection_limits(&options), shutdown_signal()).await;
     Ok(())
+}
+
+/// API Priority and Fairness over the server's seats (kube's: the two
+/// in-flight limits together), its borrowing adjusted from now on.
+fn flow_control(options: &Options, resources: &Resources) -> Arc<crate::flowcontrol::FlowControl> {
+    let seats = options.limits.max_requests_inflight + options.limits.max_mutating_requests_inflight;
+    let seats = u32::try_from(seats).unwrap_or(u32::MAX).max(1);
+    let flow_control = Arc::new(crate::flowcontrol::FlowControl::new(seats, options.limits.request_timeout));
+    flow_control.set_stats(Arc::new(resource_stats::ServedStats(resources.clone())));
+    tokio::spawn(flow_control.clone().run_borrowing());
+    flow_control
 }
 
 /// The stack of each of the server's threads. Evaluating a CEL expression

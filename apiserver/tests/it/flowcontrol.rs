@@ -4,13 +4,15 @@
 //! until the level exists; a mandatory object's spec cannot change; a
 //! suggested one is restored while its autoupdate annotation is true,
 //! left alone once it is false, and made again when deleted. Every
-//! response names, by uid, the schema and level that classified it.
+//! response names, by uid, the schema and level that classified it. A
+//! level with no room refuses with kube's 429 while cluster admins and
+//! health checks pass, and the debug dumps and metrics show it.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{ApiServer, Backend, get_raw, header};
+use crate::common::{ADMIN_TOKEN, ApiServer, Backend, get_raw, header};
 
 /// Waits until `check` holds for what `kubectl args` prints.
 async fn eventually(api: &ApiServer, args: &[&str], check: impl Fn(&str) -> bool) -> String {
@@ -164,4 +166,115 @@ async fn responses_name_their_schema_and_level(api: &ApiServer) {
     let level = schema["spec"]["priorityLevelConfiguration"]["name"].as_str().unwrap();
     let uid = api.ok(&["get", "prioritylevelconfiguration", level, "-o", "jsonpath={.metadata.uid}"]);
     assert_eq!(level_uid, uid);
+}
+
+const ALICE_TOKEN: &str = "alice-token";
+
+/// A GET as the holder of `token`: the status, the head and the body.
+async fn get_as(api: &ApiServer, token: &str, path: &str) -> (u16, String, String) {
+    let addr = api.url.trim_start_matches("http://");
+    let bearer = format!("Bearer {token}");
+    let (code, head, body) = get_raw(addr, path, &[("Authorization", &bearer)]).await;
+    (code, head, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_level_refuses_with_429_while_admins_pass() {
+    // Ten seats in all; alice gets a level of one seat that rejects what
+    // does not fit.
+    let api = ApiServer::start_prepared(Backend::Rtcd, false, |dir| {
+        let tokens = format!("{ADMIN_TOKEN},admin,admin-uid,system:masters\n{ALICE_TOKEN},alice,alice-uid\n");
+        std::fs::write(dir.join("tokens.csv"), tokens).unwrap();
+        std::fs::write(dir.join("flags"), "--max-requests-inflight=5\n--max-mutating-requests-inflight=5\n")
+            .unwrap();
+    })
+    .await;
+    eventually(&api, &["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
+    let level = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": "tight"},
+        "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 1, "lendablePercent": 0,
+            "borrowingLimitPercent": 0, "limitResponse": {"type": "Reject"}}}});
+    api.ok_stdin(&["create", "-f", "-"], &level.to_string());
+    let schema = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+        "metadata": {"name": "alice-tight"},
+        "spec": {"priorityLevelConfiguration": {"name": "tight"}, "matchingPrecedence": 500,
+            "rules": [{"subjects": [{"kind": "User", "user": {"name": "alice"}}],
+                "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "namespaces": ["*"]}]}]}});
+    api.ok_stdin(&["create", "-f", "-"], &schema.to_string());
+    let uid = api.ok(&["get", "flowschema", "alice-tight", "-o", "jsonpath={.metadata.uid}"]);
+    // The controller reads the new objects within seconds.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (code, head, _) = get_as(&api, ALICE_TOKEN, "/api/v1/namespaces/default/configmaps").await;
+        if code == 200 && header(&head, "X-Kubernetes-PF-FlowSchema-UID") == Some(uid.as_str()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "alice's requests never classified as alice-tight: {head}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Alice floods her level from 16 clients; the admin and the probes
+    // go on meanwhile.
+    let flood: Vec<_> = (0..16)
+        .map(|_| {
+            let url = api.url.clone();
+            tokio::spawn(async move {
+                let api_url = url.trim_start_matches("http://").to_string();
+                let mut answers = Vec::new();
+                for _ in 0..15 {
+                    let bearer = format!("Bearer {ALICE_TOKEN}");
+                    let path = "/api/v1/namespaces/kube-system/configmaps";
+                    let (code, head, body) = get_raw(&api_url, path, &[("Authorization", &bearer)]).await;
+                    answers.push((code, head, String::from_utf8_lossy(&body).into_owned()));
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut admin_codes = Vec::new();
+    for _ in 0..20 {
+        admin_codes.push(get_as(&api, ADMIN_TOKEN, "/api/v1/namespaces/kube-system/configmaps").await.0);
+        admin_codes.push(get_as(&api, ALICE_TOKEN, "/readyz").await.0);
+    }
+    let mut answers = Vec::new();
+    for client in flood {
+        answers.extend(client.await.unwrap());
+    }
+    assert!(admin_codes.iter().all(|c| *c == 200), "the exempt are never refused: {admin_codes:?}");
+    let refused: Vec<_> = answers.iter().filter(|(code, _, _)| *code == 429).collect();
+    let served = answers.iter().filter(|(code, _, _)| *code == 200).count();
+    assert_eq!(refused.len() + served, answers.len(), "only 200s and 429s");
+    assert!(served > 0 && !refused.is_empty(), "{served} served, {} refused", refused.len());
+    let (_, head, body) = refused[0];
+    assert_eq!(body, "Too many requests, please try again later.\n");
+    assert!(
+        header(head, "Retry-After").is_some_and(|s| s.parse::<u64>().is_ok_and(|s| (1..=32).contains(&s))),
+        "{head}"
+    );
+    assert_eq!(header(head, "X-Kubernetes-PF-FlowSchema-UID"), Some(uid.as_str()), "{head}");
+
+    // What the server saw, as kube's debug endpoint and metrics say it.
+    let (code, _, levels) =
+        get_as(&api, ADMIN_TOKEN, "/debug/api_priority_and_fairness/dump_priority_levels").await;
+    assert_eq!(code, 200);
+    assert!(
+        levels.starts_with("PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, "),
+        "{levels}"
+    );
+    let tight: Vec<&str> =
+        levels.lines().find(|l| l.starts_with("tight,")).unwrap().split(',').map(str::trim).collect();
+    assert_eq!(tight[7], refused.len().to_string(), "RejectedRequests: {levels}");
+    let (_, _, metrics) = get_as(&api, ADMIN_TOKEN, "/metrics").await;
+    let line = format!(
+        "apiserver_flowcontrol_rejected_requests_total{{flow_schema=\"alice-tight\",priority_level=\"tight\",reason=\"concurrency-limit\"}} {}",
+        refused.len()
+    );
+    assert!(metrics.lines().any(|l| l == line), "no {line}");
+    assert!(metrics.contains("apiserver_flowcontrol_nominal_limit_seats{priority_level=\"tight\"} 1\n"));
+    let (code, _, requests) =
+        get_as(&api, ADMIN_TOKEN, "/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1")
+            .await;
+    assert_eq!(code, 200);
+    // The dump itself is a request of the exempt level, running.
+    assert!(requests.lines().any(|l| l.starts_with("exempt,") && l.contains("/debug/api_priority_and_fairness/dump_requests")), "{requests}");
 }
