@@ -17,12 +17,16 @@
 //! * `write`: writes new data into existing ConfigMaps by server-side apply
 //!   (`--how apply`) or by PUT (`--how update`), for the same objects; the
 //!   summary is of the writes.
+//! * `fairness`: one user's gets and creates timed on an idle server, then
+//!   while another user (`--flood-token`) floods lists and watches; the
+//!   summary is of the quiet user's requests under the flood.
 //!
 //! The global `--clients` is the concurrency; `--endpoints` and `--conns`
 //! (gRPC) do not apply, the server is `--server`.
 
 mod crd;
 mod create;
+mod fairness;
 mod http;
 mod list;
 mod watch;
@@ -59,6 +63,9 @@ enum Measure {
     Watch(watch::Args),
     /// Writes to existing ConfigMaps: server-side apply or update.
     Write(write::Args),
+    /// One user's gets and creates, idle and under another user's flood
+    /// of lists and watches (API Priority and Fairness on or off).
+    Fairness(fairness::Args),
 }
 
 pub async fn run(target: &Target, args: Args) -> Result<Outcome, String> {
@@ -68,6 +75,7 @@ pub async fn run(target: &Target, args: Args) -> Result<Outcome, String> {
         Measure::List(list) => list::run(&api, target, list).await,
         Measure::Watch(watch) => watch::run(&api, target, watch).await,
         Measure::Write(write) => write::run(&api, target, write).await,
+        Measure::Fairness(fairness) => fairness::run(&api, target, fairness).await,
     }
 }
 

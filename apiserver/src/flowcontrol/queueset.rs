@@ -96,6 +96,9 @@ struct Waiting {
 #[derive(Debug, Default)]
 struct Queue {
     waiting: VecDeque<Waiting>,
+    /// The waiting requests' seats and work, kept as they come and go.
+    seats_waiting: u32,
+    work_waiting: f64,
     executing: BTreeMap<u64, Entry>,
     seats_in_use: u32,
     next_dispatch_r: f64,
@@ -106,12 +109,21 @@ impl Queue {
         self.waiting.is_empty() && self.executing.is_empty()
     }
 
-    fn work_waiting(&self) -> f64 {
-        self.waiting.iter().map(|w| w.entry.total_work()).sum()
+    fn push(&mut self, waiting: Waiting) {
+        self.seats_waiting += waiting.entry.work.max_seats();
+        self.work_waiting += waiting.entry.total_work();
+        self.waiting.push_back(waiting);
     }
 
-    fn seats_waiting(&self) -> u32 {
-        self.waiting.iter().map(|w| w.entry.work.max_seats()).sum()
+    fn take(&mut self, at: usize) -> Option<Waiting> {
+        let taken = self.waiting.remove(at)?;
+        self.seats_waiting -= taken.entry.work.max_seats();
+        // Float sums drift; an empty queue has no work.
+        self.work_waiting = match self.waiting.is_empty() {
+            true => 0.0,
+            false => self.work_waiting - taken.entry.total_work(),
+        };
+        Some(taken)
     }
 
     /// Its next start is never before its head arrived (kube's anti-windup).
@@ -236,6 +248,7 @@ impl QueueSet {
         let entry =
             Entry { id, described, work, arrived: SystemTime::now(), started: None, dispatched_at: None };
         let (dispatched, receiver) = oneshot::channel();
+        let mut waits_in = None;
         match state.mode {
             Mode::Exempt => state.run_queueless(entry),
             Mode::Reject if state.can_accommodate(work.max_seats()) => state.run_queueless(entry),
@@ -252,9 +265,10 @@ impl QueueSet {
                 }
                 state.enqueue(chosen, Waiting { entry, arrival_r: 0.0, dispatched });
                 state.dispatch_all();
+                waits_in = Some(chosen);
             }
         }
-        Ok(Pending { set: Some(self.clone()), id, receiver })
+        Ok(Pending { set: Some(self.clone()), id, queue: waits_in, receiver })
     }
 
     /// Whether nothing waits or runs.
@@ -280,9 +294,9 @@ impl QueueSet {
 
     /// A request left without having run: out of its queue, or its seats
     /// back if it was dispatched meanwhile.
-    fn cancel(&self, id: u64, timed_out: bool) -> Option<Place> {
+    fn cancel(&self, id: u64, queue: Option<usize>, timed_out: bool) -> Option<Place> {
         let mut state = self.lock();
-        if state.remove_waiting(id) {
+        if queue.is_some_and(|index| state.remove_waiting(id, index)) {
             if timed_out {
                 state.totals.timed_out += 1;
             } else {
@@ -291,7 +305,12 @@ impl QueueSet {
             state.dispatch_all();
             return None;
         }
-        state.place_of(id)
+        match queue {
+            Some(index) => {
+                state.queues.get(index)?.executing.contains_key(&id).then_some(Place::Queue(index))
+            }
+            None => state.queueless.contains_key(&id).then_some(Place::Queueless),
+        }
     }
 
     fn finish(self: &Arc<Self>, id: u64, place: Place) {
@@ -334,8 +353,8 @@ impl QueueSet {
                 seats_in_use: q.seats_in_use,
                 next_dispatch_r: q.next_dispatch_r,
                 initial_seats_sum: q.waiting.iter().map(|w| w.entry.work.initial_seats).sum(),
-                max_seats_sum: q.seats_waiting(),
-                total_work_sum: q.work_waiting(),
+                max_seats_sum: q.seats_waiting,
+                total_work_sum: q.work_waiting,
             })
             .collect()
     }
@@ -399,7 +418,7 @@ impl State {
         if active == 0 {
             return;
         }
-        let requested: u32 = self.queues.iter().map(|q| q.seats_in_use + q.seats_waiting()).sum();
+        let requested: u32 = self.queues.iter().map(|q| q.seats_in_use + q.seats_waiting).sum();
         let rate = f64::from(requested.min(self.limit)) / active as f64;
         self.r += rate * elapsed;
     }
@@ -439,7 +458,7 @@ impl State {
         let mut least = f64::INFINITY;
         for i in 0..hand.len() {
             let index = hand[(offset + i) % hand.len()];
-            let work = self.queues[index].work_waiting();
+            let work = self.queues[index].work_waiting;
             if work < least {
                 least = work;
                 best = index;
@@ -456,7 +475,7 @@ impl State {
         if queue.is_idle() {
             queue.next_dispatch_r = r;
         }
-        queue.waiting.push_back(waiting);
+        queue.push(waiting);
         queue.bound_next_dispatch();
         self.waiting += 1;
         self.seats_waiting += seats;
@@ -487,7 +506,7 @@ impl State {
         if !self.can_accommodate(seats) {
             return false;
         }
-        let Some(Waiting { mut entry, dispatched, .. }) = self.queues[index].waiting.pop_front() else {
+        let Some(Waiting { mut entry, dispatched, .. }) = self.queues[index].take(0) else {
             return false;
         };
         self.robin = index;
@@ -509,28 +528,18 @@ impl State {
         true
     }
 
-    fn remove_waiting(&mut self, id: u64) -> bool {
-        for queue in &mut self.queues {
-            if let Some(at) = queue.waiting.iter().position(|w| w.entry.id == id) {
-                let removed = queue.waiting.remove(at);
-                queue.bound_next_dispatch();
-                if let Some(removed) = removed {
-                    self.waiting -= 1;
-                    self.seats_waiting -= removed.entry.work.max_seats();
-                }
-                self.drop_idle_surplus_queues();
-                self.note_demand();
-                return true;
-            }
+    fn remove_waiting(&mut self, id: u64, index: usize) -> bool {
+        let Some(queue) = self.queues.get_mut(index) else { return false };
+        let Some(at) = queue.waiting.iter().position(|w| w.entry.id == id) else { return false };
+        let removed = queue.take(at);
+        queue.bound_next_dispatch();
+        if let Some(removed) = removed {
+            self.waiting -= 1;
+            self.seats_waiting -= removed.entry.work.max_seats();
         }
-        false
-    }
-
-    fn place_of(&self, id: u64) -> Option<Place> {
-        if self.queueless.contains_key(&id) {
-            return Some(Place::Queueless);
-        }
-        self.queues.iter().position(|q| q.executing.contains_key(&id)).map(Place::Queue)
+        self.drop_idle_surplus_queues();
+        self.note_demand();
+        true
     }
 
     /// Takes a finished request out of the running; its queue's virtual
@@ -584,6 +593,8 @@ impl State {
 pub struct Pending {
     set: Option<Arc<QueueSet>>,
     id: u64,
+    /// The queue it waits in; None when it runs outside queues.
+    queue: Option<usize>,
     receiver: oneshot::Receiver<()>,
 }
 
@@ -595,7 +606,7 @@ impl Pending {
         let _ = tokio::time::timeout_at(until, receiver).await;
         // Dispatched or not, the queue set says which.
         self.set = None;
-        match set.cancel(self.id, true) {
+        match set.cancel(self.id, self.queue, true) {
             Some(place) => Ok(Ticket { set: Some(set), id: self.id, place }),
             None => Err(Rejection::TimeOut),
         }
@@ -605,7 +616,7 @@ impl Pending {
 impl Drop for Pending {
     fn drop(&mut self) {
         if let Some(set) = self.set.take()
-            && let Some(place) = set.cancel(self.id, false)
+            && let Some(place) = set.cancel(self.id, self.queue, false)
         {
             set.finish(self.id, place);
         }

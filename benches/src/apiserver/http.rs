@@ -65,6 +65,13 @@ impl Api {
         Ok(Self { client, base, authorization })
     }
 
+    /// The same server and connections, as the holder of `token`.
+    pub fn with_token(&self, token: &str) -> Result<Self, String> {
+        let authorization =
+            header::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|e| format!("token: {e}"))?;
+        Ok(Self { authorization: Some(authorization), ..self.clone() })
+    }
+
     fn request(
         &self,
         method: Method,
