@@ -14,8 +14,11 @@
 //! * `storage_protection`: claims, volumes and their attribute classes
 //!   deleted only once nothing uses them;
 //! * `flowcontrol`: kube's API Priority and Fairness configuration made
-//!   and kept up to date, FlowSchemas marked `Dangling`.
+//!   and kept up to date, FlowSchemas marked `Dangling`;
+//! * `apiservices`: an APIService for every group version served here
+//!   (kube's autoregistration), local ones marked `Available`.
 
+pub mod apiservices;
 pub mod bootstrap;
 pub mod csr_signing;
 pub mod customresourcedefinitions;

@@ -114,6 +114,7 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
     tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
+    tokio::spawn(crate::controllers::apiservices::run(resources.clone()));
     let flow_control =
         options.limits.enable_priority_and_fairness.then(|| flow_control(&options, &resources));
     tokio::spawn(crate::controllers::flowcontrol::run(resources.clone(), flow_control.clone()));

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod admission;
+mod aggregation;
 mod apply;
 mod certificates;
 mod clients;

@@ -17,6 +17,7 @@ use crate::openapi::OpenApiResource;
 use crate::storage::{ReadView, Storage};
 
 pub mod admissionregistration;
+pub mod apiservice;
 pub mod certificatesigningrequest;
 pub mod configmap;
 pub mod controllerrevision;
@@ -156,6 +157,7 @@ pub fn builtin(context: &KindContext) -> Vec<Kind> {
         admissionregistration::mutating_policies::binding(),
         customresourcedefinition::kind(),
         storageversionmigration::kind(),
+        apiservice::kind(),
     ];
     kinds.extend(rbac::kinds());
     kinds.extend(networking::kinds());
