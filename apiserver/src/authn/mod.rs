@@ -1,14 +1,16 @@
 //! Authentication (kube's authenticator union): who sent a request.
 //!
-//! In kube's order: the client certificate (`x509`), then a bearer token
-//! against the token file (`token_file`) and ServiceAccount tokens
-//! (`service_account`). The first that recognizes the request wins; a
+//! In kube's order: a front proxy's word (`request_header`), the client
+//! certificate (`x509`), then a bearer token against the token file
+//! (`token_file`) and ServiceAccount tokens (`service_account`). The first that recognizes the request wins; a
 //! credential that is presented but not recognized fails the request (401)
 //! even when anonymous requests are allowed; a request with no credential at
 //! all is `system:anonymous` when `--anonymous-auth` allows it.
 //! Authenticated users get the `system:authenticated` group.
 
 pub mod bearer;
+pub mod client_ca;
+pub mod request_header;
 pub mod service_account;
 pub mod token_file;
 pub mod x509;
@@ -50,6 +52,11 @@ impl Failure {
 pub struct Authenticator {
     /// Client certificates verified by the TLS listener (`--client-ca-file`).
     pub client_certificates: bool,
+    /// `--client-ca-file` itself, when the listener also trusts front
+    /// proxies' CA and a chain must be checked against the users' again.
+    pub client_ca: Option<client_ca::ClientCa>,
+    /// Front proxies (`--requestheader-client-ca-file`).
+    pub request_header: Option<request_header::RequestHeader>,
     pub token_file: Option<TokenFile>,
     pub service_accounts: Option<ServiceAccountTokens>,
     /// `--anonymous-auth`.
@@ -65,13 +72,32 @@ impl Authenticator {
     /// The user who sent the request, or why there is none.
     pub async fn authenticate(&self, parts: &Parts) -> Result<Arc<UserInfo>, Failure> {
         let mut attempted = Vec::new();
+        match self.request_header.as_ref().map(|proxy| proxy.authenticate(parts)) {
+            Some(request_header::Outcome::User(user)) => return Ok(with_authenticated_group(user)),
+            Some(request_header::Outcome::Refused(why)) => {
+                tracing::debug!(%why, "not a front proxy");
+                attempted.push("x509");
+            }
+            _ => {}
+        }
         // The TLS listener has verified the chain; a certificate that names
         // no one (no CN) is no credential, as in kube, and the request goes
         // on to the other methods.
-        if self.client_certificates
-            && let Some(user) = parts.extensions.get::<ClientCertificates>().and_then(x509::user_of)
-        {
-            return Ok(with_authenticated_group(user));
+        let chain = parts.extensions.get::<ClientCertificates>().filter(|_| self.client_certificates);
+        if let Some(chain) = chain {
+            match self.client_ca.as_ref().map(|ca| ca.verify(chain)) {
+                Some(Err(why)) => {
+                    tracing::debug!(%why, "a client certificate not of the client CA");
+                    if !attempted.contains(&"x509") {
+                        attempted.push("x509");
+                    }
+                }
+                _ => {
+                    if let Some(user) = x509::user_of(chain) {
+                        return Ok(with_authenticated_group(user));
+                    }
+                }
+            }
         }
         match bearer::token_of(&parts.headers) {
             bearer::Token::Absent => {}

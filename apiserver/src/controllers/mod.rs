@@ -16,9 +16,12 @@
 //! * `flowcontrol`: kube's API Priority and Fairness configuration made
 //!   and kept up to date, FlowSchemas marked `Dangling`;
 //! * `apiservices`: an APIService for every group version served here
-//!   (kube's autoregistration), local ones marked `Available`.
+//!   (kube's autoregistration), local ones marked `Available`;
+//! * `authentication_trust`: `kube-system/extension-apiserver-authentication`,
+//!   how clients and front proxies are trusted, for extension servers.
 
 pub mod apiservices;
+pub mod authentication_trust;
 pub mod bootstrap;
 pub mod csr_signing;
 pub mod customresourcedefinitions;

@@ -30,6 +30,27 @@ pub struct AuthenticationOptions {
     /// when not given.
     #[arg(long, value_delimiter = ',')]
     pub api_audiences: Vec<String>,
+    /// Front proxies' client CA (PEM): a client certificate it signed may
+    /// say in request headers who the request is for.
+    #[arg(long)]
+    pub requestheader_client_ca_file: Option<PathBuf>,
+    /// The common names front proxies' certificates may have
+    /// (comma-separated); any, when none are given.
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_allowed_names: Vec<String>,
+    /// Headers naming the user, the first one set wins (kube's
+    /// `X-Remote-User` is what front proxies send).
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_username_headers: Vec<String>,
+    /// Headers whose every value is a group of the user.
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_group_headers: Vec<String>,
+    /// Prefixes of headers that carry the user's extra values.
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_extra_headers_prefix: Vec<String>,
+    /// Headers naming the user's uid, the first one set wins.
+    #[arg(long, value_delimiter = ',')]
+    pub requestheader_uid_headers: Vec<String>,
 }
 
 impl AuthenticationOptions {

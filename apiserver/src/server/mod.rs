@@ -18,6 +18,8 @@ use std::time::Duration;
 
 use crate::admission;
 use crate::audit::Auditor;
+use crate::authn::client_ca::ClientCa;
+use crate::authn::request_header::RequestHeader;
 use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
 use crate::authz::rbac::escalation::EscalationCheck;
 use crate::authz::rbac::{self, Rbac, RbacIndex};
@@ -41,6 +43,8 @@ pub enum StartError {
     SelfSigned(#[from] crate::pki::PkiError),
     #[error(transparent)]
     Tls(#[from] tls::TlsError),
+    #[error("cannot use the client CA file {0}: {1}")]
+    ClientCa(String, String),
     #[error(transparent)]
     Audit(#[from] crate::audit::AuditError),
     #[error(transparent)]
@@ -78,7 +82,7 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     let channel = etcd.into();
     let serving = &options.serving;
     let tls = match (&serving.tls_cert_file, &serving.tls_private_key_file) {
-        (Some(cert), Some(key)) => Some(tls::acceptor(cert, key, serving.client_ca_file.as_deref())?),
+        (Some(cert), Some(key)) => Some(tls::acceptor(cert, key, &client_ca_files(&options))?),
         _ if serving.plain_http && !serving.bind_address.is_loopback() => {
             return Err(StartError::PlainHttpNotLoopback(serving.bind_address));
         }
@@ -91,7 +95,7 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
             );
             let (cert, key) = crate::pki::self_signed_serving(&serving.cert_dir, &names)?;
             tracing::info!(cert = %cert.display(), "serving HTTPS with a self-signed certificate");
-            Some(tls::acceptor(&cert, &key, serving.client_ca_file.as_deref())?)
+            Some(tls::acceptor(&cert, &key, &client_ca_files(&options))?)
         }
     };
     let storage: Arc<dyn Storage> = Arc::new(Etcd3Store::new(channel.clone()));
@@ -115,6 +119,7 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
     tokio::spawn(crate::controllers::apiservices::run(resources.clone()));
+    tokio::spawn(crate::controllers::authentication_trust::run(resources.clone(), trust(&options)?));
     let flow_control =
         options.limits.enable_priority_and_fairness.then(|| flow_control(&options, &resources));
     tokio::spawn(crate::controllers::flowcontrol::run(resources.clone(), flow_control.clone()));
@@ -229,12 +234,58 @@ fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticat
     } else {
         None
     };
+    let request_header = match &authn.requestheader_client_ca_file {
+        Some(path) => Some(RequestHeader {
+            ca: ClientCa::read(path).map_err(|why| StartError::ClientCa(path.display().to_string(), why))?,
+            allowed_names: authn.requestheader_allowed_names.clone(),
+            username_headers: authn.requestheader_username_headers.clone(),
+            uid_headers: authn.requestheader_uid_headers.clone(),
+            group_headers: authn.requestheader_group_headers.clone(),
+            extra_prefixes: authn.requestheader_extra_headers_prefix.clone(),
+        }),
+        None => None,
+    };
+    // With front proxies' CA trusted too, a user's chain is checked against
+    // the users' CA again.
+    let client_ca = match (&options.serving.client_ca_file, &request_header) {
+        (Some(path), Some(_)) => {
+            Some(ClientCa::read(path).map_err(|why| StartError::ClientCa(path.display().to_string(), why))?)
+        }
+        _ => None,
+    };
     Ok(Authenticator {
         client_certificates: options.serving.client_ca_file.is_some(),
+        client_ca,
+        request_header,
         token_file,
         service_accounts,
         anonymous: authn.anonymous_auth,
     })
+}
+
+/// What `kube-system/extension-apiserver-authentication` publishes.
+fn trust(options: &Options) -> Result<crate::controllers::authentication_trust::Trust, StartError> {
+    let read = |path: &std::path::Path| {
+        std::fs::read_to_string(path)
+            .map_err(|e| StartError::ClientCa(path.display().to_string(), e.to_string()))
+    };
+    let authn = &options.authentication;
+    Ok(crate::controllers::authentication_trust::Trust {
+        client_ca: options.serving.client_ca_file.as_deref().map(read).transpose()?,
+        request_header_ca: authn.requestheader_client_ca_file.as_deref().map(read).transpose()?,
+        allowed_names: authn.requestheader_allowed_names.clone(),
+        username_headers: authn.requestheader_username_headers.clone(),
+        uid_headers: authn.requestheader_uid_headers.clone(),
+        group_headers: authn.requestheader_group_headers.clone(),
+        extra_prefixes: authn.requestheader_extra_headers_prefix.clone(),
+    })
+}
+
+/// The CAs the TLS listener trusts client certificates of: users' and front
+/// proxies'.
+fn client_ca_files(options: &Options) -> Vec<&std::path::Path> {
+    let users = options.serving.client_ca_file.as_deref();
+    users.into_iter().chain(options.authentication.requestheader_client_ca_file.as_deref()).collect()
 }
 
 /// The authorizers of `--authorization-mode`, in order, and RBAC's objects

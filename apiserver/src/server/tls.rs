@@ -1,22 +1,23 @@
 //! HTTPS: the certificate and key given by `--tls-cert-file` and
 //! `--tls-private-key-file`, HTTP/2 or HTTP/1.1 by ALPN (client-go speaks
 //! HTTP/2 over TLS), each connection served (by `conn`) with the same
-//! router as plain HTTP. With `--client-ca-file`, a client certificate is
-//! asked for and verified against those CAs (clients without one are served
-//! too, as kube serves them), and its chain goes with every request of the
-//! connection (`request::ClientCertificates`) for authentication.
+//! router as plain HTTP. With `--client-ca-file` (or front proxies'
+//! `--requestheader-client-ca-file`), a client certificate is asked for and
+//! verified against those CAs (clients without one are served too, as kube
+//! serves them), and its chain goes with every request of the connection
+//! (`request::ClientCertificates`) for authentication, which checks it
+//! against the CA of the method it stands for.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use rustls::RootCertStore;
 use rustls::ServerConfig;
-use rustls::server::WebPkiClientVerifier;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
+use crate::authn::client_ca;
 use crate::request::ClientCertificates;
 
 #[derive(Debug, thiserror::Error)]
@@ -32,11 +33,11 @@ pub enum TlsError {
 }
 
 /// A TLS acceptor for the PEM certificate chain and key at these paths,
-/// verifying client certificates against `client_ca_file` when given.
+/// verifying client certificates against the CAs of `client_ca_files`.
 pub fn acceptor(
     cert_file: &Path,
     key_file: &Path,
-    client_ca_file: Option<&Path>,
+    client_ca_files: &[&Path],
 ) -> Result<TlsAcceptor, TlsError> {
     let cert_error = |why: String| TlsError::Certificate { path: cert_file.display().to_string(), why };
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
@@ -52,33 +53,24 @@ pub fn acceptor(
     let builder = ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| TlsError::Config(e.to_string()))?;
-    let builder = match client_ca_file {
-        None => builder.with_no_client_auth(),
-        Some(path) => builder.with_client_cert_verifier(client_verifier(path, provider)?),
+    let builder = match client_ca_files {
+        [] => builder.with_no_client_auth(),
+        files => builder.with_client_cert_verifier(client_verifier(files)?),
     };
     let mut config = builder.with_single_cert(certs, key).map_err(|e| TlsError::Config(e.to_string()))?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-/// Verifies client certificates against the CAs in `path`; a client that
-/// sends none is let through (authentication decides what it may do).
-fn client_verifier(
-    path: &Path,
-    provider: Arc<rustls::crypto::CryptoProvider>,
-) -> Result<Arc<dyn rustls::server::danger::ClientCertVerifier>, TlsError> {
-    let error = |why: String| TlsError::ClientCa { path: path.display().to_string(), why };
-    let mut roots = RootCertStore::empty();
-    for cert in CertificateDer::pem_file_iter(path).map_err(|e| error(e.to_string()))? {
-        roots.add(cert.map_err(|e| error(e.to_string()))?).map_err(|e| error(e.to_string()))?;
+/// Verifies client certificates against the CAs in every file of `paths`.
+fn client_verifier(paths: &[&Path]) -> Result<Arc<dyn rustls::server::danger::ClientCertVerifier>, TlsError> {
+    let mut roots = Vec::new();
+    for path in paths {
+        let error = |why: String| TlsError::ClientCa { path: path.display().to_string(), why };
+        roots.extend(client_ca::read_roots(path).map_err(error)?);
     }
-    if roots.is_empty() {
-        return Err(error("no certificate in the file".into()));
-    }
-    WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
-        .allow_unauthenticated()
-        .build()
-        .map_err(|e| error(e.to_string()))
+    let error = |why: String| TlsError::ClientCa { path: paths[0].display().to_string(), why };
+    client_ca::verifier(&roots).map_err(error)
 }
 
 /// The client's verified certificate chain on this connection, if it sent

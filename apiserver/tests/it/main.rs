@@ -17,6 +17,7 @@ mod etcd_tls;
 mod failover;
 mod fanout;
 mod flowcontrol;
+mod front_proxy;
 mod hostile_cel;
 mod https;
 mod injector;
