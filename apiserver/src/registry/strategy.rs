@@ -107,10 +107,19 @@ pub trait Strategy: Send + Sync + Debug {
     /// its own rules for one (a pod's ephemeral containers) says them.
     fn validate_subresource_update(
         &self,
-        _subresource: Option<&str>,
+        subresource: Option<&str>,
         new: &Value,
         old: &Value,
     ) -> Result<(), ApiError> {
+        match subresource {
+            Some("status") => self.validate_status_update(new, old),
+            _ => self.validate_update(new, old),
+        }
+    }
+
+    /// The checks of a write through `/status`: kube validates the status
+    /// alone there; the whole object, unless the kind says otherwise.
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {
         self.validate_update(new, old)
     }
 

@@ -5,25 +5,9 @@
 //! kube's words, why that Service cannot serve it; a bad APIService is
 //! refused with kube's texts.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{Value, json};
 
 use crate::common::{ApiServer, Backend};
-
-/// Waits until `check` holds for what `kubectl args` prints.
-async fn eventually(api: &ApiServer, args: &[&str], check: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let out = api.kubectl(args);
-        let printed = String::from_utf8_lossy(&out.stdout).into_owned();
-        if out.status.success() && check(&printed) {
-            return printed;
-        }
-        assert!(Instant::now() < deadline, "kubectl {args:?} never as awaited: {printed}");
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-}
 
 /// The cells of the row of `name` in a table.
 fn row(table: &str, name: &str) -> Option<Vec<String>> {
@@ -39,12 +23,13 @@ fn available(table: &str, name: &str) -> Option<String> {
 
 async fn scenario(backend: Backend) {
     let api = ApiServer::start(backend).await;
-    let table = eventually(&api, &["get", "apiservices"], |out| {
-        ["v1.", "v1.apps", "v2.autoscaling", "v1.flowcontrol.apiserver.k8s.io"]
-            .iter()
-            .all(|name| available(out, name).as_deref() == Some("True"))
-    })
-    .await;
+    let table = api
+        .eventually(&["get", "apiservices"], |out| {
+            ["v1.", "v1.apps", "v2.autoscaling", "v1.flowcontrol.apiserver.k8s.io"]
+                .iter()
+                .all(|name| available(out, name).as_deref() == Some("True"))
+        })
+        .await;
     let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(header, ["NAME", "SERVICE", "AVAILABLE", "AGE"]);
     assert_eq!(row(&table, "v1.apps").unwrap()[1], "Local");
@@ -68,14 +53,14 @@ async fn scenario(backend: Backend) {
             "versions": [{"name": "v1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object"}}}]}});
     api.ok_stdin(&["create", "-f", "-"], &crd.to_string());
-    eventually(&api, &["get", "apiservices"], |out| {
+    api.eventually(&["get", "apiservices"], |out| {
         available(out, "v1.example.com").as_deref() == Some("True")
     })
     .await;
     let managed = "jsonpath={.metadata.labels.kube-aggregator\\.kubernetes\\.io/automanaged} {.spec.groupPriorityMinimum} {.spec.versionPriority}";
     assert_eq!(api.ok(&["get", "apiservice", "v1.example.com", "-o", managed]), "true 1000 100");
     api.ok(&["delete", "crd", "widgets.example.com"]);
-    eventually(&api, &["get", "apiservices"], |out| row(out, "v1.example.com").is_none()).await;
+    api.eventually(&["get", "apiservices"], |out| row(out, "v1.example.com").is_none()).await;
 
     // An extension server's APIService, its Service missing, then without
     // ready endpoints.
@@ -90,7 +75,7 @@ async fn scenario(backend: Backend) {
         "443"
     );
     let reason = "jsonpath={.status.conditions[0].reason}: {.status.conditions[0].message}";
-    eventually(&api, &["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", reason], |out| {
+    api.eventually(&["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", reason], |out| {
         out == "ServiceNotFound: service/metrics-server in \"kube-system\" is not present"
     })
     .await;
@@ -101,7 +86,7 @@ async fn scenario(backend: Backend) {
         "metadata": {"name": "metrics-server", "namespace": "kube-system"},
         "spec": {"ports": [{"name": "https", "port": 443, "targetPort": 4443}]}});
     api.ok_stdin(&["create", "-f", "-"], &service.to_string());
-    eventually(&api, &["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", reason], |out| {
+    api.eventually(&["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", reason], |out| {
         out == "EndpointsNotFound: cannot find endpointslices for service/metrics-server in \"kube-system\""
     })
     .await;
@@ -111,7 +96,7 @@ async fn scenario(backend: Backend) {
         "addressType": "IPv4", "ports": [{"name": "https", "port": 4443, "protocol": "TCP"}],
         "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": false}}]});
     api.ok_stdin(&["create", "-f", "-"], &slice.to_string());
-    eventually(&api, &["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", reason], |out| {
+    api.eventually(&["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", reason], |out| {
         out == "MissingEndpoints: endpointslices for service/metrics-server in \"kube-system\" have no addresses with port name \"https\""
     })
     .await;

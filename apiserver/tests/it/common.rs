@@ -294,6 +294,21 @@ impl ApiServer {
     }
 
     /// Runs the venv's kubectl against this server.
+    /// Waits (30 s at most) until `check` holds for what `kubectl args`
+    /// prints, and answers it.
+    pub async fn eventually(&self, args: &[&str], check: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let out = self.kubectl(args);
+            let printed = String::from_utf8_lossy(&out.stdout).into_owned();
+            if out.status.success() && check(&printed) {
+                return printed;
+            }
+            assert!(Instant::now() < deadline, "kubectl {args:?} never as awaited: {printed}");
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    }
+
     pub fn kubectl(&self, args: &[&str]) -> Output {
         self.kubectl_with(args, None, &[])
     }

@@ -14,20 +14,6 @@ use serde_json::{Value, json};
 
 use crate::common::{ADMIN_TOKEN, ApiServer, Backend, get_raw, header};
 
-/// Waits until `check` holds for what `kubectl args` prints.
-async fn eventually(api: &ApiServer, args: &[&str], check: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let out = api.kubectl(args);
-        let printed = String::from_utf8_lossy(&out.stdout).into_owned();
-        if out.status.success() && check(&printed) {
-            return printed;
-        }
-        assert!(Instant::now() < deadline, "kubectl {args:?} never as awaited: {printed}");
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-}
-
 /// The whitespace-separated cells of the row of `name` in a table.
 fn row(table: &str, name: &str) -> Vec<String> {
     let line = table.lines().find(|l| l.split_whitespace().next() == Some(name));
@@ -52,8 +38,7 @@ const SCHEMAS: [&str; 11] = [
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bootstrap_configuration_and_dangling_schemas_on_rtcd() {
     let api = ApiServer::start(Backend::Rtcd).await;
-    let names =
-        eventually(&api, &["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
+    let names = api.eventually(&["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
     let mut listed: Vec<&str> =
         names.lines().map(|l| l.trim_start_matches("flowschema.flowcontrol.apiserver.k8s.io/")).collect();
     listed.sort_unstable();
@@ -70,10 +55,11 @@ async fn bootstrap_configuration_and_dangling_schemas_on_rtcd() {
     assert_eq!(row(&levels, "catch-all")[1..6], ["Limited", "5", "<none>", "<none>", "<none>"]);
     assert_eq!(row(&levels, "exempt")[1..6], ["Exempt", "<none>", "<none>", "<none>", "<none>"]);
     assert_eq!(levels.lines().count(), 9, "{levels}");
-    let schemas = eventually(&api, &["get", "flowschemas"], |out| {
-        row(out, "exempt").last().map(String::as_str) == Some("False")
-    })
-    .await;
+    let schemas = api
+        .eventually(&["get", "flowschemas"], |out| {
+            row(out, "exempt").last().map(String::as_str) == Some("False")
+        })
+        .await;
     let header: Vec<&str> = schemas.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(
         header,
@@ -93,13 +79,13 @@ async fn bootstrap_configuration_and_dangling_schemas_on_rtcd() {
                 "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "namespaces": ["*"]}]}]}});
     api.ok_stdin(&["create", "-f", "-"], &mine.to_string());
     let dangling = "jsonpath={.status.conditions[?(@.type==\"Dangling\")].status}";
-    eventually(&api, &["get", "flowschema", "mine", "-o", dangling], |out| out == "True").await;
+    api.eventually(&["get", "flowschema", "mine", "-o", dangling], |out| out == "True").await;
     assert_eq!(api.ok(&["get", "flowschema", "mine", "-o", "jsonpath={.spec.matchingPrecedence}"]), "1000");
     let level = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
         "metadata": {"name": "my-level"},
         "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}});
     api.ok_stdin(&["create", "-f", "-"], &level.to_string());
-    eventually(&api, &["get", "flowschema", "mine", "-o", dangling], |out| out == "False").await;
+    api.eventually(&["get", "flowschema", "mine", "-o", dangling], |out| out == "False").await;
     assert_eq!(
         api.ok(&[
             "get",
@@ -143,13 +129,13 @@ async fn bootstrap_configuration_and_dangling_schemas_on_rtcd() {
         "-p",
         r#"{"spec":{"matchingPrecedence":9800}}"#,
     ]);
-    eventually(&api, &["get", "flowschema", "global-default", "-o", precedence], |out| out == "9900").await;
+    api.eventually(&["get", "flowschema", "global-default", "-o", precedence], |out| out == "9900").await;
     let keep_mine = r#"{"metadata":{"annotations":{"apf.kubernetes.io/autoupdate-spec":"false"}},"spec":{"matchingPrecedence":9800}}"#;
     api.ok(&["patch", "flowschema", "global-default", "--type=merge", "-p", keep_mine]);
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(api.ok(&["get", "flowschema", "global-default", "-o", precedence]), "9800");
     api.ok(&["delete", "flowschema", "service-accounts"]);
-    eventually(&api, &["get", "flowschema", "service-accounts", "-o", precedence], |out| out == "9000").await;
+    api.eventually(&["get", "flowschema", "service-accounts", "-o", precedence], |out| out == "9000").await;
 }
 
 /// A response's `X-Kubernetes-PF-*` headers are the uids of a stored
@@ -189,7 +175,7 @@ async fn a_full_level_refuses_with_429_while_admins_pass() {
             .unwrap();
     })
     .await;
-    eventually(&api, &["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
+    api.eventually(&["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
     let level = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
         "metadata": {"name": "tight"},
         "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 1, "lendablePercent": 0,

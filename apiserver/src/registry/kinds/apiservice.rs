@@ -87,16 +87,8 @@ impl Strategy for ApiServiceStrategy {
         refuse(object, spec_causes(object))
     }
 
-    fn validate_subresource_update(
-        &self,
-        subresource: Option<&str>,
-        new: &Value,
-        old: &Value,
-    ) -> Result<(), ApiError> {
-        match subresource {
-            Some("status") => refuse(new, status_causes(&new["status"])),
-            _ => self.validate_update(new, old),
-        }
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Result<(), ApiError> {
+        refuse(new, status_causes(&new["status"]))
     }
 
     fn printer(&self) -> &'static Printer {

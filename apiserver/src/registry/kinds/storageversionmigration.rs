@@ -48,16 +48,8 @@ impl Strategy for MigrationStrategy {
         field::refuse(KIND, new, causes)
     }
 
-    fn validate_subresource_update(
-        &self,
-        subresource: Option<&str>,
-        new: &Value,
-        old: &Value,
-    ) -> Result<(), ApiError> {
-        match subresource {
-            Some("status") => field::refuse(KIND, new, status_causes(&new["status"], &old["status"])),
-            _ => self.validate_update(new, old),
-        }
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {
+        field::refuse(KIND, new, status_causes(&new["status"], &old["status"]))
     }
 
     fn printer(&self) -> &'static Printer {

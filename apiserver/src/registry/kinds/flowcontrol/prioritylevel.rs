@@ -84,16 +84,8 @@ impl Strategy for PriorityLevelStrategy {
         refuse(object, causes)
     }
 
-    fn validate_subresource_update(
-        &self,
-        subresource: Option<&str>,
-        new: &Value,
-        old: &Value,
-    ) -> Result<(), ApiError> {
-        match subresource {
-            Some("status") => refuse(new, conditions_causes(&new["status"])),
-            _ => self.validate_update(new, old),
-        }
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Result<(), ApiError> {
+        refuse(new, conditions_causes(&new["status"]))
     }
 
     fn printer(&self) -> &'static Printer {

@@ -69,16 +69,8 @@ impl Strategy for ServiceCidrStrategy {
 
     /// Through `/status` only the metadata rules apply (kube's
     /// `ValidateServiceCIDRStatusUpdate`).
-    fn validate_subresource_update(
-        &self,
-        subresource: Option<&str>,
-        new: &Value,
-        old: &Value,
-    ) -> Result<(), ApiError> {
-        match subresource {
-            Some("status") => Ok(()),
-            _ => self.validate_update(new, old),
-        }
+    fn validate_status_update(&self, _new: &Value, _old: &Value) -> Result<(), ApiError> {
+        Ok(())
     }
 
     fn printer(&self) -> &'static Printer {

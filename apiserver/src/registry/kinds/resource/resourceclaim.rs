@@ -80,16 +80,8 @@ impl Strategy for ResourceClaimStrategy {
         field::refuse(KIND, new, field::immutable("spec", &new["spec"], &old["spec"]).into_iter().collect())
     }
 
-    fn validate_subresource_update(
-        &self,
-        subresource: Option<&str>,
-        new: &Value,
-        old: &Value,
-    ) -> Result<(), ApiError> {
-        match subresource {
-            Some("status") => field::refuse(KIND, new, status_causes(new, old)),
-            _ => self.validate_update(new, old),
-        }
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Result<(), ApiError> {
+        field::refuse(KIND, new, status_causes(new, old))
     }
 
     fn printer(&self) -> &'static Printer {
