@@ -171,6 +171,11 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
         }
         RequestInfo::Resource(resource) => match reviews::find(resource) {
             Some(review) => reviews::serve(&app, review, resource, &user, &parts.headers, &body).await,
+            None if app.resources.get(&resource.group, &resource.version, &resource.resource).is_none()
+                && extension_claims(&app, &resource.group, &resource.version).await =>
+            {
+                return extension_unavailable();
+            }
             None => {
                 let notes = Arc::new(Notes::default());
                 let served =
@@ -269,9 +274,11 @@ async fn non_resource(
         ["api", version] => {
             discovery::api_resource_list(&app.resources, "", version).map(ok).ok_or(ApiError::NoSuchPath)
         }
-        ["apis", group, version] => {
-            discovery::api_resource_list(&app.resources, group, version).map(ok).ok_or(ApiError::NoSuchPath)
-        }
+        ["apis", group, version] => match discovery::api_resource_list(&app.resources, group, version) {
+            Some(list) => Ok(ok(list)),
+            None if extension_claims(app, group, version).await => Ok(extension_unavailable()),
+            None => Err(ApiError::NoSuchPath),
+        },
         ["openapi", "v2"] => Ok(openapi_v2::serve(&app.openapi.docs(), headers)),
         ["openapi", "v3"] => {
             Ok(respond::json_bytes(StatusCode::OK, app.openapi.docs().root().to_vec(), respond::JSON))
@@ -290,6 +297,27 @@ fn aggregated(resources: &Resources, core: bool) -> Response {
     let body = serde_json::to_vec(&discovery::aggregated(resources, core)).unwrap_or_default();
     let mut response = respond::json_bytes(StatusCode::OK, body, discovery::AGGREGATED_CONTENT_TYPE);
     response.headers_mut().insert(header::VARY, header::HeaderValue::from_static("Accept"));
+    response
+}
+
+/// Whether an APIService hands `group`/`version` to an extension server
+/// (it names a Service).
+async fn extension_claims(app: &App, group: &str, version: &str) -> bool {
+    use crate::registry::kinds::apiservice;
+    let Ok(services) = app.resources.store(apiservice::GROUP, "apiservices") else { return false };
+    let name = apiservice::name_for(group, version);
+    let found = services.get(None, &name, &crate::cacher::ReadAt::default()).await;
+    found.is_ok_and(|service| !apiservice::is_local(&service))
+}
+
+/// What kube's aggregator answers for a group version whose extension
+/// server it cannot reach (Go's `http.Error`: plain text). Requests are not
+/// yet proxied to extension servers, so every such group version answers
+/// this.
+fn extension_unavailable() -> Response {
+    let mut response = text(StatusCode::SERVICE_UNAVAILABLE, "service unavailable\n");
+    let nosniff = header::HeaderValue::from_static("nosniff");
+    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, nosniff);
     response
 }
 

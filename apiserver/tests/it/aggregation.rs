@@ -2,12 +2,12 @@
 //! group version served here has its local APIService with kube's
 //! priorities, Available; a CustomResourceDefinition's group version gets
 //! one while the CRD serves it; an APIService naming a Service says, in
-//! kube's words, why that Service cannot serve it; a bad APIService is
-//! refused with kube's texts.
+//! kube's words, why that Service cannot serve it, and its group version
+//! answers 503; a bad APIService is refused with kube's texts.
 
 use serde_json::{Value, json};
 
-use crate::common::{ApiServer, Backend};
+use crate::common::{ApiServer, Backend, get_raw};
 
 /// The cells of the row of `name` in a table.
 fn row(table: &str, name: &str) -> Option<Vec<String>> {
@@ -100,6 +100,15 @@ async fn scenario(backend: Backend) {
         out == "MissingEndpoints: endpointslices for service/metrics-server in \"kube-system\" have no addresses with port name \"https\""
     })
     .await;
+
+    // Its group version is the extension server's: unavailable, as kube
+    // answers while it cannot reach it.
+    let addr = api.url.trim_start_matches("http://");
+    for path in ["/apis/metrics.k8s.io/v1beta1", "/apis/metrics.k8s.io/v1beta1/nodes"] {
+        let (code, _, body) = get_raw(addr, path, &[]).await;
+        assert_eq!((code, String::from_utf8_lossy(&body).as_ref()), (503, "service unavailable\n"), "{path}");
+    }
+    assert_eq!(get_raw(addr, "/apis/nothing.example.com/v1/things", &[]).await.0, 404);
 
     // Refused with kube's texts.
     let mut bad = metrics.clone();
