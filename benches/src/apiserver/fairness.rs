@@ -108,8 +108,10 @@ async fn fill(api: &Api, args: &Args, target: &Target) -> Result<(), String> {
     let remaining = body["metadata"]["remainingItemCount"].as_u64().unwrap_or(0);
     let present = remaining + body["items"].as_array().map_or(0, |items| items.len() as u64);
     if present < args.objects {
+        // One client: never more writes at once than the smallest
+        // max-in-flight limit lets through.
         let fill =
-            super::create::create_many(api, FLOODED, args.objects - present, args.val_size, 16, target.quiet)
+            super::create::create_many(api, FLOODED, args.objects - present, args.val_size, 1, target.quiet)
                 .await?;
         if fill.errors > 0 {
             return Err(format!("filling {FLOODED}: {}", fill.error_samples.join("; ")));
