@@ -15,7 +15,7 @@ use axum::http::request::Parts;
 use x509_parser::prelude::{FromDer, X509Certificate};
 
 use super::client_ca::ClientCa;
-use crate::request::{ClientCertificates, UserInfo};
+use crate::request::{ClientCertificates, UserInfo, unescape_extra_key};
 
 #[derive(Debug)]
 pub struct RequestHeader {
@@ -87,31 +87,11 @@ impl RequestHeader {
                 // hyper keeps header names lowercased.
                 let Some(key) = name.as_str().strip_prefix(prefix.as_str()) else { continue };
                 let Ok(value) = value.to_str() else { continue };
-                extra.entry(percent_decoded(key)).or_default().push(value.to_string());
+                extra.entry(unescape_extra_key(key)).or_default().push(value.to_string());
             }
         }
         extra
     }
-}
-
-/// `%XX` sequences decoded (kube's `url.PathUnescape`); the key as it is
-/// when they do not decode.
-fn percent_decoded(key: &str) -> String {
-    let bytes = key.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = key.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
-            let Some(byte) = hex else { return key.to_string() };
-            out.push(byte);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| key.to_string())
 }
 
 fn common_name(chain: &ClientCertificates) -> Option<String> {

@@ -1,7 +1,7 @@
 //! The REST endpoints (k8s.io/apiserver `pkg/endpoints`): one dispatcher
 //! that sends resource requests to `handlers` and serves discovery,
-//! version, health, metrics and OpenAPI itself. The filters (`crate::filters`)
-//! wrap it.
+//! version, health, metrics and OpenAPI itself. The filter chain wraps it
+//! (and answers some refusals with `respond`'s helpers).
 //!
 //! * `query`: query parameters checked as kube checks them.
 //! * `handlers` / `watch`: the verbs.
@@ -22,7 +22,7 @@ mod negotiate;
 mod openapi_cache;
 mod openapi_v2;
 mod query;
-mod respond;
+pub mod respond;
 pub mod reviews;
 mod token_request;
 mod watch;
@@ -311,14 +311,10 @@ async fn extension_claims(app: &App, group: &str, version: &str) -> bool {
 }
 
 /// What kube's aggregator answers for a group version whose extension
-/// server it cannot reach (Go's `http.Error`: plain text). Requests are not
-/// yet proxied to extension servers, so every such group version answers
-/// this.
+/// server it cannot reach. Requests are not yet proxied to extension
+/// servers, so every such group version answers this.
 fn extension_unavailable() -> Response {
-    let mut response = text(StatusCode::SERVICE_UNAVAILABLE, "service unavailable\n");
-    let nosniff = header::HeaderValue::from_static("nosniff");
-    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, nosniff);
-    response
+    respond::go_http_error(StatusCode::SERVICE_UNAVAILABLE, "service unavailable")
 }
 
 /// kube's APF dumps; `includeRequestDetails` (any value) adds who sent each

@@ -29,6 +29,18 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Go's `http.Error`, which kube answers with where there is no Status
+/// (429 from flow control, 503 for an unreachable extension server):
+/// plain text and a newline, not to be sniffed.
+pub fn go_http_error(code: StatusCode, text: &str) -> Response {
+    let mut response = Response::new(Body::from(format!("{text}\n")));
+    *response.status_mut() = code;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
 /// `body` as kube writes JSON: its shared structs in Go's field order, a newline at the end.
 pub fn json_response(code: StatusCode, body: &Value) -> Response {
     json_bytes(code, crate::runtime::json_order::to_vec(body), JSON)

@@ -17,7 +17,7 @@ use crate::audit::AuditContext;
 use crate::authn::add_authenticated_group;
 use crate::authz::{Attributes, Union};
 use crate::errors::ApiError;
-use crate::request::UserInfo;
+use crate::request::{UserInfo, unescape_extra_key};
 
 const USER: &str = "impersonate-user";
 const GROUP: &str = "impersonate-group";
@@ -75,7 +75,7 @@ fn wanted(headers: &HeaderMap) -> Result<Option<Wanted>, ApiError> {
     };
     for (name, value) in headers {
         if let Some(key) = name.as_str().strip_prefix(EXTRA_PREFIX) {
-            let key = percent_decode(key).to_lowercase();
+            let key = unescape_extra_key(key).to_lowercase();
             wanted.extra.entry(key).or_default().extend(text(value));
         }
     }
@@ -172,29 +172,6 @@ fn impersonated(wanted: Wanted) -> UserInfo {
     let mut user = UserInfo { name, uid: wanted.uid.unwrap_or_default(), groups, extra: wanted.extra };
     add_authenticated_group(&mut user);
     user
-}
-
-/// `%2F` → `/` (extra keys travel percent-encoded in header names).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = || {
-            std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok().and_then(|h| u8::from_str_radix(h, 16).ok())
-        };
-        match (bytes[i], hex()) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

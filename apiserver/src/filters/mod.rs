@@ -91,16 +91,12 @@ pub fn build(handler: Router, state: FilterState) -> Router {
         .layer(middleware::from_fn(audit_init::audit_init))
 }
 
-/// kube's refusal of a request the server has no room for (Go's
-/// `http.Error`: plain text, not a Status), and when to try again.
+/// kube's refusal of a request the server has no room for (plain text,
+/// not a Status), and when to try again.
 fn too_many_requests(retry_after: u64) -> axum::response::Response {
     use axum::http::{HeaderValue, StatusCode, header};
-    let mut response =
-        axum::response::Response::new(axum::body::Body::from("Too many requests, please try again later.\n"));
-    *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+    let text = "Too many requests, please try again later.";
+    let mut response = crate::endpoints::respond::go_http_error(StatusCode::TOO_MANY_REQUESTS, text);
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
     response
 }

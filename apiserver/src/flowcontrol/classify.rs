@@ -155,24 +155,15 @@ mod tests {
     use std::collections::BTreeMap;
 
     use axum::http::Method;
-    use serde_json::Value;
 
     use super::*;
-    use crate::registry::kinds::flowcontrol::bootstrap;
 
     /// kube's bootstrap schemas and levels, each with a uid of its name.
     fn bootstrap_objects() -> (Vec<flowcontrol::FlowSchema>, Vec<flowcontrol::PriorityLevelConfiguration>) {
-        let with_uid = |mut object: Value| {
-            object["metadata"]["uid"] = object["metadata"]["name"].clone();
-            object
-        };
-        let schemas =
-            bootstrap::mandatory_flow_schemas().into_iter().chain(bootstrap::suggested_flow_schemas());
-        let levels =
-            bootstrap::mandatory_priority_levels().into_iter().chain(bootstrap::suggested_priority_levels());
+        let (schemas, levels) = crate::flowcontrol::tests::bootstrap_config();
         (
-            schemas.map(|s| serde_json::from_value(with_uid(s)).unwrap()).collect(),
-            levels.map(|l| serde_json::from_value(with_uid(l)).unwrap()).collect(),
+            schemas.into_iter().map(|s| serde_json::from_value(s).unwrap()).collect(),
+            levels.into_iter().map(|l| serde_json::from_value(l).unwrap()).collect(),
         )
     }
 

@@ -4,7 +4,7 @@
 
 use std::time::SystemTime;
 
-use super::queueset::{QueueDump, RequestDump, Totals};
+use super::queueset::{QueueDump, RequestDump, Summary};
 
 const MIN_WIDTH: usize = 8;
 const PADDING: usize = 1;
@@ -39,18 +39,7 @@ fn strings(cells: &[&str]) -> Vec<String> {
     cells.iter().map(|c| c.to_string()).collect()
 }
 
-/// One level as `dump_priority_levels` shows it.
-#[derive(Debug, Clone)]
-pub struct LevelDump {
-    pub name: String,
-    pub active_queues: usize,
-    pub idle: bool,
-    pub waiting: u32,
-    pub executing: u32,
-    pub totals: Totals,
-}
-
-pub fn priority_levels(levels: &[LevelDump]) -> String {
+pub fn priority_levels(levels: &[(String, Summary)]) -> String {
     let mut rows = vec![strings(&[
         "PriorityLevelName",
         "ActiveQueues",
@@ -63,11 +52,11 @@ pub fn priority_levels(levels: &[LevelDump]) -> String {
         "TimedoutRequests",
         "CancelledRequests",
     ])];
-    for level in levels {
+    for (name, level) in levels {
         rows.push(vec![
-            level.name.clone(),
+            name.clone(),
             level.active_queues.to_string(),
-            level.idle.to_string(),
+            (level.waiting == 0 && level.executing == 0).to_string(),
             // A level removed from the configuration is dropped from here
             // at once; its requests finish on their own.
             "false".into(),
@@ -176,39 +165,25 @@ fn seat_seconds(value: f64) -> String {
     format!("{value:.9}ss")
 }
 
-/// Go's `time.RFC3339Nano` in UTC; Go's zero time for none.
+/// Go's `time.RFC3339Nano` in UTC (no trailing zeros in the fraction);
+/// Go's zero time for none.
 fn rfc3339(time: Option<SystemTime>) -> String {
-    let Some(time) = time else { return "0001-01-01T00:00:00Z".into() };
-    let time = time::OffsetDateTime::from(time);
-    let nanos = time.nanosecond();
-    let fraction = match nanos {
-        0 => String::new(),
-        n => format!(".{}", format!("{n:09}").trim_end_matches('0')),
-    };
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{fraction}Z",
-        time.year(),
-        u8::from(time.month()),
-        time.day(),
-        time.hour(),
-        time.minute(),
-        time.second()
-    )
+    match time.and_then(|t| jiff::Timestamp::try_from(t).ok()) {
+        Some(at) => at.strftime("%Y-%m-%dT%H:%M:%S%.fZ").to_string(),
+        None => "0001-01-01T00:00:00Z".into(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flowcontrol::queueset::Totals;
 
     #[test]
     fn levels_are_dumped_in_aligned_columns() {
-        let level = |name: &str| LevelDump {
-            name: name.into(),
-            active_queues: 0,
-            idle: true,
-            waiting: 0,
-            executing: 0,
-            totals: Totals { dispatched: 12, rejected: 0, timed_out: 0, cancelled: 0 },
+        let level = |name: &str| {
+            let totals = Totals { dispatched: 12, rejected: 0, timed_out: 0, cancelled: 0 };
+            (name.to_string(), Summary { active_queues: 0, waiting: 0, executing: 0, totals })
         };
         let text = priority_levels(&[level("catch-all"), level("workload-low")]);
         let lines: Vec<&str> = text.lines().collect();
@@ -222,6 +197,8 @@ mod tests {
     fn times_are_go_rfc3339_nano() {
         let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1_700_000_000_120);
         assert_eq!(rfc3339(Some(at)), "2023-11-14T22:13:20.12Z");
+        let whole = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        assert_eq!(rfc3339(Some(whole)), "2023-11-14T22:13:20Z");
         assert_eq!(rfc3339(None), "0001-01-01T00:00:00Z");
     }
 }

@@ -264,21 +264,8 @@ impl FlowControl {
 
     /// `/debug/api_priority_and_fairness/dump_priority_levels`.
     pub fn dump_priority_levels(&self) -> String {
-        let levels: Vec<dump::LevelDump> = self
-            .levels()
-            .iter()
-            .map(|(name, level)| {
-                let (_, executing, waiting) = level.set.occupancy();
-                dump::LevelDump {
-                    name: name.clone(),
-                    active_queues: level.set.dump_queues().iter().filter(|q| q.pending > 0).count(),
-                    idle: level.set.is_idle(),
-                    waiting,
-                    executing,
-                    totals: level.set.totals(),
-                }
-            })
-            .collect();
+        let levels: Vec<_> =
+            self.levels().iter().map(|(name, level)| (name.clone(), level.set.summary())).collect();
         dump::priority_levels(&levels)
     }
 
@@ -380,4 +367,4 @@ fn describe(classification: &Classification, info: &RequestInfo, uri: &Uri, user
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -271,12 +271,6 @@ impl QueueSet {
         Ok(Pending { set: Some(self.clone()), id, queue: waits_in, receiver })
     }
 
-    /// Whether nothing waits or runs.
-    pub fn is_idle(&self) -> bool {
-        let state = self.lock();
-        state.executing == 0 && state.waiting == 0
-    }
-
     /// `(seats in use, requests executing, requests waiting)`.
     pub fn occupancy(&self) -> (u32, u32, u32) {
         let state = self.lock();
@@ -337,8 +331,15 @@ impl QueueSet {
         }
     }
 
-    pub fn totals(&self) -> Totals {
-        self.lock().totals
+    /// The level at one instant, for `dump_priority_levels`.
+    pub fn summary(&self) -> Summary {
+        let state = self.lock();
+        Summary {
+            active_queues: state.queues.iter().filter(|q| !q.waiting.is_empty()).count(),
+            waiting: state.waiting,
+            executing: state.executing,
+            totals: state.totals,
+        }
     }
 
     /// Each queue's state, for `dump_queues`.
@@ -381,6 +382,16 @@ impl QueueSet {
         out.extend(state.queueless.values().map(|e| dump(-1, -1, e)));
         out
     }
+}
+
+/// A level's queues with requests waiting, its requests waiting and
+/// running, and its counts.
+#[derive(Debug, Clone, Copy)]
+pub struct Summary {
+    pub active_queues: usize,
+    pub waiting: u32,
+    pub executing: u32,
+    pub totals: Totals,
 }
 
 /// One queue as `dump_queues` shows it.

@@ -5,8 +5,9 @@ use axum::http::Method;
 use super::*;
 use crate::registry::kinds::flowcontrol::bootstrap;
 
-/// kube's bootstrap objects, each with a uid of its name.
-fn bootstrap_config() -> (Vec<Value>, Vec<Value>) {
+/// kube's bootstrap schemas and levels as served, each with a uid of its
+/// name.
+pub(super) fn bootstrap_config() -> (Vec<Value>, Vec<Value>) {
     let with_uid = |mut object: Value| {
         object["metadata"]["uid"] = object["metadata"]["name"].clone();
         object

@@ -33,7 +33,10 @@ fn who_am_i(api: &ApiServer, cert: &str, headers: &[&str]) -> (u16, Value) {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (body, code) = text.rsplit_once('\n').unwrap_or_default();
-    (code.parse().unwrap_or(0), serde_json::from_str(body).unwrap_or(Value::Null))
+    // Not JSON (or no answer at all): the text and curl's word for why, so
+    // a failure says it.
+    let as_text = || Value::String(format!("{body}{}", String::from_utf8_lossy(&out.stderr)));
+    (code.parse().unwrap_or(0), serde_json::from_str(body).unwrap_or_else(|_| as_text()))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -66,8 +69,10 @@ async fn front_proxies_say_who_the_request_is_for() {
     assert_eq!(user["extra"]["scopes"], serde_json::json!(["view"]));
 
     // A name not allowed, or the proxy's certificate naming no one: 401.
-    assert_eq!(who_am_i(&api, "stranger", &alice).0, 401);
-    assert_eq!(who_am_i(&api, "proxy", &[]).0, 401);
+    let (code, body) = who_am_i(&api, "stranger", &alice);
+    assert_eq!(code, 401, "{body}");
+    let (code, body) = who_am_i(&api, "proxy", &[]);
+    assert_eq!(code, 401, "{body}");
     // A user's own certificate is the user, whatever headers it sends.
     let (code, review) = who_am_i(&api, "bob", &alice);
     assert_eq!(code, 201, "{review}");
