@@ -56,6 +56,13 @@ api_flags=(
   --service-account-issuer https://kubernetes.default.svc.cluster.local
   --service-account-signing-key-file data/pki/sa.key --service-account-key-file data/pki/sa.pub
   --audit-policy-file scripts/apiserver/audit-policy.yaml --audit-log-path data/audit.log
+  # The aggregation layer, as kubeadm sets it up; endpoints routing since
+  # nothing on this machine routes Services' cluster IPs.
+  --requestheader-client-ca-file data/pki/front-proxy-ca.crt --requestheader-allowed-names front-proxy-client
+  --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group
+  --requestheader-extra-headers-prefix X-Remote-Extra- --requestheader-uid-headers X-Remote-Uid
+  --proxy-client-cert-file data/pki/front-proxy-client.crt --proxy-client-key-file data/pki/front-proxy-client.key
+  --enable-aggregator-routing=true
 )
 clients=(2379 22379 32379)
 peers=(2380 22380 32380)

@@ -363,6 +363,15 @@ pub fn modified(qualified: &str, name: &str) -> ApiError {
     }
 }
 
+/// Go's `syscall` texts for the connection errors users meet.
+pub fn go_io_error(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::ConnectionRefused => "connect: connection refused".into(),
+        std::io::ErrorKind::TimedOut => "i/o timeout".into(),
+        _ => e.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

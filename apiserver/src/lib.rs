@@ -18,8 +18,11 @@
 //! * `fieldmanager`: `managedFields` on every write, and server-side apply.
 //! * `errors`: every client-visible error as a `metav1.Status`.
 //! * `metrics`: `/metrics`.
+//! * `aggregator`: group versions of extension API servers, proxied.
+//! * `tls_client`: TLS for the server's own outgoing connections.
 
 pub mod admission;
+pub mod aggregator;
 pub mod audit;
 pub mod authn;
 pub mod authz;
@@ -44,3 +47,4 @@ pub mod selector;
 pub mod server;
 pub mod storage;
 pub mod table;
+pub mod tls_client;

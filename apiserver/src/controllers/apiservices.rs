@@ -11,16 +11,20 @@
 //!   nothing serves them; one without the label is the user's, left alone.
 //! * availability: a local APIService is `Available` (`Local`); one naming
 //!   a Service is not while the Service is missing, does not listen on its
-//!   port, or has no ready endpoint on it (kube's reasons and messages).
-//!   Requests are not proxied to extension servers yet, so one whose
-//!   endpoints are ready is left as it is (`Unknown` until then).
+//!   port, has no ready endpoint on it, or its server fails kube's
+//!   discovery check (`aggregator::check`); otherwise it is (`Passed`).
+//!   kube's reasons and messages.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+
 use crate::admission::Objects;
+use crate::aggregator::resolve::{endpoint_slices, ready_endpoints};
+use crate::aggregator::{Aggregator, Target};
 use crate::cacher::{ListOptions, ReadAt};
 use crate::errors::ApiError;
 use crate::registry::kinds::apiservice::{self, AVAILABLE, GROUP};
@@ -71,7 +75,7 @@ struct Wanted {
     managed: &'static str,
 }
 
-pub async fn run(resources: Resources) {
+pub async fn run(resources: Resources, aggregator: Arc<Aggregator>) {
     let (Ok(services), Ok(crds)) = (
         resources.store(GROUP, "apiservices"),
         resources.store(customresourcedefinition::GROUP, "customresourcedefinitions"),
@@ -86,7 +90,7 @@ pub async fn run(resources: Resources) {
             Ok(()) => starting = false,
             Err(e) => tracing::debug!(error = %e, "registering local APIServices; retrying"),
         }
-        if let Err(e) = check_availability(&resources, &services).await {
+        if let Err(e) = check_availability(&resources, &services, &aggregator).await {
             tracing::debug!(error = %e, "checking APIServices' availability; retrying");
         }
     }
@@ -202,13 +206,24 @@ fn object(name: &str, want: &Wanted) -> Value {
 }
 
 /// Sets each APIService's `Available` condition where it can be told.
-async fn check_availability(resources: &Resources, store: &Store) -> Result<(), ApiError> {
-    for service in store.list(&ListOptions::default()).await?.items {
-        let wanted = match apiservice::is_local(&service) {
-            true => Some(condition("True", "Local", "Local APIServices are always available")),
-            false => remote_unavailable(resources, &service["spec"]["service"]).await,
+async fn check_availability(
+    resources: &Resources,
+    store: &Store,
+    aggregator: &Aggregator,
+) -> Result<(), ApiError> {
+    let listed = store.list(&ListOptions::default()).await?.items;
+    aggregator.retain(&listed.iter().map(|s| meta::name_of(s).to_string()).collect());
+    for service in listed {
+        let wanted = match Target::of(&service) {
+            None => condition("True", "Local", "Local APIServices are always available"),
+            Some(target) => match remote_unavailable(resources, &service["spec"]["service"]).await {
+                Some(unavailable) => unavailable,
+                None => match aggregator.check(resources, &target).await {
+                    Ok(()) => condition("True", "Passed", "all checks passed"),
+                    Err(why) => condition("False", "FailedDiscoveryCheck", &why),
+                },
+            },
         };
-        let Some(wanted) = wanted else { continue };
         let same = |c: &Value| ["status", "reason", "message"].iter().all(|key| c[*key] == wanted[*key]);
         if apiservice::available(&service).is_some_and(same) {
             continue;
@@ -286,7 +301,7 @@ async fn remote_unavailable(resources: &Resources, reference: &Value) -> Option<
         let message = format!("cannot find endpointslices for service/{name} in {quoted}");
         return Some(condition("False", "EndpointsNotFound", &message));
     }
-    if !slices.iter().any(|slice| has_ready_endpoint(slice, port_name)) {
+    if slices.iter().all(|slice| ready_endpoints(slice, port_name).is_empty()) {
         let message = format!(
             "endpointslices for service/{name} in {quoted} have no addresses with port name {}",
             crate::errors::go_quote(port_name)
@@ -294,22 +309,4 @@ async fn remote_unavailable(resources: &Resources, reference: &Value) -> Option<
         return Some(condition("False", "MissingEndpoints", &message));
     }
     None
-}
-
-/// The EndpointSlices of Service `name` (labelled with its name).
-async fn endpoint_slices(resources: &Resources, namespace: &str, name: &str) -> Result<Vec<Value>, ApiError> {
-    let store = resources.store("discovery.k8s.io", "endpointslices")?;
-    let mut options = ListOptions::default();
-    options.filter.namespace = Some(namespace.to_string());
-    let slices = store.list(&options).await?.items;
-    Ok(slices.into_iter().filter(|s| s["metadata"]["labels"]["kubernetes.io/service-name"] == name).collect())
-}
-
-/// Whether `slice` has a port named `port_name` (the name given, if
-/// empty) with a number, and an endpoint that is ready (or does not say).
-fn has_ready_endpoint(slice: &Value, port_name: &str) -> bool {
-    let ports = slice["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let named = ports.iter().any(|p| p["name"].as_str() == Some(port_name) && p["port"].is_number());
-    let endpoints = slice["endpoints"].as_array().map(Vec::as_slice).unwrap_or_default();
-    named && endpoints.iter().any(|e| e["conditions"]["ready"] != json!(false))
 }

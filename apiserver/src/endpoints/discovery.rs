@@ -68,6 +68,14 @@ pub fn api_group(resources: &Resources, group: &str) -> Value {
     json!({"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": versions, "preferredVersion": preferred})
 }
 
+/// Whether this server serves `group`/`version` itself.
+pub fn serves(resources: &Resources, group: &str, version: &str) -> bool {
+    match group {
+        "" => version == "v1",
+        _ => versions_of(resources, group).iter().any(|v| v == version),
+    }
+}
+
 /// The versions `group` is served in, in kube's order of preference (the
 /// reviews' groups are v1).
 fn versions_of(resources: &Resources, group: &str) -> Vec<String> {
@@ -87,7 +95,9 @@ fn versions_of(resources: &Resources, group: &str) -> Vec<String> {
 
 /// kube's version priority: GA before beta before alpha, higher numbers
 /// first; versions not of that form last, alphabetically.
-fn kube_version_order(version: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
+pub(super) fn kube_version_order(
+    version: &str,
+) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
     let parsed = version.strip_prefix('v').and_then(|rest| {
         let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
         let major: u64 = rest[..digits].parse().ok()?;

@@ -7,6 +7,7 @@
 //! * `handlers` / `watch`: the verbs.
 //! * `respond`: response bodies, Status errors, Tables, warnings.
 //! * `discovery`: legacy and aggregated discovery documents.
+//! * `extension_discovery`: extension servers' group versions in them.
 //! * `reviews`: access, rules, self-subject and token reviews.
 //! * `token_request`: ServiceAccount tokens (`kubectl create token`).
 //! * `component_status`: `kubectl get componentstatuses`, probed on each read.
@@ -17,6 +18,7 @@ mod binding;
 mod component_status;
 pub mod discovery;
 mod eviction;
+mod extension_discovery;
 mod handlers;
 mod negotiate;
 mod openapi_cache;
@@ -39,6 +41,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::admission::{AnnotationLevel, Notes};
+use crate::aggregator::{Aggregator, Target};
 use crate::audit::{AuditContext, Level};
 use crate::authn::Authenticator;
 use crate::authz::{AlwaysAllow, Union};
@@ -73,6 +76,9 @@ pub struct App {
     /// API Priority and Fairness, whose state `/debug/api_priority_and_fairness/`
     /// dumps; unset when it is off.
     flow_control: std::sync::OnceLock<Arc<FlowControl>>,
+    /// The aggregation layer; unset, extension servers' group versions
+    /// answer 503.
+    aggregator: std::sync::OnceLock<Arc<Aggregator>>,
 }
 
 pub type SharedApp = Arc<App>;
@@ -106,6 +112,7 @@ impl App {
         // Built now rather than on the first request, which would wait for it.
         openapi.docs();
         let flow_control = std::sync::OnceLock::new();
+        let aggregator = std::sync::OnceLock::new();
         Arc::new(App {
             resources,
             metrics,
@@ -114,7 +121,13 @@ impl App {
             authorizer,
             openapi,
             flow_control,
+            aggregator,
         })
+    }
+
+    /// Passes extension servers' requests on through `aggregator`.
+    pub fn aggregate_with(&self, aggregator: Arc<Aggregator>) {
+        let _ = self.aggregator.set(aggregator);
     }
 
     /// Serves `flow_control`'s debug dumps.
@@ -146,13 +159,16 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
         Some(info) => info.clone(),
         None => RequestInfo::parse(&parts.method, parts.uri.path(), params.is_watch()),
     };
+    // The authentication filter sets the user; a request that did not go
+    // through it (none in this server) would be anonymous.
+    let user = parts.extensions.get::<Arc<UserInfo>>().cloned().unwrap_or_default();
+    if let Some((target, discovery)) = extension_for(&app, &info, parts.uri.path()).await {
+        return pass_on(&app, &target, Request::from_parts(parts, body), &user, discovery).await;
+    }
     let body = match read_body(&parts.headers, body, app.max_request_body_bytes).await {
         Ok(body) => body,
         Err(e) => return e.into_response(),
     };
-    // The authentication filter sets the user; a request that did not go
-    // through it (none in this server) would be anonymous.
-    let user = parts.extensions.get::<Arc<UserInfo>>().cloned().unwrap_or_default();
     let result = match &info {
         RequestInfo::Resource(resource) if token_request::is_token_request(resource) => {
             token_request::serve(&app, resource, &parts.headers, &body).await
@@ -171,11 +187,6 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
         }
         RequestInfo::Resource(resource) => match reviews::find(resource) {
             Some(review) => reviews::serve(&app, review, resource, &user, &parts.headers, &body).await,
-            None if app.resources.get(&resource.group, &resource.version, &resource.resource).is_none()
-                && extension_claims(&app, &resource.group, &resource.version).await =>
-            {
-                return extension_unavailable();
-            }
             None => {
                 let notes = Arc::new(Notes::default());
                 let served =
@@ -264,25 +275,32 @@ async fn non_resource(
         ["readyz"] => readyz(app).await,
         ["metrics"] => Ok(text(StatusCode::OK, &app.metrics.render())),
         ["debug", "api_priority_and_fairness", dump] => flow_control_dump(app, dump, uri),
-        ["api"] if discovery::wants_aggregated(accept) => Ok(aggregated(&app.resources, true)),
-        ["apis"] if discovery::wants_aggregated(accept) => Ok(aggregated(&app.resources, false)),
+        ["api"] if discovery::wants_aggregated(accept) => Ok(aggregated(app, true).await),
+        ["apis"] if discovery::wants_aggregated(accept) => Ok(aggregated(app, false).await),
         ["api"] => Ok(ok(discovery::api_versions())),
-        ["apis"] => Ok(ok(discovery::api_group_list(&app.resources))),
+        ["apis"] => {
+            let mut list = discovery::api_group_list(&app.resources);
+            let local = discovery::groups(&app.resources);
+            let remote = extension_discovery::api_groups(&remotes(app).await, &local);
+            if let Some(groups) = list["groups"].as_array_mut() {
+                groups.extend(remote);
+            }
+            Ok(ok(list))
+        }
         ["apis", group] if discovery::groups(&app.resources).iter().any(|g| g == group) => {
             Ok(ok(discovery::api_group(&app.resources, group)))
+        }
+        ["apis", group] => {
+            extension_discovery::api_group_of(&remotes(app).await, group).map(ok).ok_or(ApiError::NoSuchPath)
         }
         ["api", version] => {
             discovery::api_resource_list(&app.resources, "", version).map(ok).ok_or(ApiError::NoSuchPath)
         }
-        ["apis", group, version] => match discovery::api_resource_list(&app.resources, group, version) {
-            Some(list) => Ok(ok(list)),
-            None if extension_claims(app, group, version).await => Ok(extension_unavailable()),
-            None => Err(ApiError::NoSuchPath),
-        },
-        ["openapi", "v2"] => Ok(openapi_v2::serve(&app.openapi.docs(), headers)),
-        ["openapi", "v3"] => {
-            Ok(respond::json_bytes(StatusCode::OK, app.openapi.docs().root().to_vec(), respond::JSON))
+        ["apis", group, version] => {
+            discovery::api_resource_list(&app.resources, group, version).map(ok).ok_or(ApiError::NoSuchPath)
         }
+        ["openapi", "v2"] => Ok(openapi_v2::serve(&app.openapi.docs(), headers)),
+        ["openapi", "v3"] => Ok(openapi_v3_root(app).await),
         ["openapi", "v3", rest @ ..] => app
             .openapi
             .docs()
@@ -293,28 +311,77 @@ async fn non_resource(
     }
 }
 
-fn aggregated(resources: &Resources, core: bool) -> Response {
-    let body = serde_json::to_vec(&discovery::aggregated(resources, core)).unwrap_or_default();
+/// Aggregated discovery: this server's groups, then extension servers'.
+async fn aggregated(app: &App, core: bool) -> Response {
+    let mut document = discovery::aggregated(&app.resources, core);
+    if !core {
+        let local = discovery::groups(&app.resources);
+        let remote = extension_discovery::aggregated_groups(&remotes(app).await, &local);
+        if let Some(items) = document["items"].as_array_mut() {
+            items.extend(remote);
+        }
+    }
+    let body = serde_json::to_vec(&document).unwrap_or_default();
     let mut response = respond::json_bytes(StatusCode::OK, body, discovery::AGGREGATED_CONTENT_TYPE);
     response.headers_mut().insert(header::VARY, header::HeaderValue::from_static("Accept"));
     response
 }
 
-/// Whether an APIService hands `group`/`version` to an extension server
-/// (it names a Service).
-async fn extension_claims(app: &App, group: &str, version: &str) -> bool {
-    use crate::registry::kinds::apiservice;
-    let Ok(services) = app.resources.store(apiservice::GROUP, "apiservices") else { return false };
-    let name = apiservice::name_for(group, version);
-    let found = services.get(None, &name, &crate::cacher::ReadAt::default()).await;
-    found.is_ok_and(|service| !apiservice::is_local(&service))
+/// `/openapi/v3`: this server's group versions, then extension servers'
+/// (whose documents are fetched from them through the proxy).
+async fn openapi_v3_root(app: &App) -> Response {
+    let root = app.openapi.docs().root().to_vec();
+    let local = discovery::groups(&app.resources);
+    let remote = extension_discovery::openapi_paths(&remotes(app).await, &local);
+    if remote.is_empty() {
+        return respond::json_bytes(StatusCode::OK, root, respond::JSON);
+    }
+    let mut document: serde_json::Value = serde_json::from_slice(&root).unwrap_or_default();
+    for (path, url) in remote {
+        document["paths"][path] = json!({"serverRelativeURL": url});
+    }
+    respond::json_response(StatusCode::OK, &document)
 }
 
-/// What kube's aggregator answers for a group version whose extension
-/// server it cannot reach. Requests are not yet proxied to extension
-/// servers, so every such group version answers this.
-fn extension_unavailable() -> Response {
-    respond::go_http_error(StatusCode::SERVICE_UNAVAILABLE, "service unavailable")
+/// Extension servers' group versions and what they last said they serve.
+async fn remotes(app: &App) -> Vec<extension_discovery::Remote> {
+    match app.aggregator.get() {
+        Some(aggregator) => aggregator.targets(&app.resources).await,
+        None => Vec::new(),
+    }
+}
+
+/// The extension server a request is for, and whether it is a discovery
+/// request: a group version this server does not serve itself, whose
+/// APIService names a Service (its resources, its discovery document,
+/// its OpenAPI v3 document).
+async fn extension_for(app: &App, info: &RequestInfo, path: &str) -> Option<(Target, bool)> {
+    let (group, version, discovery) = match info {
+        RequestInfo::Resource(resource) => (resource.group.clone(), resource.version.clone(), false),
+        RequestInfo::NonResource { .. } => {
+            match path.trim_end_matches('/').split('/').skip(1).collect::<Vec<_>>().as_slice() {
+                ["apis", group, version] => (group.to_string(), version.to_string(), true),
+                ["openapi", "v3", "apis", group, version] => (group.to_string(), version.to_string(), false),
+                _ => return None,
+            }
+        }
+    };
+    if discovery::serves(&app.resources, &group, &version) {
+        return None;
+    }
+    Aggregator::target(&app.resources, &group, &version).await.map(|target| (target, discovery))
+}
+
+/// Passes `request` on to `target`'s server; kube's 503 with the reason
+/// when that cannot be done.
+async fn pass_on(app: &App, target: &Target, request: Request, user: &UserInfo, discovery: bool) -> Response {
+    let Some(aggregator) = app.aggregator.get() else {
+        return respond::go_http_error(StatusCode::SERVICE_UNAVAILABLE, "service unavailable");
+    };
+    match aggregator.serve(&app.resources, target, request, user, discovery).await {
+        Ok(response) => response,
+        Err(why) => respond::go_http_error(StatusCode::SERVICE_UNAVAILABLE, &why),
+    }
 }
 
 /// kube's APF dumps; `includeRequestDetails` (any value) adds who sent each

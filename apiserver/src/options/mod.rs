@@ -11,11 +11,13 @@ use crate::cacher::{CacheConfig, DEFAULT_WINDOW_BYTES, WindowBytes};
 use crate::registry::kinds::service::{IpRange, PortRange, Ranges};
 
 mod admission;
+mod aggregator;
 mod audit;
 mod authentication;
 mod authorization;
 
 pub use admission::AdmissionOptions;
+pub use aggregator::AggregatorOptions;
 pub use audit::AuditOptions;
 pub use authentication::AuthenticationOptions;
 pub use authorization::{AuthorizationMode, AuthorizationOptions};
@@ -43,6 +45,8 @@ pub struct Options {
     pub audit: AuditOptions,
     #[command(flatten)]
     pub admission: AdmissionOptions,
+    #[command(flatten)]
+    pub aggregator: AggregatorOptions,
     /// The IPv4 range Services' cluster IPs come from.
     #[arg(long, default_value = "10.0.0.0/24", value_parser = IpRange::parse)]
     pub service_cluster_ip_range: IpRange,
@@ -158,7 +162,8 @@ pub struct LimitOptions {
     #[arg(long, default_value_t = 200)]
     pub max_mutating_requests_inflight: usize,
     /// API Priority and Fairness: requests classified by the FlowSchemas
-    /// (so far answered with kube's X-Kubernetes-PF-* headers only).
+    /// and given seats by their priority levels (fair queues, 429s); with
+    /// false, the two in-flight limits alone.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     pub enable_priority_and_fairness: bool,
     /// How long a request that is not long-running (watches, proxies) may

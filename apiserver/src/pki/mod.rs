@@ -66,8 +66,10 @@ pub fn serving_names(service_ip: IpAddr, extra: &[String]) -> Vec<String> {
 }
 
 /// The cluster's files in `dir`: the CA, the API server's certificate, the
-/// administrator's certificate and kubeconfig, and the ServiceAccount
-/// token key pair. Returns what was created (empty: all reused).
+/// administrator's certificate and kubeconfig, the ServiceAccount token key
+/// pair, and kubeadm's front-proxy CA with the aggregator's client
+/// certificate (`front-proxy-client`). Returns what was created (empty:
+/// all reused).
 pub fn init(dir: &Path, options: &InitOptions) -> Result<Vec<PathBuf>, PkiError> {
     files::ensure_dir(dir)?;
     let mut created = Vec::new();
@@ -76,6 +78,8 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<Vec<PathBuf>, PkiError>
     ca.ensure_serving(dir, "apiserver", "kube-apiserver", &names, &mut created)?;
     ca.ensure_client(dir, "admin", "kubernetes-admin", &["system:masters".to_string()], &mut created)?;
     authority::ensure_key_pair(dir, "sa", &mut created)?;
+    let front_proxy = Authority::load_or_create(dir, "front-proxy-ca", "front-proxy-ca", &mut created)?;
+    front_proxy.ensure_client(dir, "front-proxy-client", "front-proxy-client", &[], &mut created)?;
     let admin_config = dir.join("admin.kubeconfig");
     if !admin_config.exists() {
         kubeconfig::write(&admin_config, &options.server, &ca, dir, "admin", "kubernetes-admin")?;
@@ -85,7 +89,8 @@ pub fn init(dir: &Path, options: &InitOptions) -> Result<Vec<PathBuf>, PkiError>
 }
 
 /// File names `init` and the server use.
-const RESERVED: &[&str] = &["ca", "sa", "apiserver", "apiserver-ca", "admin"];
+const RESERVED: &[&str] =
+    &["ca", "sa", "apiserver", "apiserver-ca", "admin", "front-proxy-ca", "front-proxy-client"];
 
 /// A client certificate for `name` in `groups`, and its kubeconfig at `out`.
 pub fn add_user(

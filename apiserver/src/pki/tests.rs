@@ -84,6 +84,9 @@ fn a_second_init_changes_nothing_and_a_missing_leaf_is_signed_by_the_same_ca() {
     let dir = tempfile::tempdir().unwrap();
     let created = init(dir.path(), &options()).unwrap();
     assert!(created.len() >= 9, "{created:?}");
+    for file in ["front-proxy-ca.crt", "front-proxy-client.crt", "front-proxy-client.key"] {
+        assert!(dir.path().join(file).exists(), "{file}: the aggregator's front-proxy identity");
+    }
     let snapshot = |dir: &Path| -> Vec<(String, Vec<u8>)> {
         let mut files: Vec<_> = std::fs::read_dir(dir)
             .unwrap()

@@ -44,6 +44,22 @@ pub fn unescape_extra_key(key: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| key.to_string())
 }
 
+/// An extra's key made fit for a header name, as client-go's
+/// `headerKeyEscape` makes it: bytes that are not a header token's, and
+/// `%` itself, %-encoded (undone by [`unescape_extra_key`]).
+pub fn escape_extra_key(key: &str) -> String {
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$&'*+-.^_`|~".contains(&b);
+    let mut out = String::with_capacity(key.len());
+    for b in key.bytes() {
+        if token(b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +70,15 @@ mod tests {
         assert_eq!(unescape_extra_key("scopes"), "scopes");
         assert_eq!(unescape_extra_key("bad%zzkey"), "bad%zzkey", "kept as it came");
         assert_eq!(unescape_extra_key("cut%2"), "cut%2");
+    }
+
+    #[test]
+    fn extra_keys_round_trip_through_header_names() {
+        assert_eq!(escape_extra_key("acme.com/project"), "acme.com%2Fproject");
+        assert_eq!(escape_extra_key("100%"), "100%25");
+        assert_eq!(escape_extra_key("scopes"), "scopes");
+        for key in ["acme.com/project", "100%", "a b\u{e9}", "scopes"] {
+            assert_eq!(unescape_extra_key(&escape_extra_key(key)), key);
+        }
     }
 }

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::admission;
+use crate::aggregator::{Aggregator, Routing};
 use crate::audit::Auditor;
 use crate::authn::client_ca::ClientCa;
 use crate::authn::request_header::RequestHeader;
@@ -31,6 +32,7 @@ use crate::options::{AuthorizationMode, Options};
 use crate::registry::Resources;
 use crate::registry::kinds;
 use crate::storage::{Compactor, Endpoints, Etcd3Store, Step, Storage};
+use crate::tls_client::ClientCertificate;
 use conn::ConnectionLimits;
 
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +59,8 @@ pub enum StartError {
     Register(String),
     #[error("--cluster-signing-cert-file and --cluster-signing-key-file: {0}")]
     SigningCa(crate::pki::PkiError),
+    #[error("--proxy-client-cert-file and --proxy-client-key-file: {0}")]
+    ProxyClient(String),
     #[error("cannot listen on {addr}: {why}")]
     Bind { addr: SocketAddr, why: String },
 }
@@ -118,7 +122,8 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
     tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
-    tokio::spawn(crate::controllers::apiservices::run(resources.clone()));
+    let aggregator = Arc::new(aggregator(&options)?);
+    tokio::spawn(crate::controllers::apiservices::run(resources.clone(), aggregator.clone()));
     tokio::spawn(crate::controllers::authentication_trust::run(resources.clone(), trust(&options)?));
     let flow_control =
         options.limits.enable_priority_and_fairness.then(|| flow_control(&options, &resources));
@@ -151,6 +156,7 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
         escalation.set_authority(authorizer.clone(), index);
     }
     let app = App::secured(resources, metrics.clone(), max_body, authenticator.clone(), authorizer.clone());
+    app.aggregate_with(aggregator);
     if let Some(flow_control) = &flow_control {
         app.serve_flow_control_dumps(flow_control.clone());
         let source = flow_control.clone();
@@ -261,6 +267,29 @@ fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticat
         service_accounts,
         anonymous: authn.anonymous_auth,
     })
+}
+
+/// The aggregation layer the flags configure: the proxy's certificate read
+/// now, so a bad one stops the start.
+fn aggregator(options: &Options) -> Result<Aggregator, StartError> {
+    let flags = &options.aggregator;
+    let identity = match (&flags.proxy_client_cert_file, &flags.proxy_client_key_file) {
+        (Some(cert), Some(key)) => {
+            let read = |path: &std::path::Path| {
+                std::fs::read(path).map_err(|e| StartError::ProxyClient(format!("{}: {e}", path.display())))
+            };
+            let identity = ClientCertificate { certificate: read(cert)?, key: read(key)? };
+            crate::tls_client::config(crate::tls_client::Trust::Anyone, Some(&identity), &[])
+                .map_err(StartError::ProxyClient)?;
+            Some(identity)
+        }
+        _ => None,
+    };
+    let routing = match flags.enable_aggregator_routing {
+        true => Routing::Endpoints,
+        false => Routing::ClusterIp,
+    };
+    Ok(Aggregator::new(identity, routing))
 }
 
 /// What `kube-system/extension-apiserver-authentication` publishes.

@@ -247,6 +247,12 @@ impl ApiServer {
         server
     }
 
+    /// Stops the apiserver (its etcd member goes on); `restart` starts it
+    /// again.
+    pub fn stop(&mut self) {
+        self.process = None;
+    }
+
     /// Stops the apiserver and starts a new one on the same port and etcd:
     /// its caches start from etcd's current state.
     pub async fn restart(&mut self) {

@@ -14,6 +14,7 @@ mod crds;
 mod discovery;
 mod drain;
 mod etcd_tls;
+mod extension_servers;
 mod failover;
 mod fanout;
 mod flowcontrol;

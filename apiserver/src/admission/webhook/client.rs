@@ -13,10 +13,10 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
-use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+use rustls_pki_types::ServerName;
 
 use super::credentials::Identity;
+use crate::tls_client::{ClientCertificate, Trust};
 
 /// The most a webhook may answer: a review holds one object and a patch
 /// for it, far below this; more is refused rather than held in memory.
@@ -54,12 +54,12 @@ type Connection = SendRequest<Full<Bytes>>;
 type Pool = HashMap<(Endpoint, Vec<u8>, Option<Identity>), Vec<Connection>>;
 
 /// TLS clients by the roots they trust and the certificate they present.
-type Trust = HashMap<(Vec<u8>, Option<Identity>), Arc<ClientConfig>>;
+type Configs = HashMap<(Vec<u8>, Option<Identity>), Arc<ClientConfig>>;
 
 #[derive(Default)]
 pub struct Client {
     idle: Mutex<Pool>,
-    trust: Mutex<Trust>,
+    trust: Mutex<Configs>,
 }
 
 impl std::fmt::Debug for Client {
@@ -158,7 +158,7 @@ impl Client {
         let config = self.config(ca_bundle, identity)?;
         let tcp = tokio::net::TcpStream::connect(&to.address)
             .await
-            .map_err(|e| format!("dial tcp {}: {}", to.address, go_io_error(&e)))?;
+            .map_err(|e| format!("dial tcp {}: {}", to.address, crate::errors::go_io_error(&e)))?;
         let _ = tcp.set_nodelay(true);
         let name = ServerName::try_from(to.server_name.clone()).map_err(|e| format!("tls: {e}"))?;
         let tls = tokio_rustls::TlsConnector::from(config)
@@ -181,34 +181,12 @@ impl Client {
         if let Some(config) = trust.get(&key) {
             return Ok(config.clone());
         }
-        let mut roots = rustls::RootCertStore::empty();
-        let pem = if ca_bundle.is_empty() { system_roots() } else { ca_bundle.to_vec() };
-        for cert in CertificateDer::pem_slice_iter(&pem).flatten() {
-            // A bad certificate in a bundle is skipped, as Go's pool does.
-            let _ = roots.add(cert);
-        }
-        if roots.is_empty() {
-            return Err(
-                "tls: no certificate authority to verify the webhook with (caBundle holds none)".into()
-            );
-        }
-        let config = ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
-            .with_root_certificates(roots);
-        let config = match &key.1 {
-            Some(identity) => {
-                let chain = CertificateDer::pem_slice_iter(&identity.certificate)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| format!("tls: client certificate: {e}"))?;
-                let private = PrivateKeyDer::from_pem_slice(&identity.key)
-                    .map_err(|e| format!("tls: client key: {e}"))?;
-                config
-                    .with_client_auth_cert(chain, private)
-                    .map_err(|e| format!("tls: client certificate: {e}"))?
-            }
-            None => config.with_no_client_auth(),
-        };
+        let trust_in = if ca_bundle.is_empty() { Trust::System } else { Trust::Bundle(ca_bundle) };
+        let certificate = key.1.as_ref().map(|identity| ClientCertificate {
+            certificate: identity.certificate.clone(),
+            key: identity.key.clone(),
+        });
+        let config = crate::tls_client::config(trust_in, certificate.as_ref(), &[])?;
         let config = Arc::new(config);
         trust.insert(key, config.clone());
         Ok(config)
@@ -225,21 +203,6 @@ fn authorization(identity: &Identity) -> Option<String> {
         "Basic {}",
         base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("{user}:{password}"))
     ))
-}
-
-/// The system's trusted roots (Debian's bundle), for webhooks without a
-/// `caBundle`.
-fn system_roots() -> Vec<u8> {
-    std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap_or_default()
-}
-
-/// Go's `syscall` texts for the connection errors users meet.
-fn go_io_error(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::ConnectionRefused => "connect: connection refused".into(),
-        std::io::ErrorKind::TimedOut => "i/o timeout".into(),
-        _ => e.to_string(),
-    }
 }
 
 /// client-go's texts for an answer that is not 2xx and not a Status.

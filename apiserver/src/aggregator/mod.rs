@@ -1,0 +1,109 @@
+//! kube's aggregation layer (kube-aggregator): a group version whose
+//! APIService names a Service is served by an extension API server, and
+//! this server passes its requests on, after authenticating, auditing,
+//! flow-controlling and authorizing them as its own.
+//!
+//! * `target`: what an APIService says about where its group version is.
+//! * `resolve`: the Service's address (cluster IP, or a ready endpoint
+//!   with `--enable-aggregator-routing`).
+//! * `transport`: TLS to extension servers with the proxy's certificate.
+//! * `proxy`: one request passed on, the caller in front-proxy headers.
+//! * `check`: kube's discovery check, which also learns what the server
+//!   serves for this server's discovery and OpenAPI.
+
+mod check;
+mod proxy;
+pub mod resolve;
+pub mod target;
+mod transport;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use axum::extract::Request;
+use axum::response::Response;
+
+pub use check::Learned;
+pub use resolve::Routing;
+pub use target::Target;
+use transport::Transport;
+
+use crate::cacher::{ListOptions, ReadAt};
+use crate::registry::Resources;
+use crate::registry::kinds::apiservice;
+use crate::request::UserInfo;
+use crate::tls_client::ClientCertificate;
+
+/// The aggregator's state: how it reaches extension servers, and what
+/// each last said it serves.
+#[derive(Debug, Default)]
+pub struct Aggregator {
+    transport: Transport,
+    routing: Routing,
+    /// By APIService name.
+    learned: Mutex<BTreeMap<String, Learned>>,
+}
+
+impl Aggregator {
+    /// Presenting `identity` (`--proxy-client-cert-file`) to extension
+    /// servers, reaching them by `routing`.
+    pub fn new(identity: Option<ClientCertificate>, routing: Routing) -> Aggregator {
+        Aggregator { transport: Transport::new(identity), routing, learned: Mutex::default() }
+    }
+
+    /// The extension server `group`/`version` is handed to, if any.
+    pub async fn target(resources: &Resources, group: &str, version: &str) -> Option<Target> {
+        let services = resources.store(apiservice::GROUP, "apiservices").ok()?;
+        let name = apiservice::name_for(group, version);
+        let service = services.get(None, &name, &ReadAt::default()).await.ok()?;
+        Target::of(&service)
+    }
+
+    /// Every group version handed to an extension server, with what it
+    /// last said it serves.
+    pub async fn targets(&self, resources: &Resources) -> Vec<(Target, Option<Learned>)> {
+        let Ok(services) = resources.store(apiservice::GROUP, "apiservices") else { return Vec::new() };
+        let Ok(listed) = services.list(&ListOptions::default()).await else { return Vec::new() };
+        let learned = self.learned.lock().unwrap_or_else(|p| p.into_inner());
+        listed
+            .items
+            .iter()
+            .filter_map(Target::of)
+            .map(|target| {
+                let known = learned.get(&target.name).cloned();
+                (target, known)
+            })
+            .collect()
+    }
+
+    /// Passes `request` on to `target`'s server for `user`: kube's answer
+    /// (a 503 with its text) when the group version is not available or
+    /// its server cannot be reached. `discovery` requests get kube's
+    /// shorter deadline.
+    pub async fn serve(
+        &self,
+        resources: &Resources,
+        target: &Target,
+        request: Request,
+        user: &UserInfo,
+        discovery: bool,
+    ) -> Result<Response, String> {
+        if !target.available {
+            return Err("service unavailable".into());
+        }
+        let address = match resolve::address(resources, self.routing, &target.service).await {
+            Ok(address) => address,
+            Err(e) => {
+                tracing::warn!(apiservice = target.name, error = e, "cannot resolve its service");
+                return Err("service unavailable".into());
+            }
+        };
+        let connection = self.transport.connect(target, &address).await?;
+        proxy::forward(connection, &address, request, user, discovery).await
+    }
+
+    /// Forgets what servers no longer named by an APIService said.
+    pub fn retain(&self, names: &std::collections::BTreeSet<String>) {
+        self.learned.lock().unwrap_or_else(|p| p.into_inner()).retain(|name, _| names.contains(name));
+    }
+}

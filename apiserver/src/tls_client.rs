@@ -1,0 +1,121 @@
+//! TLS for the server's own outgoing connections (webhooks, extension API
+//! servers): whom a connection trusts and which certificate it presents.
+
+use std::sync::Arc;
+
+use rustls::ClientConfig;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+
+/// Whom a connection trusts.
+#[derive(Debug, Clone, Copy)]
+pub enum Trust<'a> {
+    /// The certificates of a PEM bundle (a `caBundle`).
+    Bundle(&'a [u8]),
+    /// The system's roots (Debian's bundle).
+    System,
+    /// Any certificate at all (`insecureSkipTLSVerify`): the connection is
+    /// encrypted, the server unknown.
+    Anyone,
+}
+
+/// A PEM client certificate (its chain) and key.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ClientCertificate {
+    pub certificate: Vec<u8>,
+    pub key: Vec<u8>,
+}
+
+/// A TLS client trusting `trust`, presenting `identity` when there is one,
+/// offering `alpn`'s protocols. Errors in Go's words where users meet them.
+pub fn config(
+    trust: Trust<'_>,
+    identity: Option<&ClientCertificate>,
+    alpn: &[&[u8]],
+) -> Result<ClientConfig, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?;
+    let builder = match trust {
+        Trust::Anyone => {
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(AcceptAnyone(provider)))
+        }
+        Trust::Bundle(pem) => builder.with_root_certificates(roots(pem)?),
+        Trust::System => builder.with_root_certificates(roots(&system_roots())?),
+    };
+    let mut config = match identity {
+        Some(identity) => {
+            let chain = CertificateDer::pem_slice_iter(&identity.certificate)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("tls: client certificate: {e}"))?;
+            let private =
+                PrivateKeyDer::from_pem_slice(&identity.key).map_err(|e| format!("tls: client key: {e}"))?;
+            builder
+                .with_client_auth_cert(chain, private)
+                .map_err(|e| format!("tls: client certificate: {e}"))?
+        }
+        None => builder.with_no_client_auth(),
+    };
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    Ok(config)
+}
+
+/// The certificates of `pem`; a bad one is skipped, as Go's pool does.
+fn roots(pem: &[u8]) -> Result<rustls::RootCertStore, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(pem).flatten() {
+        let _ = roots.add(cert);
+    }
+    if roots.is_empty() {
+        return Err("tls: no certificate authority to verify the server with (the bundle holds none)".into());
+    }
+    Ok(roots)
+}
+
+/// The system's trusted roots (Debian's bundle).
+fn system_roots() -> Vec<u8> {
+    std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap_or_default()
+}
+
+/// Takes any server certificate, still checking the handshake's signatures
+/// (so the peer holds the key of the certificate it sent).
+#[derive(Debug)]
+struct AcceptAnyone(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AcceptAnyone {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
