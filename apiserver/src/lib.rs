@@ -20,6 +20,8 @@
 //! * `metrics`: `/metrics`.
 //! * `aggregator`: group versions of extension API servers, proxied.
 //! * `tls_client`: TLS for the server's own outgoing connections.
+//! * `delegation`: as an extension server, the main server asked who
+//!   callers are and what they may do.
 
 pub mod admission;
 pub mod aggregator;
@@ -29,11 +31,13 @@ pub mod authz;
 pub mod cacher;
 pub mod controllers;
 pub mod customresource;
+pub mod delegation;
 pub mod endpoints;
 pub mod errors;
 pub mod fieldmanager;
 pub mod filters;
 pub mod flowcontrol;
+pub mod kubeconfig;
 pub mod metrics;
 pub mod openapi;
 pub mod options;

@@ -43,7 +43,10 @@ pub fn config(
         Trust::Anyone => {
             builder.dangerous().with_custom_certificate_verifier(Arc::new(AcceptAnyone(provider)))
         }
-        Trust::Bundle(pem) => builder.with_root_certificates(roots(pem)?),
+        Trust::Bundle(pem) => {
+            let verifier = TrustedOrListed::new(pem, provider.clone())?;
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(verifier))
+        }
         Trust::System => builder.with_root_certificates(roots(&system_roots())?),
     };
     let mut config = match identity {
@@ -73,6 +76,77 @@ fn roots(pem: &[u8]) -> Result<rustls::RootCertStore, String> {
         return Err("tls: no certificate authority to verify the server with (the bundle holds none)".into());
     }
     Ok(roots)
+}
+
+/// A bundle's verifier with Go's leniency: a server certificate that is one
+/// of the bundle's own (a self-signed certificate a kubeconfig trusts) is
+/// accepted when valid for the name asked, even though it is a CA, which
+/// rustls alone refuses as an end entity.
+#[derive(Debug)]
+struct TrustedOrListed {
+    chains: Arc<rustls::client::WebPkiServerVerifier>,
+    listed: Vec<CertificateDer<'static>>,
+}
+
+impl TrustedOrListed {
+    fn new(pem: &[u8], provider: Arc<CryptoProvider>) -> Result<TrustedOrListed, String> {
+        let chains =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots(pem)?), provider)
+                .build()
+                .map_err(|e| e.to_string())?;
+        let listed = CertificateDer::pem_slice_iter(pem).flatten().collect();
+        Ok(TrustedOrListed { chains, listed })
+    }
+}
+
+impl ServerCertVerifier for TrustedOrListed {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let refused = match self.chains.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
+            Ok(verified) => return Ok(verified),
+            Err(refused) => refused,
+        };
+        if !self.listed.iter().any(|listed| listed.as_ref() == end_entity.as_ref()) {
+            return Err(refused);
+        }
+        let certificate = webpki::EndEntityCert::try_from(end_entity).map_err(|_| refused.clone())?;
+        certificate.verify_is_valid_for_subject_name(server_name).map_err(|_| refused)?;
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.chains.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.chains.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.chains.supported_verify_schemes()
+    }
 }
 
 /// The system's trusted roots (Debian's bundle).

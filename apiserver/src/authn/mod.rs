@@ -2,7 +2,8 @@
 //!
 //! In kube's order: a front proxy's word (`request_header`), the client
 //! certificate (`x509`), then a bearer token against the token file
-//! (`token_file`) and ServiceAccount tokens (`service_account`). The first that recognizes the request wins; a
+//! (`token_file`), ServiceAccount tokens (`service_account`) and, in an
+//! extension server, the main server's TokenReviews (`token_review`). The first that recognizes the request wins; a
 //! credential that is presented but not recognized fails the request (401)
 //! even when anonymous requests are allowed; a request with no credential at
 //! all is `system:anonymous` when `--anonymous-auth` allows it.
@@ -13,6 +14,7 @@ pub mod client_ca;
 pub mod request_header;
 pub mod service_account;
 pub mod token_file;
+pub mod token_review;
 pub mod x509;
 
 use std::sync::Arc;
@@ -59,6 +61,8 @@ pub struct Authenticator {
     pub request_header: Option<request_header::RequestHeader>,
     pub token_file: Option<TokenFile>,
     pub service_accounts: Option<ServiceAccountTokens>,
+    /// `--authentication-kubeconfig`.
+    pub token_review: Option<token_review::TokenReviewer>,
     /// `--anonymous-auth`.
     pub anonymous: bool,
 }
@@ -120,8 +124,13 @@ impl Authenticator {
         if let Some(user) = self.token_file.as_ref().and_then(|file| file.user_of(token)) {
             return Some(user);
         }
-        match &self.service_accounts {
-            Some(accounts) => accounts.user_of(token, audiences).await,
+        if let Some(accounts) = &self.service_accounts
+            && let Some(user) = accounts.user_of(token, audiences).await
+        {
+            return Some(user);
+        }
+        match &self.token_review {
+            Some(reviewer) => reviewer.user_of(token).await,
             None => None,
         }
     }

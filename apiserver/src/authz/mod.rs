@@ -8,8 +8,10 @@
 //!
 //! * `attributes`: what is asked (user, verb, resource or path).
 //! * `rbac`: roles and bindings, kept in memory by watches.
+//! * `delegated`: an extension server's questions asked of the main server.
 
 pub mod attributes;
+pub mod delegated;
 pub mod rbac;
 
 use std::fmt::Debug;

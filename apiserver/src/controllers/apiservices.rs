@@ -205,7 +205,8 @@ fn object(name: &str, want: &Wanted) -> Value {
     })
 }
 
-/// Sets each APIService's `Available` condition where it can be told.
+/// Sets each APIService's `Available` condition, the extension servers
+/// checked all at once (one that hangs holds up no other).
 async fn check_availability(
     resources: &Resources,
     store: &Store,
@@ -213,17 +214,9 @@ async fn check_availability(
 ) -> Result<(), ApiError> {
     let listed = store.list(&ListOptions::default()).await?.items;
     aggregator.retain(&listed.iter().map(|s| meta::name_of(s).to_string()).collect());
-    for service in listed {
-        let wanted = match Target::of(&service) {
-            None => condition("True", "Local", "Local APIServices are always available"),
-            Some(target) => match remote_unavailable(resources, &service["spec"]["service"]).await {
-                Some(unavailable) => unavailable,
-                None => match aggregator.check(resources, &target).await {
-                    Ok(()) => condition("True", "Passed", "all checks passed"),
-                    Err(why) => condition("False", "FailedDiscoveryCheck", &why),
-                },
-            },
-        };
+    let checks = listed.iter().map(|service| availability(resources, aggregator, service));
+    let conditions = futures_util::future::join_all(checks).await;
+    for (service, wanted) in listed.into_iter().zip(conditions) {
         let same = |c: &Value| ["status", "reason", "message"].iter().all(|key| c[*key] == wanted[*key]);
         if apiservice::available(&service).is_some_and(same) {
             continue;
@@ -252,6 +245,20 @@ async fn check_availability(
         }
     }
     Ok(())
+}
+
+/// The `Available` condition `service` should have.
+async fn availability(resources: &Resources, aggregator: &Aggregator, service: &Value) -> Value {
+    let Some(target) = Target::of(service) else {
+        return condition("True", "Local", "Local APIServices are always available");
+    };
+    if let Some(unavailable) = remote_unavailable(resources, &service["spec"]["service"]).await {
+        return unavailable;
+    }
+    match aggregator.check(resources, &target).await {
+        Ok(()) => condition("True", "Passed", "all checks passed"),
+        Err(why) => condition("False", "FailedDiscoveryCheck", &why),
+    }
 }
 
 fn condition(status: &str, reason: &str, message: &str) -> Value {

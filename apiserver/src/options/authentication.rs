@@ -30,6 +30,15 @@ pub struct AuthenticationOptions {
     /// when not given.
     #[arg(long, value_delimiter = ',')]
     pub api_audiences: Vec<String>,
+    /// Makes this an extension API server that asks the main server named
+    /// by this kubeconfig who bearer tokens stand for (TokenReview), and
+    /// reads which client CAs and front proxies to trust from its
+    /// `kube-system/extension-apiserver-authentication` ConfigMap.
+    #[arg(long)]
+    pub authentication_kubeconfig: Option<PathBuf>,
+    /// Do not read that ConfigMap: trust only what the flags say.
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub authentication_skip_lookup: bool,
     /// Front proxies' client CA (PEM): a client certificate it signed may
     /// say in request headers who the request is for.
     #[arg(long)]

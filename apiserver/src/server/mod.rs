@@ -21,10 +21,13 @@ use crate::aggregator::{Aggregator, Routing};
 use crate::audit::Auditor;
 use crate::authn::client_ca::ClientCa;
 use crate::authn::request_header::RequestHeader;
+use crate::authn::token_review::TokenReviewer;
 use crate::authn::{Authenticator, ServiceAccountTokens, TokenFile};
+use crate::authz::delegated::Delegated;
 use crate::authz::rbac::escalation::EscalationCheck;
 use crate::authz::rbac::{self, Rbac, RbacIndex};
 use crate::authz::{AlwaysAllow, AlwaysDeny, Authorizer, Union};
+use crate::delegation::MainServer;
 use crate::endpoints::{self, App};
 use crate::filters::{self, FilterState, Limits};
 use crate::metrics::Metrics;
@@ -59,6 +62,8 @@ pub enum StartError {
     Register(String),
     #[error("--cluster-signing-cert-file and --cluster-signing-key-file: {0}")]
     SigningCa(crate::pki::PkiError),
+    #[error("the main API server's kubeconfig: {0}")]
+    Delegation(String),
     #[error("--proxy-client-cert-file and --proxy-client-key-file: {0}")]
     ProxyClient(String),
     #[error("cannot listen on {addr}: {why}")]
@@ -82,8 +87,9 @@ pub async fn run(options: Options) -> Result<(), StartError> {
 /// Serves over the etcd API that `channel` reaches (`--etcd-servers` and
 /// the etcd TLS flags are not read): how a member serves an API server of
 /// its own in process.
-pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<(), StartError> {
+pub async fn run_over(mut options: Options, etcd: impl Into<Endpoints>) -> Result<(), StartError> {
     let channel = etcd.into();
+    look_up_delegated_trust(&mut options).await?;
     let serving = &options.serving;
     let tls = match (&serving.tls_cert_file, &serving.tls_private_key_file) {
         (Some(cert), Some(key)) => Some(tls::acceptor(cert, key, &client_ca_files(&options))?),
@@ -149,7 +155,10 @@ pub async fn run_over(options: Options, etcd: impl Into<Endpoints>) -> Result<()
     ));
     let max_body = usize::try_from(options.limits.max_request_body_bytes).unwrap_or(usize::MAX);
     let authenticator = Arc::new(authenticator(&options, &resources)?);
-    let (authorizer, rbac_index) = authorizer(&options, &resources);
+    let (authorizer, rbac_index) = match delegated_authorizer(&options)? {
+        Some(delegated) => (delegated, None),
+        None => authorizer(&options, &resources),
+    };
     let authorizer = Arc::new(authorizer);
     admission_permissions.set(authorizer.clone());
     if let Some(index) = rbac_index {
@@ -259,14 +268,63 @@ fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticat
         }
         _ => None,
     };
+    let token_review = match &authn.authentication_kubeconfig {
+        Some(path) => Some(TokenReviewer::new(main_server(path)?)),
+        None => None,
+    };
     Ok(Authenticator {
         client_certificates: options.serving.client_ca_file.is_some(),
         client_ca,
         request_header,
         token_file,
         service_accounts,
+        token_review,
         anonymous: authn.anonymous_auth,
     })
+}
+
+/// The main server a delegating kubeconfig names.
+fn main_server(path: &std::path::Path) -> Result<MainServer, StartError> {
+    MainServer::from_kubeconfig(path).map_err(StartError::Delegation)
+}
+
+/// How many times, a second apart, an extension server asks the main one
+/// for its trust before starting without it.
+const TRUST_LOOKUPS: u32 = 10;
+
+/// An extension server's client CAs and front-proxy settings, read from the
+/// main server (unless `--authentication-skip-lookup`, or the flags say
+/// them all).
+async fn look_up_delegated_trust(options: &mut Options) -> Result<(), StartError> {
+    let authn = &options.authentication;
+    let Some(path) = authn.authentication_kubeconfig.clone() else { return Ok(()) };
+    let complete = options.serving.client_ca_file.is_some() && authn.requestheader_client_ca_file.is_some();
+    if authn.authentication_skip_lookup || complete {
+        return Ok(());
+    }
+    let server = main_server(&path)?;
+    let dir = options.serving.cert_dir.clone();
+    for attempt in 1..=TRUST_LOOKUPS {
+        match crate::delegation::trust::look_up(&server, options, &dir).await {
+            Ok(()) => return Ok(()),
+            Err(why) if attempt == TRUST_LOOKUPS => {
+                tracing::warn!(%why, "cannot read the main server's extension-apiserver-authentication; \
+                    client certificates and front proxies are not trusted");
+            }
+            Err(why) => tracing::info!(%why, "reading the main server's extension-apiserver-authentication"),
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    Ok(())
+}
+
+/// With `--authorization-kubeconfig`, the main server decides (after
+/// `system:masters` and the always-allowed paths).
+fn delegated_authorizer(options: &Options) -> Result<Option<Union>, StartError> {
+    let authz = &options.authorization;
+    let Some(path) = &authz.authorization_kubeconfig else { return Ok(None) };
+    let delegated = Delegated::new(main_server(path)?, authz.authorization_always_allow_paths.clone());
+    Ok(Some(Union::new(vec![Arc::new(delegated)])))
 }
 
 /// The aggregation layer the flags configure: the proxy's certificate read

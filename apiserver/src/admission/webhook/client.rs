@@ -16,7 +16,7 @@ use rustls::ClientConfig;
 use rustls_pki_types::ServerName;
 
 use super::credentials::Identity;
-use crate::tls_client::{ClientCertificate, Trust};
+use crate::tls_client::Trust;
 
 /// The most a webhook may answer: a review holds one object and a patch
 /// for it, far below this; more is refused rather than held in memory.
@@ -109,7 +109,7 @@ impl Client {
             .header(hyper::header::HOST, &to.authority)
             .header(hyper::header::CONTENT_TYPE, "application/json")
             .header(hyper::header::ACCEPT, "application/json, */*");
-        if let Some(authorization) = identity.and_then(authorization) {
+        if let Some(authorization) = identity.and_then(Identity::authorization) {
             request = request.header(hyper::header::AUTHORIZATION, authorization);
         }
         let request = request.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
@@ -182,27 +182,12 @@ impl Client {
             return Ok(config.clone());
         }
         let trust_in = if ca_bundle.is_empty() { Trust::System } else { Trust::Bundle(ca_bundle) };
-        let certificate = key.1.as_ref().map(|identity| ClientCertificate {
-            certificate: identity.certificate.clone(),
-            key: identity.key.clone(),
-        });
+        let certificate = key.1.as_ref().and_then(Identity::certificate);
         let config = crate::tls_client::config(trust_in, certificate.as_ref(), &[])?;
         let config = Arc::new(config);
         trust.insert(key, config.clone());
         Ok(config)
     }
-}
-
-/// The Authorization header of a token or basic-auth identity.
-fn authorization(identity: &Identity) -> Option<String> {
-    if let Some(token) = &identity.token {
-        return Some(format!("Bearer {token}"));
-    }
-    let (user, password) = identity.basic.as_ref()?;
-    Some(format!(
-        "Basic {}",
-        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("{user}:{password}"))
-    ))
 }
 
 /// client-go's texts for an answer that is not 2xx and not a Status.

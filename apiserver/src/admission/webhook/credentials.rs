@@ -6,18 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use serde_json::Value;
 
-/// One user's credentials.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Identity {
-    pub token: Option<String>,
-    pub basic: Option<(String, String)>,
-    /// PEM client certificate and key, for TLS client authentication.
-    pub certificate: Vec<u8>,
-    pub key: Vec<u8>,
-}
+use crate::kubeconfig;
+pub use crate::kubeconfig::Identity;
 
 /// The users of the kubeconfig, by the host name they are for.
 #[derive(Debug, Clone, Default)]
@@ -39,12 +31,12 @@ impl Credentials {
     }
 
     pub fn from_kubeconfig(path: &Path) -> Result<Credentials, String> {
-        let kubeconfig = crate::admission::config_file::read_document(path)?;
+        let config = kubeconfig::read(path)?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut users = Vec::new();
-        for entry in kubeconfig["users"].as_array().into_iter().flatten() {
+        for entry in config["users"].as_array().into_iter().flatten() {
             let name = entry["name"].as_str().unwrap_or_default().to_string();
-            let identity = identity(&entry["user"], &dir)
+            let identity = kubeconfig::user_identity(&entry["user"], &dir)
                 .map_err(|why| format!("{}: user {name}: {why}", path.display()))?;
             users.push((name, identity));
         }
@@ -72,41 +64,6 @@ impl Credentials {
         }
         find("*")
     }
-}
-
-/// A kubeconfig `user`: token (inline or file), basic auth, client
-/// certificate and key (inline data or files beside the kubeconfig).
-fn identity(user: &Value, dir: &Path) -> Result<Identity, String> {
-    let file = |key: &str| -> Result<Option<Vec<u8>>, String> {
-        match user[key].as_str() {
-            Some(path) => std::fs::read(dir.join(path)).map(Some).map_err(|e| format!("{key} {path}: {e}")),
-            None => Ok(None),
-        }
-    };
-    let data = |key: &str| -> Result<Option<Vec<u8>>, String> {
-        match user[key].as_str() {
-            Some(encoded) => base64::engine::general_purpose::STANDARD
-                .decode(encoded)
-                .map(Some)
-                .map_err(|e| format!("{key}: {e}")),
-            None => Ok(None),
-        }
-    };
-    let token = match (user["token"].as_str(), file("tokenFile")?) {
-        (Some(token), _) => Some(token.to_string()),
-        (None, Some(bytes)) => Some(String::from_utf8_lossy(&bytes).trim().to_string()),
-        (None, None) => None,
-    };
-    let basic = match (user["username"].as_str(), user["password"].as_str()) {
-        (Some(name), Some(password)) => Some((name.to_string(), password.to_string())),
-        _ => None,
-    };
-    let certificate = data("client-certificate-data")?.or(file("client-certificate")?).unwrap_or_default();
-    let key = data("client-key-data")?.or(file("client-key")?).unwrap_or_default();
-    if certificate.is_empty() != key.is_empty() {
-        return Err("a client certificate needs its key, and a key its certificate".into());
-    }
-    Ok(Identity { token, basic, certificate, key })
 }
 
 #[cfg(test)]
