@@ -6,7 +6,8 @@
 //! left alone once it is false, and made again when deleted. Every
 //! response names, by uid, the schema and level that classified it. A
 //! level with no room refuses with kube's 429 while cluster admins and
-//! health checks pass, and the debug dumps and metrics show it.
+//! health checks pass, and the debug dumps and metrics show it. A level
+//! and a schema edited while requests queue take effect and drop none.
 
 use std::time::{Duration, Instant};
 
@@ -263,4 +264,94 @@ async fn a_full_level_refuses_with_429_while_admins_pass() {
     assert_eq!(code, 200);
     // The dump itself is a request of the exempt level, running.
     assert!(requests.lines().any(|l| l.starts_with("exempt,") && l.contains("/debug/api_priority_and_fairness/dump_requests")), "{requests}");
+}
+
+/// A level made of `shares` that queues.
+fn queueing_level(name: &str, shares: u32) -> Value {
+    json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
+        "metadata": {"name": name},
+        "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": shares, "lendablePercent": 0,
+            "borrowingLimitPercent": 0, "limitResponse": {"type": "Queue",
+                "queuing": {"queues": 4, "handSize": 2, "queueLengthLimit": 100}}}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn configuration_edited_under_load_drops_nothing() {
+    let api = ApiServer::start_prepared(Backend::Rtcd, false, |dir| {
+        let tokens = format!("{ADMIN_TOKEN},admin,admin-uid,system:masters\n{ALICE_TOKEN},alice,alice-uid\n");
+        std::fs::write(dir.join("tokens.csv"), tokens).unwrap();
+        std::fs::write(dir.join("flags"), "--max-requests-inflight=5\n--max-mutating-requests-inflight=5\n")
+            .unwrap();
+    })
+    .await;
+    api.eventually(&["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
+    for level in [queueing_level("narrow", 1), queueing_level("wide", 20)] {
+        api.ok_stdin(&["create", "-f", "-"], &level.to_string());
+    }
+    let schema = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+        "metadata": {"name": "alice"},
+        "spec": {"priorityLevelConfiguration": {"name": "narrow"}, "matchingPrecedence": 500,
+            "rules": [{"subjects": [{"kind": "User", "user": {"name": "alice"}}],
+                "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "namespaces": ["*"]}]}]}});
+    api.ok_stdin(&["create", "-f", "-"], &schema.to_string());
+    let uid_of =
+        |name: &str| api.ok(&["get", "prioritylevelconfiguration", name, "-o", "jsonpath={.metadata.uid}"]);
+    let (narrow, wide) = (uid_of("narrow"), uid_of("wide"));
+    let level_of =
+        |head: &str| header(head, "X-Kubernetes-PF-PriorityLevel-UID").unwrap_or_default().to_string();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while level_of(&get_as(&api, ALICE_TOKEN, "/api/v1/namespaces/default/configmaps").await.1) != narrow {
+        assert!(Instant::now() < deadline, "alice never on the narrow level");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Alice's clients queue on one seat while her level's shares change and
+    // her schema moves to another level.
+    let flood: Vec<_> = (0..8)
+        .map(|_| {
+            let addr = api.url.trim_start_matches("http://").to_string();
+            tokio::spawn(async move {
+                let bearer = format!("Bearer {ALICE_TOKEN}");
+                let mut answers = Vec::new();
+                for _ in 0..25 {
+                    let (code, head, _) = get_raw(
+                        &addr,
+                        "/api/v1/namespaces/default/configmaps",
+                        &[("Authorization", &bearer)],
+                    )
+                    .await;
+                    answers.push((code, head));
+                }
+                answers
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    api.ok(&[
+        "patch",
+        "prioritylevelconfiguration",
+        "narrow",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"limited":{"nominalConcurrencyShares":2}}}"#,
+    ]);
+    api.ok(&[
+        "patch",
+        "flowschema",
+        "alice",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"priorityLevelConfiguration":{"name":"wide"}}}"#,
+    ]);
+    let mut answers = Vec::new();
+    for client in flood {
+        answers.extend(client.await.unwrap());
+    }
+    let codes: Vec<u16> = answers.iter().map(|(code, _)| *code).collect();
+    assert!(codes.iter().all(|c| *c == 200), "every queued request served: {codes:?}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while level_of(&get_as(&api, ALICE_TOKEN, "/api/v1/namespaces/default/configmaps").await.1) != wide {
+        assert!(Instant::now() < deadline, "alice's schema never moved to the wide level");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
