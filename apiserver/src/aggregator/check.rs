@@ -3,9 +3,11 @@
 //! `system:masters`, five tries at once, any 2xx within 5 s a pass. A pass
 //! also keeps what the document lists, for this server's aggregated
 //! discovery, and where the server's OpenAPI v3 document of the group
-//! version is, for this server's `/openapi/v3`.
+//! version is, for this server's `/openapi/v3`. A pass stands for
+//! [`PASS_LASTS`] (the controller looks every 2 s); a failure is looked at
+//! again on the next round, so a server that comes back is seen at once.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Method, Request, header};
@@ -24,6 +26,9 @@ use crate::registry::Resources;
 const ATTEMPTS: usize = 5;
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a pass stands before the server is checked again.
+pub const PASS_LASTS: Duration = Duration::from_secs(10);
+
 /// The most a discovery or OpenAPI index document may hold here.
 const MAX_DOCUMENT_BYTES: usize = 8 << 20;
 
@@ -34,17 +39,49 @@ pub struct Learned {
     pub resources: Value,
     /// The `serverRelativeURL` its `/openapi/v3` gives the group version.
     pub openapi_url: Option<String>,
+    /// When it passed, and where and how it was reached then.
+    passed: Option<(Instant, String)>,
+}
+
+impl Learned {
+    /// What a server listed, as read elsewhere (tests).
+    pub fn new(resources: Value, openapi_url: Option<String>) -> Learned {
+        Learned { resources, openapi_url, passed: None }
+    }
 }
 
 impl Aggregator {
     /// Checks `target`'s server as kube does: Ok when it answered, the
     /// text kube puts in `FailedDiscoveryCheck` when it did not.
     pub async fn check(&self, resources: &Resources, target: &Target) -> Result<(), String> {
+        let reached = target.reached_as();
+        if self.passed_lately(&target.name, &reached) {
+            return Ok(());
+        }
         let attempts = (0..ATTEMPTS).map(|_| self.attempt(resources, target).boxed());
-        let (learned, _) = select_ok(attempts).await?;
+        let mut learned = match select_ok(attempts).await {
+            Ok((learned, _)) => learned,
+            Err(why) => {
+                // What it listed stays (discovery marks it stale); its pass
+                // no longer stands.
+                let mut known = self.learned.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(learned) = known.get_mut(&target.name) {
+                    learned.passed = None;
+                }
+                return Err(why);
+            }
+        };
+        learned.passed = Some((Instant::now(), reached));
         let mut known = self.learned.lock().unwrap_or_else(|p| p.into_inner());
         known.insert(target.name.clone(), learned);
         Ok(())
+    }
+
+    /// Whether `name` passed within [`PASS_LASTS`], reached as it is now.
+    fn passed_lately(&self, name: &str, reached: &str) -> bool {
+        let known = self.learned.lock().unwrap_or_else(|p| p.into_inner());
+        let passed = known.get(name).and_then(|learned| learned.passed.as_ref());
+        passed.is_some_and(|(at, how)| at.elapsed() < PASS_LASTS && how == reached)
     }
 
     /// One try at a freshly resolved endpoint.
@@ -64,7 +101,7 @@ impl Aggregator {
             let key = path.trim_start_matches('/');
             let openapi_url = openapi
                 .and_then(|index| index["paths"][key]["serverRelativeURL"].as_str().map(str::to_string));
-            Ok::<_, Fetch>(Learned { resources, openapi_url })
+            Ok::<_, Fetch>(Learned { resources, openapi_url, passed: None })
         };
         match tokio::time::timeout(ATTEMPT_TIMEOUT, exchange).await {
             Ok(Ok(learned)) => Ok(learned),

@@ -69,6 +69,12 @@ impl Target {
         format!("{}.{}.svc", self.service.name, self.service.namespace)
     }
 
+    /// How it is reached and trusted, to tell when that changed.
+    pub fn reached_as(&self) -> String {
+        let ServiceRef { namespace, name, port } = &self.service;
+        format!("{namespace}/{name}:{port} {:?} {}", self.ca_bundle, self.insecure_skip_tls_verify)
+    }
+
     /// The path of its discovery document, which an extension server must
     /// serve: `/apis/<group>/<version>` (`/api/<version>` for the legacy
     /// group).

@@ -135,7 +135,7 @@ mod tests {
                 "versionPriority": priorities.1, "service": {"namespace": "ns", "name": "api"}},
             "status": {"conditions": [{"type": "Available", "status": "True"}]},
         });
-        let learned = learned.map(|resources| Learned { resources, openapi_url: None });
+        let learned = learned.map(|resources| Learned::new(resources, None));
         (Target::of(&service).unwrap(), learned)
     }
 
