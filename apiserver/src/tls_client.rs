@@ -41,11 +41,10 @@ pub fn config(
         .map_err(|e| e.to_string())?;
     let builder = match trust {
         Trust::Anyone => {
-            builder.dangerous().with_custom_certificate_verifier(Arc::new(AcceptAnyone(provider)))
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(Verifier::anyone(provider)))
         }
         Trust::Bundle(pem) => {
-            let verifier = TrustedOrListed::new(pem, provider.clone())?;
-            builder.dangerous().with_custom_certificate_verifier(Arc::new(verifier))
+            builder.dangerous().with_custom_certificate_verifier(Arc::new(Verifier::bundle(pem, provider)?))
         }
         Trust::System => builder.with_root_certificates(roots(&system_roots())?),
     };
@@ -78,28 +77,41 @@ fn roots(pem: &[u8]) -> Result<rustls::RootCertStore, String> {
     Ok(roots)
 }
 
-/// A bundle's verifier with Go's leniency: a server certificate that is one
-/// of the bundle's own (a self-signed certificate a kubeconfig trusts) is
-/// accepted when valid for the name asked, even though it is a CA, which
-/// rustls alone refuses as an end entity.
+/// The server certificate checks rustls cannot be told to make:
+/// * a bundle's, with Go's leniency: a server certificate that is one of
+///   the bundle's own (a self-signed certificate a kubeconfig trusts) is
+///   accepted when valid for the name asked, even though it is a CA, which
+///   rustls alone refuses as an end entity;
+/// * anyone's (`insecureSkipTLSVerify`).
+///
+/// Either way the handshake's signatures are checked, so the peer holds the
+/// key of the certificate it sent.
 #[derive(Debug)]
-struct TrustedOrListed {
-    chains: Arc<rustls::client::WebPkiServerVerifier>,
+struct Verifier {
+    /// None: anyone.
+    chains: Option<Arc<rustls::client::WebPkiServerVerifier>>,
     listed: Vec<CertificateDer<'static>>,
+    provider: Arc<CryptoProvider>,
 }
 
-impl TrustedOrListed {
-    fn new(pem: &[u8], provider: Arc<CryptoProvider>) -> Result<TrustedOrListed, String> {
-        let chains =
-            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots(pem)?), provider)
-                .build()
-                .map_err(|e| e.to_string())?;
+impl Verifier {
+    fn anyone(provider: Arc<CryptoProvider>) -> Verifier {
+        Verifier { chains: None, listed: Vec::new(), provider }
+    }
+
+    fn bundle(pem: &[u8], provider: Arc<CryptoProvider>) -> Result<Verifier, String> {
+        let chains = rustls::client::WebPkiServerVerifier::builder_with_provider(
+            Arc::new(roots(pem)?),
+            provider.clone(),
+        )
+        .build()
+        .map_err(|e| e.to_string())?;
         let listed = CertificateDer::pem_slice_iter(pem).flatten().collect();
-        Ok(TrustedOrListed { chains, listed })
+        Ok(Verifier { chains: Some(chains), listed, provider })
     }
 }
 
-impl ServerCertVerifier for TrustedOrListed {
+impl ServerCertVerifier for Verifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -108,16 +120,12 @@ impl ServerCertVerifier for TrustedOrListed {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let refused = match self.chains.verify_server_cert(
-            end_entity,
-            intermediates,
-            server_name,
-            ocsp_response,
-            now,
-        ) {
-            Ok(verified) => return Ok(verified),
-            Err(refused) => refused,
-        };
+        let Some(chains) = &self.chains else { return Ok(ServerCertVerified::assertion()) };
+        let refused =
+            match chains.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
+                Ok(verified) => return Ok(verified),
+                Err(refused) => refused,
+            };
         if !self.listed.iter().any(|listed| listed.as_ref() == end_entity.as_ref()) {
             return Err(refused);
         }
@@ -132,7 +140,12 @@ impl ServerCertVerifier for TrustedOrListed {
         cert: &CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.chains.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn verify_tls13_signature(
@@ -141,55 +154,45 @@ impl ServerCertVerifier for TrustedOrListed {
         cert: &CertificateDer<'_>,
         dss: &rustls::DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.chains.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.chains.supported_verify_schemes()
+        self.provider.signature_verification_algorithms.supported_schemes()
     }
+}
+
+/// A TCP connection to `address` (`host:port`), Nagle off; errors in Go's
+/// words (`dial tcp <address>: connect: connection refused`).
+pub async fn dial(address: &str) -> Result<tokio::net::TcpStream, String> {
+    let tcp = tokio::net::TcpStream::connect(address)
+        .await
+        .map_err(|e| format!("dial tcp {address}: {}", crate::errors::go_io_error(&e)))?;
+    let _ = tcp.set_nodelay(true);
+    Ok(tcp)
+}
+
+/// A TLS connection to `address` with `config`, the server checked as
+/// `server_name`.
+pub async fn connect(
+    config: Arc<ClientConfig>,
+    address: &str,
+    server_name: &str,
+) -> Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>, String> {
+    let name = ServerName::try_from(server_name.to_string()).map_err(|e| format!("tls: {e}"))?;
+    let tcp = dial(address).await?;
+    tokio_rustls::TlsConnector::from(config)
+        .connect(name, tcp)
+        .await
+        .map_err(|e| format!("tls: failed to verify certificate: {e}"))
 }
 
 /// The system's trusted roots (Debian's bundle).
 fn system_roots() -> Vec<u8> {
     std::fs::read("/etc/ssl/certs/ca-certificates.crt").unwrap_or_default()
-}
-
-/// Takes any server certificate, still checking the handshake's signatures
-/// (so the peer holds the key of the certificate it sent).
-#[derive(Debug)]
-struct AcceptAnyone(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for AcceptAnyone {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
 }

@@ -14,7 +14,6 @@ use axum::body::Body;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
-use rustls_pki_types::ServerName;
 
 use super::target::Target;
 use crate::tls_client::{ClientCertificate, Trust};
@@ -46,15 +45,7 @@ impl Transport {
     /// (`dial tcp <address>: connect: connection refused`).
     pub async fn connect(&self, target: &Target, address: &str) -> Result<Connection, String> {
         let config = self.config(target)?;
-        let tcp = tokio::net::TcpStream::connect(address)
-            .await
-            .map_err(|e| format!("dial tcp {address}: {}", crate::errors::go_io_error(&e)))?;
-        let _ = tcp.set_nodelay(true);
-        let name = ServerName::try_from(target.server_name()).map_err(|e| format!("tls: {e}"))?;
-        let tls = tokio_rustls::TlsConnector::from(config)
-            .connect(name, tcp)
-            .await
-            .map_err(|e| format!("tls: failed to verify certificate: {e}"))?;
+        let tls = crate::tls_client::connect(config, address, &target.server_name()).await?;
         let (sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
         tokio::spawn(async move {

@@ -9,7 +9,6 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
-use rustls_pki_types::ServerName;
 use serde_json::Value;
 
 use crate::kubeconfig::{self, Identity};
@@ -26,8 +25,9 @@ pub struct MainServer {
     address: String,
     /// The server URL's path, before every request's.
     prefix: String,
-    /// None for `http://`.
-    tls: Option<(Arc<ClientConfig>, ServerName<'static>)>,
+    /// None for `http://`; else the TLS client and the name the server's
+    /// certificate must carry.
+    tls: Option<(Arc<ClientConfig>, String)>,
     identity: Identity,
 }
 
@@ -62,8 +62,7 @@ impl MainServer {
                 };
                 let config =
                     crate::tls_client::config(trust, identity.certificate().as_ref(), &[b"http/1.1"])?;
-                let name = ServerName::try_from(host).map_err(|e| format!("{}: {e}", path.display()))?;
-                Some((Arc::new(config), name))
+                Some((Arc::new(config), host))
             }
             false => None,
         };
@@ -111,19 +110,12 @@ impl MainServer {
     }
 
     async fn send(&self, request: hyper::Request<Full<Bytes>>) -> Result<(u16, Vec<u8>), String> {
-        let tcp = tokio::net::TcpStream::connect(&self.address)
-            .await
-            .map_err(|e| format!("dial tcp {}: {}", self.address, crate::errors::go_io_error(&e)))?;
-        let _ = tcp.set_nodelay(true);
         match &self.tls {
             Some((config, name)) => {
-                let tls = tokio_rustls::TlsConnector::from(config.clone())
-                    .connect(name.clone(), tcp)
-                    .await
-                    .map_err(|e| format!("tls: {e}"))?;
+                let tls = crate::tls_client::connect(config.clone(), &self.address, name).await?;
                 exchange_on(TokioIo::new(tls), request).await
             }
-            None => exchange_on(TokioIo::new(tcp), request).await,
+            None => exchange_on(TokioIo::new(crate::tls_client::dial(&self.address).await?), request).await,
         }
     }
 }

@@ -165,10 +165,9 @@ async fn get_as(api: &ApiServer, token: &str, path: &str) -> (u16, String, Strin
     (code, head, String::from_utf8_lossy(&body).into_owned())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_full_level_refuses_with_429_while_admins_pass() {
-    // Ten seats in all; alice gets a level of one seat that rejects what
-    // does not fit.
+/// A server of ten seats in all that knows the admin and alice, its
+/// bootstrap configuration in.
+async fn start_with_ten_seats() -> ApiServer {
     let api = ApiServer::start_prepared(Backend::Rtcd, false, |dir| {
         let tokens = format!("{ADMIN_TOKEN},admin,admin-uid,system:masters\n{ALICE_TOKEN},alice,alice-uid\n");
         std::fs::write(dir.join("tokens.csv"), tokens).unwrap();
@@ -177,6 +176,14 @@ async fn a_full_level_refuses_with_429_while_admins_pass() {
     })
     .await;
     api.eventually(&["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
+    api
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_level_refuses_with_429_while_admins_pass() {
+    // Ten seats in all; alice gets a level of one seat that rejects what
+    // does not fit.
+    let api = start_with_ten_seats().await;
     let level = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "PriorityLevelConfiguration",
         "metadata": {"name": "tight"},
         "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 1, "lendablePercent": 0,
@@ -277,14 +284,7 @@ fn queueing_level(name: &str, shares: u32) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn configuration_edited_under_load_drops_nothing() {
-    let api = ApiServer::start_prepared(Backend::Rtcd, false, |dir| {
-        let tokens = format!("{ADMIN_TOKEN},admin,admin-uid,system:masters\n{ALICE_TOKEN},alice,alice-uid\n");
-        std::fs::write(dir.join("tokens.csv"), tokens).unwrap();
-        std::fs::write(dir.join("flags"), "--max-requests-inflight=5\n--max-mutating-requests-inflight=5\n")
-            .unwrap();
-    })
-    .await;
-    api.eventually(&["get", "flowschemas", "-o", "name"], |out| out.lines().count() == 11).await;
+    let api = start_with_ten_seats().await;
     for level in [queueing_level("narrow", 1), queueing_level("wide", 20)] {
         api.ok_stdin(&["create", "-f", "-"], &level.to_string());
     }

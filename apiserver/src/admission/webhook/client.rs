@@ -13,7 +13,6 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
-use rustls_pki_types::ServerName;
 
 use super::credentials::Identity;
 use crate::tls_client::Trust;
@@ -156,15 +155,7 @@ impl Client {
         identity: Option<&Identity>,
     ) -> Result<Connection, String> {
         let config = self.config(ca_bundle, identity)?;
-        let tcp = tokio::net::TcpStream::connect(&to.address)
-            .await
-            .map_err(|e| format!("dial tcp {}: {}", to.address, crate::errors::go_io_error(&e)))?;
-        let _ = tcp.set_nodelay(true);
-        let name = ServerName::try_from(to.server_name.clone()).map_err(|e| format!("tls: {e}"))?;
-        let tls = tokio_rustls::TlsConnector::from(config)
-            .connect(name, tcp)
-            .await
-            .map_err(|e| format!("tls: failed to verify certificate: {e}"))?;
+        let tls = crate::tls_client::connect(config, &to.address, &to.server_name).await?;
         let (sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
         tokio::spawn(async move {
