@@ -8,10 +8,12 @@
 //!   with `--enable-aggregator-routing`).
 //! * `transport`: TLS to extension servers with the proxy's certificate.
 //! * `proxy`: one request passed on, the caller in front-proxy headers.
+//! * `pool`: connections kept for the next request.
 //! * `check`: kube's discovery check, which also learns what the server
 //!   serves for this server's discovery and OpenAPI.
 
 mod check;
+mod pool;
 mod proxy;
 pub mod resolve;
 pub mod target;
@@ -39,6 +41,7 @@ use crate::tls_client::ClientCertificate;
 #[derive(Debug, Default)]
 pub struct Aggregator {
     transport: Transport,
+    idle: pool::Pool,
     routing: Routing,
     /// By APIService name.
     learned: Mutex<BTreeMap<String, Learned>>,
@@ -48,7 +51,12 @@ impl Aggregator {
     /// Presenting `identity` (`--proxy-client-cert-file`) to extension
     /// servers, reaching them by `routing`.
     pub fn new(identity: Option<ClientCertificate>, routing: Routing) -> Aggregator {
-        Aggregator { transport: Transport::new(identity), routing, learned: Mutex::default() }
+        Aggregator {
+            transport: Transport::new(identity),
+            idle: pool::Pool::default(),
+            routing,
+            learned: Mutex::default(),
+        }
     }
 
     /// The extension server `group`/`version` is handed to, if any.
@@ -98,8 +106,12 @@ impl Aggregator {
                 return Err("service unavailable".into());
             }
         };
-        let connection = self.transport.connect(target, &address).await?;
-        proxy::forward(connection, &address, request, user, discovery).await
+        let key = format!("{address} {}", target.reached_as());
+        let connection = match self.idle.take(&key).await {
+            Some(kept) => kept,
+            None => self.transport.connect(target, &address).await?,
+        };
+        proxy::forward((connection, &self.idle, key), &address, request, user, discovery).await
     }
 
     /// Forgets what servers no longer named by an APIService said.

@@ -15,6 +15,7 @@ use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use hyper_util::rt::TokioIo;
 
+use super::pool::Pool;
 use super::transport::Connection;
 use crate::request::{UserInfo, escape_extra_key};
 
@@ -44,10 +45,11 @@ const REMOTE_GROUP: &str = "x-remote-group";
 const REMOTE_EXTRA: &str = "x-remote-extra-";
 
 /// Sends `request` on `connection` (to `address`) for `user` and answers
-/// what the extension server answered; why not when it did not answer (a
-/// discovery request within [`DISCOVERY_TIMEOUT`]).
+/// what the extension server answered, the connection going back to
+/// `pool` under `key` once the answer is read; why not when it did not
+/// answer (a discovery request within [`DISCOVERY_TIMEOUT`]).
 pub async fn forward(
-    mut connection: Connection,
+    (mut connection, pool, key): (Connection, &Pool, String),
     address: &str,
     mut request: Request,
     user: &UserInfo,
@@ -76,7 +78,11 @@ pub async fn forward(
     }
     let (mut head, incoming) = response.into_parts();
     head.headers = incoming_headers(&head.headers, upgraded);
-    Ok(Response::from_parts(head, Body::new(incoming)))
+    let body = match upgraded {
+        true => Body::new(incoming),
+        false => pool.returning(key, connection, incoming),
+    };
+    Ok(Response::from_parts(head, body))
 }
 
 /// Bytes both ways between the client and the extension server once both

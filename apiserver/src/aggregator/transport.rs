@@ -4,8 +4,8 @@
 //! (`--proxy-client-cert-file`) so the extension server knows the request
 //! comes from its front proxy; then HTTP/1.1, which carries upgrades.
 //!
-//! A connection serves one request: watches and upgrades hold theirs for
-//! as long as they last, and others are short.
+//! A connection serves one request at a time: watches and upgrades hold
+//! theirs for as long as they last; others give theirs back (`pool`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

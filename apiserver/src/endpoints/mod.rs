@@ -357,6 +357,12 @@ async fn remotes(app: &App) -> Vec<extension_discovery::Remote> {
 /// its OpenAPI v3 document).
 async fn extension_for(app: &App, info: &RequestInfo, path: &str) -> Option<(Target, bool)> {
     let (group, version, discovery) = match info {
+        // Most requests: one of this server's resources, found at once.
+        RequestInfo::Resource(resource)
+            if app.resources.get(&resource.group, &resource.version, &resource.resource).is_some() =>
+        {
+            return None;
+        }
         RequestInfo::Resource(resource) => (resource.group.clone(), resource.version.clone(), false),
         RequestInfo::NonResource { .. } => {
             match path.trim_end_matches('/').split('/').skip(1).collect::<Vec<_>>().as_slice() {
