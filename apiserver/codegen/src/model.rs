@@ -219,7 +219,10 @@ impl Model {
             if !defined.insert(block.name.as_str()) {
                 return Err(Error::new(block.line, format!("message `{}` is defined twice", block.name)));
             }
-            let openapi_package = format!("io.k8s.{}", &proto_package["k8s.io.".len()..]);
+            // Go's OpenAPI names follow the import path, whose dashes
+            // protobuf package names write as underscores
+            // (k8s.io/kube-aggregator: k8s.io.kube_aggregator).
+            let openapi_package = format!("io.k8s.{}", proto_package["k8s.io.".len()..].replace('_', "-"));
             messages.push(Message {
                 line: block.line,
                 name: name.to_owned(),

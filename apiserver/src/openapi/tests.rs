@@ -76,6 +76,9 @@ fn resources() -> Vec<OpenApiResource> {
         OpenApiResource::of::<storagemigration::StorageVersionMigration>(&["status"]),
         OpenApiResource::of::<flowcontrol::FlowSchema>(&["status"]),
         OpenApiResource::of::<flowcontrol::PriorityLevelConfiguration>(&["status"]),
+        OpenApiResource::of::<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService>(&[
+            "status",
+        ]),
     ]
 }
 
@@ -91,9 +94,10 @@ fn gv_doc(docs: &OpenApiDocs, path: &str) -> Value {
     parse(docs.group_version(path).unwrap_or_else(|| panic!("no document for {path}")))
 }
 
-const GROUP_VERSIONS: [&str; 18] = [
+const GROUP_VERSIONS: [&str; 19] = [
     "api/v1",
     "apis/admissionregistration.k8s.io/v1",
+    "apis/apiregistration.k8s.io/v1",
     "apis/apps/v1",
     "apis/autoscaling/v1",
     "apis/autoscaling/v2",
@@ -353,6 +357,7 @@ fn resource_table() {
             false,
             &["status"],
         ),
+        ("apiregistration.k8s.io", "v1", "APIService", "APIServiceList", "apiservices", false, &["status"]),
     ];
     assert_eq!(table, expected);
 }

@@ -69,11 +69,17 @@ async fn scenario(backend: Backend) {
         "spec": {"group": "metrics.k8s.io", "version": "v1beta1", "groupPriorityMinimum": 100,
             "versionPriority": 100, "insecureSkipTLSVerify": true,
             "service": {"namespace": "kube-system", "name": "metrics-server"}}});
-    api.ok_stdin(&["create", "-f", "-"], &metrics.to_string());
+    api.ok_stdin(&["apply", "-f", "-"], &metrics.to_string());
     assert_eq!(
         api.ok(&["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", "jsonpath={.spec.service.port}"]),
         "443"
     );
+    // kubectl's client-side apply patches a built-in kind strategically.
+    let mut edited = metrics.clone();
+    edited["spec"]["versionPriority"] = json!(50);
+    api.ok_stdin(&["apply", "-f", "-"], &edited.to_string());
+    let priority = "jsonpath={.spec.versionPriority}";
+    assert_eq!(api.ok(&["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", priority]), "50");
     let reason = "jsonpath={.status.conditions[0].reason}: {.status.conditions[0].message}";
     api.eventually(&["get", "apiservice", "v1beta1.metrics.k8s.io", "-o", reason], |out| {
         out == "ServiceNotFound: service/metrics-server in \"kube-system\" is not present"

@@ -39,6 +39,7 @@ pub(in crate::openapi) const LIST_PATCH_METADATA: &[FieldPatchMetadata] = &[
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.ValidatingWebhook", property: "admissionReviewVersions", strategy: None, merge_key: None, list_type: Some("atomic"), map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.ValidatingWebhook", property: "matchConditions", strategy: Some("merge"), merge_key: Some("name"), list_type: Some("map"), map_keys: &["name"] },
     FieldPatchMetadata { schema: "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", property: "webhooks", strategy: Some("merge"), merge_key: Some("name"), list_type: Some("map"), map_keys: &["name"] },
+    FieldPatchMetadata { schema: "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus", property: "conditions", strategy: Some("merge"), merge_key: Some("type"), list_type: Some("map"), map_keys: &["type"] },
     FieldPatchMetadata { schema: "io.k8s.api.apps.v1.DaemonSetStatus", property: "conditions", strategy: Some("merge"), merge_key: Some("type"), list_type: Some("map"), map_keys: &["type"] },
     FieldPatchMetadata { schema: "io.k8s.api.apps.v1.DeploymentSpec", property: "strategy", strategy: Some("retainKeys"), merge_key: None, list_type: None, map_keys: &[] },
     FieldPatchMetadata { schema: "io.k8s.api.apps.v1.DeploymentStatus", property: "conditions", strategy: Some("merge"), merge_key: Some("type"), list_type: Some("map"), map_keys: &["type"] },

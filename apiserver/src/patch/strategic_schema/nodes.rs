@@ -75,6 +75,7 @@ pub(crate) static KINDS: &[(&str, &str, &TypeNode)] = &[
     ("storagemigration.k8s.io", "StorageVersionMigration", &STORAGEMIGRATION_V1_STORAGE_VERSION_MIGRATION),
     ("flowcontrol.apiserver.k8s.io", "FlowSchema", &FLOWCONTROL_V1_FLOW_SCHEMA),
     ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", &FLOWCONTROL_V1_PRIORITY_LEVEL_CONFIGURATION),
+    ("apiregistration.k8s.io", "APIService", &APIREGISTRATION_V1_API_SERVICE),
     ("authentication.k8s.io", "SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("authentication.k8s.io", "TokenReview", &AUTHENTICATION_V1_TOKEN_REVIEW),
     ("authentication.k8s.io", "TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
@@ -256,6 +257,36 @@ pub(crate) static ADMISSIONREGISTRATION_V1_VARIABLE: TypeNode = TypeNode {
 
 pub(crate) static ADMISSIONREGISTRATION_V1_WEBHOOK_CLIENT_CONFIG: TypeNode = TypeNode {
     name: "WebhookClientConfig",
+    fields: &[],
+};
+
+pub(crate) static APIREGISTRATION_V1_API_SERVICE: TypeNode = TypeNode {
+    name: "APIService",
+    fields: &[
+        FieldMeta { name: "metadata", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&META_V1_OBJECT_META) },
+        FieldMeta { name: "status", list: ListStrategy::Replace, retain_keys: false, replace: false, node: Some(&APIREGISTRATION_V1_API_SERVICE_STATUS) },
+    ],
+};
+
+pub(crate) static APIREGISTRATION_V1_API_SERVICE_CONDITION: TypeNode = TypeNode {
+    name: "APIServiceCondition",
+    fields: &[],
+};
+
+pub(crate) static APIREGISTRATION_V1_API_SERVICE_SPEC: TypeNode = TypeNode {
+    name: "APIServiceSpec",
+    fields: &[],
+};
+
+pub(crate) static APIREGISTRATION_V1_API_SERVICE_STATUS: TypeNode = TypeNode {
+    name: "APIServiceStatus",
+    fields: &[
+        FieldMeta { name: "conditions", list: ListStrategy::MergeByKey("type"), retain_keys: false, replace: false, node: None },
+    ],
+};
+
+pub(crate) static APIREGISTRATION_V1_SERVICE_REFERENCE: TypeNode = TypeNode {
+    name: "ServiceReference",
     fields: &[],
 };
 

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::Kind;
 use super::field::{invalid, not_supported, refuse as refuse_with, required};
 use crate::errors::{ApiError, Cause};
+use crate::patch::strategic_schema::TypeNode;
 use crate::registry::metadata::{dns_1035_errors, dns_subdomain_errors};
 use crate::registry::strategy::NameRule;
 use crate::registry::{Resource, Strategy};
@@ -53,6 +54,11 @@ fn refuse(object: &Value, causes: Vec<Cause>) -> Result<(), ApiError> {
 }
 
 impl Strategy for ApiServiceStrategy {
+    /// kubectl's client-side apply patches a built-in kind strategically.
+    fn patch_schema(&self) -> Option<&'static TypeNode> {
+        crate::patch::strategic_schema::for_kind(GROUP, "APIService")
+    }
+
     fn name_rule(&self) -> NameRule {
         NameRule::PathSegment
     }
