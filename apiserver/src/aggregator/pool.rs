@@ -69,9 +69,10 @@ impl http_body::Body for Returning {
     ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
         let this = self.get_mut();
         let polled = Pin::new(&mut this.body).poll_frame(cx);
-        if let Poll::Ready(None) = polled
-            && let Some((pool, key, connection)) = this.back.take()
-        {
+        // The server stops polling once the body says it has ended, so
+        // the end is looked for after each frame too.
+        let ended = matches!(polled, Poll::Ready(None)) || this.body.is_end_stream();
+        if ended && let Some((pool, key, connection)) = this.back.take() {
             pool.keep(key, connection);
         }
         polled
