@@ -21,6 +21,19 @@ pub enum Trust<'a> {
     Anyone,
 }
 
+impl<'a> Trust<'a> {
+    /// kube's reading of a `caBundle` (or a kubeconfig's
+    /// certificate-authority) and `insecureSkipTLSVerify`: anyone when
+    /// insecure, else the bundle, else (none given) the system's roots.
+    pub fn of(bundle: &'a [u8], insecure: bool) -> Trust<'a> {
+        match (insecure, bundle.is_empty()) {
+            (true, _) => Trust::Anyone,
+            (false, true) => Trust::System,
+            (false, false) => Trust::Bundle(bundle),
+        }
+    }
+}
+
 /// A PEM client certificate (its chain) and key.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ClientCertificate {

@@ -61,11 +61,7 @@ impl Transport {
         if let Some(config) = configs.get(&key) {
             return Ok(config.clone());
         }
-        let trust = match (target.insecure_skip_tls_verify, target.ca_bundle.is_empty()) {
-            (true, _) => Trust::Anyone,
-            (false, true) => Trust::System,
-            (false, false) => Trust::Bundle(&target.ca_bundle),
-        };
+        let trust = Trust::of(&target.ca_bundle, target.insecure_skip_tls_verify);
         let config = Arc::new(crate::tls_client::config(trust, self.identity.as_ref(), &[b"http/1.1"])?);
         configs.insert(key, config.clone());
         Ok(config)

@@ -54,12 +54,7 @@ impl MainServer {
         };
         let tls = match secure {
             true => {
-                let trust = match (cluster.insecure_skip_tls_verify, cluster.certificate_authority.is_empty())
-                {
-                    (true, _) => Trust::Anyone,
-                    (false, true) => Trust::System,
-                    (false, false) => Trust::Bundle(&cluster.certificate_authority),
-                };
+                let trust = Trust::of(&cluster.certificate_authority, cluster.insecure_skip_tls_verify);
                 let config =
                     crate::tls_client::config(trust, identity.certificate().as_ref(), &[b"http/1.1"])?;
                 Some((Arc::new(config), host))

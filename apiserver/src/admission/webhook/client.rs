@@ -172,7 +172,7 @@ impl Client {
         if let Some(config) = trust.get(&key) {
             return Ok(config.clone());
         }
-        let trust_in = if ca_bundle.is_empty() { Trust::System } else { Trust::Bundle(ca_bundle) };
+        let trust_in = Trust::of(ca_bundle, false);
         let certificate = key.1.as_ref().and_then(Identity::certificate);
         let config = crate::tls_client::config(trust_in, certificate.as_ref(), &[])?;
         let config = Arc::new(config);
