@@ -6,8 +6,9 @@ set -euo pipefail
 # Debian packages: libclang for RocksDB's bindings, real etcd (server and
 # etcdctl) as the reference implementation in tests, protoc for the etcd-client
 # crate (an independent client the tests also drive), openssl for the API
-# server's HTTPS test certificates.
-APT_PACKAGES=(libclang-dev etcd-server etcd-client protobuf-compiler openssl)
+# server's HTTPS test certificates, Prometheus to evaluate etcd's alerting
+# rules against a scraped cluster (server/tests/it/prometheus.rs).
+APT_PACKAGES=(libclang-dev etcd-server etcd-client protobuf-compiler openssl prometheus)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -25,11 +26,13 @@ if ((${#missing[@]})); then
     { sleep 5; $SUDO apt-get update -qq; $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; }
 fi
 
-# etcd-server registers a system service on install; rtcd's tests start their
-# own etcd on loopback and must not find the default ports taken.
-if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet etcd 2>/dev/null; then
-  systemctl stop etcd || true
-fi
+# etcd-server and prometheus register system services on install; rtcd's
+# tests start their own on loopback and must not find the default ports taken.
+for service in etcd prometheus; do
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
+    systemctl stop "$service" || true
+  fi
+done
 
 command -v cargo >/dev/null || { echo "install-deps: cargo (Rust toolchain) is required" >&2; exit 1; }
 

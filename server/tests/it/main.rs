@@ -21,5 +21,6 @@ mod hostile;
 mod lock_election;
 mod maintenance;
 mod metrics;
+mod prometheus;
 mod tls;
 mod watch_grpc;

@@ -15,7 +15,7 @@ const RULES: &str = include_str!("../../../docs/monitoring/etcd-alerts.yaml");
 
 /// The metric families the rules' expressions name (a histogram's
 /// `_bucket` series stands for its family).
-fn rule_families() -> Vec<String> {
+pub(crate) fn rule_families() -> Vec<String> {
     let mut names: Vec<String> = RULES
         .lines()
         .filter(|line| !line.trim_start().starts_with('#'))
