@@ -160,15 +160,18 @@ fn decode_answer(message: &RaftMessage) -> Result<StreamAppendResult<TypeConfig>
 pub fn serve(
     raft: &RtcdRaft,
     on_accepted: impl Fn() + Send + 'static,
+    on_received: impl Fn(&AppendEntriesRequest<TypeConfig>, usize) + Send + Sync + 'static,
     inbound: Streaming<RaftMessage>,
 ) -> Replies {
     let refused: Arc<Mutex<Option<Status>>> = Arc::default();
     let noted = refused.clone();
     let requests = inbound
-        .map(|message| match message {
+        .map(move |message| match message {
             Ok(message) if message.kind == wire::APPEND => {
-                wire::decode::<AppendEntriesRequest<TypeConfig>>(&message.payload)
-                    .map_err(|e| Status::invalid_argument(format!("rtcd peer: {e}")))
+                let request = wire::decode::<AppendEntriesRequest<TypeConfig>>(&message.payload)
+                    .map_err(|e| Status::invalid_argument(format!("rtcd peer: {e}")))?;
+                on_received(&request, message.payload.len());
+                Ok(request)
             }
             Ok(message) => {
                 Err(Status::invalid_argument(format!("rtcd peer: {:?} on the append stream", message.kind)))

@@ -103,6 +103,11 @@ impl PeerNetwork {
         }
     }
 
+    /// The counters, shared with the peer service (bytes received).
+    pub(crate) fn stats_handle(&self) -> Arc<PeerStats> {
+        self.stats.clone()
+    }
+
     pub fn stats(&self) -> &PeerStats {
         &self.stats
     }

@@ -194,7 +194,8 @@ impl RaftNode {
     /// The peer service for this member's Raft, to serve on its peer URLs;
     /// incoming snapshots are staged in `incoming_dir`.
     pub fn peer_service(&self, incoming_dir: PathBuf) -> RaftServer<PeerService> {
-        PeerService::new(self.raft.clone(), self.contact.clone(), incoming_dir).into_server()
+        let stats = self.network.stats_handle();
+        PeerService::new(self.raft.clone(), self.contact.clone(), incoming_dir, stats).into_server()
     }
 
     pub fn id(&self) -> u64 {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use openraft::raft::{AppendEntriesRequest, VoteRequest};
 use rtcd_proto::rtcdraftpb::{RaftMessage, SnapshotChunk, raft_server};
 use serde::Serialize;
 use tonic::{Request, Response, Status, Streaming};
@@ -14,8 +15,9 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::RtcdRaft;
 use crate::append_stream;
 use crate::error::ReplicationError;
+use crate::peer_stats::PeerStats;
 use crate::proposer;
-use crate::types::{SnapshotFile, SnapshotMeta, Vote};
+use crate::types::{SnapshotFile, SnapshotMeta, TypeConfig, Vote};
 use crate::wire;
 
 /// When this member last accepted an append from a leader: a follower that
@@ -53,11 +55,24 @@ pub struct PeerService {
     contact: Arc<LeaderContact>,
     /// Where incoming snapshots are written before they are installed.
     incoming_dir: PathBuf,
+    /// Bytes received are counted by the peer whose vote a message carries.
+    stats: Arc<PeerStats>,
 }
 
 impl PeerService {
-    pub fn new(raft: RtcdRaft, contact: Arc<LeaderContact>, incoming_dir: PathBuf) -> Self {
-        Self { raft, contact, incoming_dir }
+    pub fn new(
+        raft: RtcdRaft,
+        contact: Arc<LeaderContact>,
+        incoming_dir: PathBuf,
+        stats: Arc<PeerStats>,
+    ) -> Self {
+        Self { raft, contact, incoming_dir, stats }
+    }
+
+    /// Counts `bytes` received from the member that `vote` is for (the
+    /// leader sending an append or snapshot, the candidate asking a vote).
+    fn received(&self, vote: &Vote, bytes: usize) {
+        self.stats.peer(vote.leader_id().node_id).received(bytes);
     }
 
     pub fn into_server(self) -> raft_server::RaftServer<Self> {
@@ -83,7 +98,8 @@ impl raft_server::Raft for PeerService {
         let bad = |e: String| Status::invalid_argument(format!("rtcd peer: {e}"));
         match message.kind.as_str() {
             wire::APPEND => {
-                let rpc = wire::decode(&message.payload).map_err(bad)?;
+                let rpc: AppendEntriesRequest<TypeConfig> = wire::decode(&message.payload).map_err(bad)?;
+                self.received(&rpc.vote, message.payload.len());
                 let appended = self.raft.append_entries(rpc).await;
                 if appended.as_ref().is_ok_and(|r| r.is_success()) {
                     self.contact.heard();
@@ -91,11 +107,13 @@ impl raft_server::Raft for PeerService {
                 reply(wire::APPEND, appended)
             }
             wire::VOTE => {
-                let rpc = wire::decode(&message.payload).map_err(bad)?;
+                let rpc: VoteRequest<TypeConfig> = wire::decode(&message.payload).map_err(bad)?;
+                self.received(&rpc.vote, message.payload.len());
                 reply(wire::VOTE, self.raft.vote(rpc).await)
             }
             wire::PRE_VOTE => {
-                let rpc = wire::decode(&message.payload).map_err(bad)?;
+                let rpc: VoteRequest<TypeConfig> = wire::decode(&message.payload).map_err(bad)?;
+                self.received(&rpc.vote, message.payload.len());
                 reply(wire::PRE_VOTE, self.raft.pre_vote(rpc).await)
             }
             wire::TRANSFER_LEADER => {
@@ -123,14 +141,24 @@ impl raft_server::Raft for PeerService {
         request: Request<Streaming<RaftMessage>>,
     ) -> Result<Response<Self::AppendStreamStream>, Status> {
         let contact = self.contact.clone();
-        Ok(Response::new(append_stream::serve(&self.raft, move || contact.heard(), request.into_inner())))
+        let stats = self.stats.clone();
+        let received = move |rpc: &AppendEntriesRequest<TypeConfig>, bytes: usize| {
+            stats.peer(rpc.vote.leader_id().node_id).received(bytes)
+        };
+        Ok(Response::new(append_stream::serve(
+            &self.raft,
+            move || contact.heard(),
+            received,
+            request.into_inner(),
+        )))
     }
 
     async fn install_snapshot(
         &self,
         request: Request<Streaming<SnapshotChunk>>,
     ) -> Result<Response<RaftMessage>, Status> {
-        let (vote, meta, file) = self.receive_snapshot(request.into_inner()).await?;
+        let (vote, meta, file, bytes) = self.receive_snapshot(request.into_inner()).await?;
+        self.received(&vote, bytes as usize);
         let outcome = self.raft.install_full_snapshot(vote, SnapshotFile { meta, snapshot: file }).await;
         reply("snapshot", outcome)
     }
@@ -147,11 +175,12 @@ impl raft_server::Raft for PeerService {
 
 impl PeerService {
     /// Writes the streamed snapshot to a file; only a stream that ends with
-    /// `done` counts (a broken one leaves nothing to install).
+    /// `done` counts (a broken one leaves nothing to install). With the
+    /// file, its size.
     async fn receive_snapshot(
         &self,
         mut chunks: Streaming<SnapshotChunk>,
-    ) -> Result<(Vote, SnapshotMeta, std::fs::File), Status> {
+    ) -> Result<(Vote, SnapshotMeta, std::fs::File, u64), Status> {
         use std::io::{Seek, Write};
         std::fs::create_dir_all(&self.incoming_dir).map_err(|e| Status::internal(e.to_string()))?;
         let path = self.incoming_dir.join("incoming.snap");
@@ -178,7 +207,7 @@ impl PeerService {
                     header.ok_or_else(|| Status::invalid_argument("rtcd peer: snapshot without meta"))?;
                 file.sync_all().map_err(|e| Status::internal(e.to_string()))?;
                 file.rewind().map_err(|e| Status::internal(e.to_string()))?;
-                return Ok((vote, meta, file));
+                return Ok((vote, meta, file, expected));
             }
         }
         Err(Status::aborted("rtcd peer: snapshot stream ended early"))

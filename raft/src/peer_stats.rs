@@ -1,5 +1,7 @@
 //! What the peer transport counts for each peer, the way etcd's rafthttp
-//! counts it for `/metrics`: bytes sent, sends that failed, and round trip
+//! counts it for `/metrics`: bytes sent and received (Raft messages and
+//! snapshots, received ones by the sender their vote names), sends that
+//! failed, and round trip
 //! times measured by the prober (`prober`; etcd's
 //! `etcdMemberCommunicationSlow` alert reads them).
 
@@ -19,6 +21,7 @@ pub struct PeerStats {
 #[derive(Debug)]
 pub struct PeerCounters {
     sent_bytes: AtomicU64,
+    received_bytes: AtomicU64,
     sent_failures: AtomicU64,
     round_trips: Histogram,
 }
@@ -47,11 +50,20 @@ impl PeerCounters {
     fn new() -> Self {
         // etcd's buckets: 0.1 ms doubling up to 3.2768 s.
         let round_trips = Histogram::exponential(0.0001, 2.0, 16);
-        Self { sent_bytes: AtomicU64::new(0), sent_failures: AtomicU64::new(0), round_trips }
+        Self {
+            sent_bytes: AtomicU64::new(0),
+            received_bytes: AtomicU64::new(0),
+            sent_failures: AtomicU64::new(0),
+            round_trips,
+        }
     }
 
     pub(crate) fn sent(&self, bytes: usize) {
         self.sent_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn received(&self, bytes: usize) {
+        self.received_bytes.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
     pub(crate) fn failed(&self) {
@@ -60,6 +72,10 @@ impl PeerCounters {
 
     pub fn sent_bytes(&self) -> u64 {
         self.sent_bytes.load(Ordering::Relaxed)
+    }
+
+    pub fn received_bytes(&self) -> u64 {
+        self.received_bytes.load(Ordering::Relaxed)
     }
 
     pub fn sent_failures(&self) -> u64 {

@@ -1,7 +1,7 @@
 //! What a member does with each batch its Raft applies, before the
 //! proposers hear back: events go to its watch hub, lease grants, revokes
 //! and checkpoints to its lessor (which keeps timers only while it leads),
-//! tokens to its authenticator.
+//! tokens to its authenticator, and each write is counted for `/metrics`.
 
 use std::sync::Arc;
 
@@ -12,16 +12,29 @@ use crate::auth::Authenticator;
 
 use crate::hub::Hub;
 use crate::lessor::Lessor;
+use crate::metrics::ServerMetrics;
 
-pub fn sink(hub: Hub, lessor: Arc<Lessor>, authenticator: Arc<Authenticator>) -> ApplySink {
+pub fn sink(
+    hub: Hub,
+    lessor: Arc<Lessor>,
+    authenticator: Arc<Authenticator>,
+    metrics: Arc<ServerMetrics>,
+) -> ApplySink {
     Arc::new(move |entries: &mut [AppliedEntry]| {
         let mut events = Vec::new();
         for entry in entries.iter_mut() {
             let Ok(applied) = &mut entry.outcome else { continue };
             events.append(&mut applied.events);
+            metrics.mvcc.applied(&applied.response);
             match (&entry.request, &applied.response) {
-                (_, WriteResponse::LeaseGrant(g)) => lessor.granted(g.id, g.ttl),
-                (WriteRequest::LeaseRevoke(r), _) => lessor.revoked(r.id),
+                (_, WriteResponse::LeaseGrant(g)) => {
+                    lessor.granted(g.id, g.ttl);
+                    metrics.lease.granted(g.ttl);
+                }
+                (WriteRequest::LeaseRevoke(r), _) => {
+                    lessor.revoked(r.id);
+                    metrics.lease.revoked();
+                }
                 (WriteRequest::LeaseCheckpoint(c), _) => {
                     for cp in &c.checkpoints {
                         lessor.checkpointed(cp.id, cp.remaining_ttl);

@@ -45,7 +45,7 @@ pub fn spawn(node: Arc<Node>, checkpoint_interval: Duration) {
 async fn expire(node: &Node) {
     for id in node.lessor().expired() {
         match node.propose(WriteRequest::LeaseRevoke(LeaseRevokeRequest { id })).await {
-            Ok(_) => {}
+            Ok(_) => node.metrics().lease.expired(),
             // Revoked meanwhile by a client: nothing left to time.
             Err(EtcdError::Store(StoreError::LeaseNotFound)) => node.lessor().revoked(id),
             Err(e) => tracing::warn!(lease = id, error = %e, "revoking an expired lease failed"),
@@ -124,6 +124,7 @@ impl Node {
     pub async fn renew_lease(&self, id: i64) -> Result<i64, EtcdError> {
         self.primary_lessor().await?;
         let Some(renewed) = self.lessor().renew(id) else { return Ok(0) };
+        self.metrics().lease.renewed();
         if renewed.clear_checkpoint {
             // A stale checkpoint would make the next leader expire this lease
             // early; 0 clears it.

@@ -26,6 +26,7 @@ pub mod lessor;
 pub mod listener;
 pub mod membership;
 pub mod metrics;
+pub mod metrics_page;
 pub mod node;
 pub mod peer_errors;
 pub mod process;

@@ -54,8 +54,8 @@ pub struct Node {
     /// Who each client request is from.
     authenticator: Arc<Authenticator>,
     next_lease_id: AtomicI64,
-    /// What `/metrics` counts as it happens.
-    metrics: ServerMetrics,
+    /// What `/metrics` counts as it happens (shared with the apply sink).
+    metrics: Arc<ServerMetrics>,
 }
 
 impl Node {
@@ -93,10 +93,10 @@ impl Node {
         };
         let common_name_is_user = settings.client_tls.as_ref().is_some_and(|t| t.client_cert_auth);
         let authenticator = Arc::new(Authenticator::new(tokens, common_name_is_user));
-        let sink = crate::applied::sink(hub.clone(), lessor.clone(), authenticator.clone());
+        let metrics = Arc::new(ServerMetrics::new(settings.extensive_metrics));
+        let sink = crate::applied::sink(hub.clone(), lessor.clone(), authenticator.clone(), metrics.clone());
         let raft = RaftNode::start(raft_config, store.clone(), sink).await?;
         let next_lease_id = AtomicI64::new(first_lease_id(identity.member_id));
-        let metrics = ServerMetrics::new(settings.extensive_metrics);
         Ok(Arc::new(Self {
             settings,
             store,

@@ -5,6 +5,10 @@
 //! (`etcdHighNumberOfFailedGRPCRequests`) reads the latter. With
 //! `--metrics=extensive`, `grpc_server_handling_seconds` too: how long each
 //! call took until it ended (`etcdGRPCRequestsSlow` reads its unary calls).
+//! Messages each way per method (`grpc_server_msg_received_total`,
+//! `grpc_server_msg_sent_total`) and etcd's byte totals over all of them
+//! (`etcd_network_client_grpc_received_bytes_total`, `..._sent_bytes_total`,
+//! which etcd's dashboard plots as client traffic in and out).
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -19,6 +23,7 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use rtcd_metrics::Histogram;
 use tonic::body::Body;
 
+use super::messages::{Completed, MessageMeter};
 use crate::grpc_body::is_grpc;
 
 /// Every method the client port serves: `(grpc_type, service, method)`.
@@ -106,6 +111,12 @@ const UNKNOWN: usize = 2;
 pub struct GrpcCounters {
     started: Vec<AtomicU64>,
     handled: Vec<[AtomicU64; 17]>,
+    /// Messages received and sent, per method.
+    received: Vec<AtomicU64>,
+    sent: Vec<AtomicU64>,
+    /// Payload bytes received and sent, over all methods.
+    received_bytes: AtomicU64,
+    sent_bytes: AtomicU64,
     /// Handling times per method, with `--metrics=extensive` only.
     handling: Option<Vec<Histogram>>,
 }
@@ -121,6 +132,10 @@ impl GrpcCounters {
         GrpcCounters {
             started: METHODS.iter().map(|_| AtomicU64::new(0)).collect(),
             handled: METHODS.iter().map(|_| std::array::from_fn(|_| AtomicU64::new(0))).collect(),
+            received: METHODS.iter().map(|_| AtomicU64::new(0)).collect(),
+            sent: METHODS.iter().map(|_| AtomicU64::new(0)).collect(),
+            received_bytes: AtomicU64::new(0),
+            sent_bytes: AtomicU64::new(0),
             handling: extensive.then(|| METHODS.iter().map(|_| Histogram::default_buckets()).collect()),
         }
     }
@@ -136,7 +151,21 @@ impl GrpcCounters {
         }
     }
 
-    /// Both families in Prometheus text format.
+    fn received(&self, method: usize, completed: Completed) {
+        if completed.messages > 0 {
+            self.received[method].fetch_add(completed.messages, Ordering::Relaxed);
+            self.received_bytes.fetch_add(completed.payload_bytes, Ordering::Relaxed);
+        }
+    }
+
+    fn sent(&self, method: usize, completed: Completed) {
+        if completed.messages > 0 {
+            self.sent[method].fetch_add(completed.messages, Ordering::Relaxed);
+            self.sent_bytes.fetch_add(completed.payload_bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// Every family in Prometheus text format.
     pub fn render(&self, out: &mut String) {
         let labels = |(kind, service, method): &(&str, &str, &str)| {
             format!("grpc_method=\"{method}\",grpc_service=\"{service}\",grpc_type=\"{kind}\"")
@@ -160,6 +189,41 @@ impl GrpcCounters {
             "counter",
             "Total number of RPCs completed on the server, regardless of success or failure.",
             handled,
+        );
+        let per_method = |counts: &[AtomicU64]| {
+            METHODS
+                .iter()
+                .zip(counts)
+                .map(|(method, n)| (labels(method), n.load(Ordering::Relaxed) as f64))
+                .collect::<Vec<_>>()
+        };
+        rtcd_metrics::text::family(
+            out,
+            "grpc_server_msg_received_total",
+            "counter",
+            "Total number of RPC stream messages received on the server.",
+            per_method(&self.received),
+        );
+        rtcd_metrics::text::family(
+            out,
+            "grpc_server_msg_sent_total",
+            "counter",
+            "Total number of gRPC stream messages sent by the server.",
+            per_method(&self.sent),
+        );
+        rtcd_metrics::text::single(
+            out,
+            "etcd_network_client_grpc_received_bytes_total",
+            "counter",
+            "The total number of bytes received from grpc clients.",
+            self.received_bytes.load(Ordering::Relaxed) as f64,
+        );
+        rtcd_metrics::text::single(
+            out,
+            "etcd_network_client_grpc_sent_bytes_total",
+            "counter",
+            "The total number of bytes sent to grpc clients.",
+            self.sent_bytes.load(Ordering::Relaxed) as f64,
         );
         if let Some(handling) = &self.handling {
             let series: Vec<(String, &Histogram)> = METHODS.iter().map(labels).zip(handling).collect();
@@ -230,9 +294,12 @@ where
 
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         let method = is_grpc(&request).then(|| method_of(request.uri().path())).flatten();
-        let call = self.inner.call(request);
-        let Some(method) = method else { return Box::pin(call) };
+        let Some(method) = method else { return Box::pin(self.inner.call(request)) };
         let counters = self.counters.clone();
+        let request = request.map(|inner| {
+            Body::new(Metered { inner, meter: MessageMeter::default(), counters: counters.clone(), method })
+        });
+        let call = self.inner.call(request);
         counters.started(method);
         let since = Instant::now();
         Box::pin(async move {
@@ -242,24 +309,61 @@ where
                 counters.handled(method, code_of(code.as_bytes()), since);
                 return Ok(response);
             }
-            let ending = Some(Ending { counters, method, since });
+            let ending = Some(Ending { counters, method, since, meter: MessageMeter::default() });
             Ok(response.map(|body| Body::new(Counted { inner: body, ending })))
         })
     }
 }
 
-/// A response body that counts its call as handled when the trailers say
-/// how it ended, or as canceled when it is dropped before they came.
+/// A request body that counts the messages it carries.
+struct Metered {
+    inner: Body,
+    meter: MessageMeter,
+    counters: Arc<GrpcCounters>,
+    method: usize,
+}
+
+impl HttpBody for Metered {
+    type Data = Bytes;
+    type Error = tonic::Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled
+            && let Some(data) = frame.data_ref()
+        {
+            let completed = self.meter.feed(data);
+            self.counters.received(self.method, completed);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A response body that counts the messages it carries, and its call as
+/// handled when the trailers say how it ended, or as canceled when it is
+/// dropped before they came.
 struct Counted {
     inner: Body,
     ending: Option<Ending>,
 }
 
-/// What a call's end is counted into.
+/// What a call's messages and end are counted into.
 struct Ending {
     counters: Arc<GrpcCounters>,
     method: usize,
     since: Instant,
+    meter: MessageMeter,
 }
 
 impl HttpBody for Counted {
@@ -271,6 +375,13 @@ impl HttpBody for Counted {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled
+            && let Some(data) = frame.data_ref()
+            && let Some(end) = self.ending.as_mut()
+        {
+            let completed = end.meter.feed(data);
+            end.counters.sent(end.method, completed);
+        }
         if let Poll::Ready(Some(Ok(frame))) = &polled
             && let Some(code) = frame.trailers_ref().and_then(|t| t.get("grpc-status"))
             && let Some(end) = self.ending.take()
@@ -327,6 +438,23 @@ mod tests {
         assert!(out.contains(&format!("grpc_server_started_total{{{unused}}} 0\n")), "registered before use");
         assert!(out.contains("# TYPE grpc_server_handled_total counter\n"));
         assert!(!out.contains("grpc_server_handling_seconds"), "only with --metrics=extensive");
+    }
+
+    #[test]
+    fn messages_are_counted_per_method_and_bytes_over_all() {
+        let counters = GrpcCounters::default();
+        let watch = method_of("/etcdserverpb.Watch/Watch").unwrap();
+        let put = method_of("/etcdserverpb.KV/Put").unwrap();
+        counters.received(watch, Completed { messages: 2, payload_bytes: 10 });
+        counters.sent(watch, Completed { messages: 5, payload_bytes: 100 });
+        counters.received(put, Completed { messages: 1, payload_bytes: 7 });
+        let mut out = String::new();
+        counters.render(&mut out);
+        let watch = "grpc_method=\"Watch\",grpc_service=\"etcdserverpb.Watch\",grpc_type=\"bidi_stream\"";
+        assert!(out.contains(&format!("grpc_server_msg_received_total{{{watch}}} 2\n")), "{out}");
+        assert!(out.contains(&format!("grpc_server_msg_sent_total{{{watch}}} 5\n")), "{out}");
+        assert!(out.contains("etcd_network_client_grpc_received_bytes_total 17\n"), "{out}");
+        assert!(out.contains("etcd_network_client_grpc_sent_bytes_total 100\n"), "{out}");
     }
 
     #[test]

@@ -1,8 +1,12 @@
-//! What `/metrics` counts as it happens: proposals and leader changes
-//! ([`ServerMetrics`]) and gRPC calls (`grpc`). The page itself, with
-//! what is read from the member at each scrape, is `http`'s.
+//! What `/metrics` counts as it happens: proposals, leader changes and
+//! health checks ([`ServerMetrics`]), gRPC calls (`grpc`), store operations
+//! (`mvcc`), leases (`lease`) and watches (`watch`). The page itself, with
+//! what is read from the member at each scrape, is `metrics_page`'s.
 
 pub mod grpc;
+pub mod lease;
+mod messages;
+pub mod mvcc;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -18,7 +22,12 @@ pub struct ServerMetrics {
     leader_changes: AtomicU64,
     /// The leader last seen (0: none; no member has ID 0).
     leader_seen: AtomicU64,
+    /// `/health` answers: healthy, and not.
+    health_successes: AtomicU64,
+    health_failures: AtomicU64,
     pub grpc: Arc<grpc::GrpcCounters>,
+    pub mvcc: mvcc::MvccCounters,
+    pub lease: lease::LeaseCounters,
 }
 
 /// Counts one proposal from submission to outcome: pending while it lives,
@@ -60,6 +69,17 @@ impl ServerMetrics {
 
     pub fn proposals_failed(&self) -> u64 {
         self.proposals_failed.load(Ordering::Relaxed)
+    }
+
+    /// A `/health` answer, healthy or not.
+    pub fn health_checked(&self, healthy: bool) {
+        let counter = if healthy { &self.health_successes } else { &self.health_failures };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `(successes, failures)` of `/health`.
+    pub fn health_checks(&self) -> (u64, u64) {
+        (self.health_successes.load(Ordering::Relaxed), self.health_failures.load(Ordering::Relaxed))
     }
 }
 

@@ -42,6 +42,7 @@ impl Kv for KvService {
         let req = request.get_ref();
         self.node.check_read(&caller, &req.key, &req.range_end)?;
         let mut resp = self.node.store().range(req).map_err(EtcdError::from)?;
+        self.node.metrics().mvcc.ranged();
         self.node.fill(&mut resp.header);
         Ok(Response::new(resp))
     }

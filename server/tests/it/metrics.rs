@@ -88,6 +88,12 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
         ok(etcdctl(&url, &["put", &format!("k{i}"), "v"], None));
     }
     let _ = etcdctl(&url, &["get", "k", "--rev=100000"], None);
+    ok(etcdctl(&url, &["get", "k0"], None));
+    let lease = ok(etcdctl(&url, &["lease", "grant", "60"], None));
+    let lease_id = lease.split_whitespace().nth(1).expect("lease ID");
+    ok(etcdctl(&url, &["put", "leased", "v", &format!("--lease={lease_id}")], None));
+    ok(etcdctl(&url, &["txn"], Some("\nput t1 a\nget k0\n\n\n")));
+    let _ = http_get(&url, "/health");
 
     let first = scrape(&cluster[0]);
     let families = rule_families();
@@ -117,7 +123,7 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     assert_eq!(first.value("etcd_server_has_leader"), 1.0);
     assert!(first.value("etcd_server_leader_changes_seen_total") >= 1.0);
     let put = "grpc_method=\"Put\",grpc_service=\"etcdserverpb.KV\",grpc_type=\"unary\"";
-    assert_eq!(first.value(&format!("grpc_server_handled_total{{grpc_code=\"OK\",{put}}}")), 5.0);
+    assert_eq!(first.value(&format!("grpc_server_handled_total{{grpc_code=\"OK\",{put}}}")), 6.0);
     let range = "grpc_method=\"Range\",grpc_service=\"etcdserverpb.KV\",grpc_type=\"unary\"";
     assert_eq!(first.value(&format!("grpc_server_handled_total{{grpc_code=\"OutOfRange\",{range}}}")), 1.0);
     assert!(first.value("etcd_disk_wal_fsync_duration_seconds_count") >= 5.0);
@@ -126,7 +132,33 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     assert_eq!(inf, first.value("etcd_disk_wal_fsync_duration_seconds_count"));
     assert!(first.value("etcd_server_quota_backend_bytes") > first.value("etcd_mvcc_db_total_size_in_bytes"));
     assert!(first.value("etcd_server_proposals_committed_total") >= 5.0);
-    assert_eq!(first.value(&format!("grpc_server_handling_seconds_count{{{put}}}")), 5.0);
+    assert_eq!(first.value(&format!("grpc_server_handling_seconds_count{{{put}}}")), 6.0);
+    // Messages each way, and their bytes (each PutRequest here is 7 bytes).
+    assert_eq!(first.value(&format!("grpc_server_msg_received_total{{{put}}}")), 6.0);
+    assert_eq!(first.value(&format!("grpc_server_msg_sent_total{{{put}}}")), 6.0);
+    // A refused call sends no message (health checks also read through Range).
+    let ranges_ok = first.value(&format!("grpc_server_handled_total{{grpc_code=\"OK\",{range}}}"));
+    assert_eq!(first.value(&format!("grpc_server_msg_sent_total{{{range}}}")), ranges_ok);
+    assert_eq!(first.value(&format!("grpc_server_msg_received_total{{{range}}}")), ranges_ok + 1.0);
+    assert!(first.value("etcd_network_client_grpc_received_bytes_total") >= 35.0);
+    assert!(first.value("etcd_network_client_grpc_sent_bytes_total") > 0.0);
+
+    // Store operations as etcd counts them (the txn's put and get too), on
+    // every member for writes, where served for ranges; leases; health.
+    for member in &cluster {
+        let s = until(member, "every write applied", |s| s.value("etcd_mvcc_txn_total") == 1.0);
+        assert_eq!(s.value("etcd_mvcc_put_total"), 7.0, "{}", member.name);
+        assert_eq!(s.value("etcd_debugging_lease_granted_total"), 1.0);
+        assert_eq!(s.value("etcd_debugging_lease_ttl_total_bucket{le=\"64\"}"), 1.0);
+        assert_eq!(s.value("etcd_debugging_lease_ttl_total_bucket{le=\"32\"}"), 0.0);
+        assert_eq!(s.value("etcd_cluster_version{cluster_version=\"3.5\"}"), 1.0);
+        assert_eq!(s.value("etcd_server_is_learner"), 0.0);
+        assert!(s.value("process_cpu_seconds_total") > 0.0);
+        assert!(s.value("process_open_fds") > 0.0 && s.value("os_fd_limit") >= s.value("os_fd_used"));
+    }
+    assert_eq!(first.value("etcd_mvcc_range_total"), ranges_ok + 1.0, "Range calls and the txn's get");
+    assert_eq!(first.value("etcd_mvcc_delete_total"), 0.0);
+    assert_eq!(first.value("etcd_server_health_success"), 1.0);
 
     // Each peer by its ID: traffic sent, and round trips probed
     // (etcdMemberCommunicationSlow reads their 99th percentile).
@@ -135,6 +167,14 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     let sent = leader.labelled("etcd_network_peer_sent_bytes_total");
     assert_eq!(sent.len(), 2, "two peers: {sent:?}");
     assert!(sent.values().all(|bytes| *bytes > 0.0), "{sent:?}");
+    // What the leader sent, each follower received from it.
+    let leader_id = leader.labelled("etcd_server_id").into_keys().next().expect("an ID");
+    let leader_id = leader_id.trim_start_matches("server_id=\"").trim_end_matches('"').to_string();
+    for follower in cluster.iter().map(scrape).filter(|s| s.value("etcd_server_is_leader") == 0.0) {
+        let received = follower.labelled("etcd_network_peer_received_bytes_total");
+        let from_leader = received.get(&format!("From=\"{leader_id}\"")).copied().unwrap_or(0.0);
+        assert!(from_leader > 0.0, "{received:?}");
+    }
     let probed = until(&cluster[0], "a round trip to each peer", |s| {
         let counts = s.labelled("etcd_network_peer_round_trip_time_seconds_count");
         counts.len() == 2 && counts.values().all(|n| *n >= 1.0)

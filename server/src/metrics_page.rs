@@ -1,0 +1,160 @@
+//! `/metrics`: every family with etcd's names, types, labels and help
+//! texts (so etcd's alerting rules and dashboards read rtcd as they read
+//! etcd), in Prometheus text format. What is counted as it happens lives in
+//! `metrics`; what is a state of the member (leader, sizes, revisions) is
+//! read here at each scrape. `docs/monitoring/metrics.md` lists the
+//! families against etcd 3.5's.
+
+use rtcd_metrics::text;
+use rtcd_raft::peer_stats::PeerCounters;
+
+use crate::node::Node;
+use crate::version::ETCD_COMPAT_VERSION;
+
+/// The cluster version rtcd reports (`/version`'s `etcdcluster`, major and
+/// minor only, as etcd labels it).
+const CLUSTER_VERSION: &str = "3.5";
+
+pub fn render(node: &Node) -> String {
+    let mut out = String::new();
+    server(&mut out, node);
+    disk(&mut out, node);
+    network(&mut out, node);
+    mvcc(&mut out, node);
+    node.metrics().lease.render(&mut out);
+    node.metrics().grpc.render(&mut out);
+    process(&mut out);
+    out
+}
+
+fn gauge(out: &mut String, name: &str, help: &str, value: f64) {
+    text::single(out, name, "gauge", help, value)
+}
+
+fn counter(out: &mut String, name: &str, help: &str, value: f64) {
+    text::single(out, name, "counter", help, value)
+}
+
+/// A gauge that is 1 for the one value its label carries.
+fn labelled_one(out: &mut String, name: &str, help: &str, label: &str, value: &str) {
+    text::family(out, name, "gauge", help, [(format!("{label}=\"{value}\""), 1.0)]);
+}
+
+/// Leadership, identity, proposals, quota and health checks.
+fn server(out: &mut String, node: &Node) {
+    let counted = node.metrics();
+    let has_leader = f64::from(u8::from(node.raft().leader().is_some()));
+    gauge(
+        out,
+        "etcd_server_has_leader",
+        "Whether or not a leader exists. 1 is existence, 0 is not.",
+        has_leader,
+    );
+    let is_leader = f64::from(u8::from(node.is_leader()));
+    gauge(
+        out,
+        "etcd_server_is_leader",
+        "Whether or not this member is a leader. 1 if is, 0 otherwise.",
+        is_leader,
+    );
+    let is_learner = f64::from(u8::from(node.raft().is_learner()));
+    let help = "Whether or not this member is a learner. 1 if is, 0 otherwise.";
+    gauge(out, "etcd_server_is_learner", help, is_learner);
+    let changes = counted.leader_changes() as f64;
+    counter(out, "etcd_server_leader_changes_seen_total", "The number of leader changes seen.", changes);
+    let help = "Server or member ID in hexadecimal format. 1 for 'server_id' label with current ID.";
+    labelled_one(out, "etcd_server_id", help, "server_id", &format!("{:x}", node.member_id()));
+    let help = "Which version is running. 1 for 'server_version' label with current version.";
+    labelled_one(out, "etcd_server_version", help, "server_version", ETCD_COMPAT_VERSION);
+    let help = "Which version is running. 1 for 'cluster_version' label with current cluster version";
+    labelled_one(out, "etcd_cluster_version", help, "cluster_version", CLUSTER_VERSION);
+
+    let (applied, committed) = node.raft().indexes();
+    let help = "The total number of consensus proposals committed.";
+    gauge(out, "etcd_server_proposals_committed_total", help, committed as f64);
+    let help = "The total number of consensus proposals applied.";
+    gauge(out, "etcd_server_proposals_applied_total", help, applied as f64);
+    let pending = counted.proposals_pending() as f64;
+    gauge(
+        out,
+        "etcd_server_proposals_pending",
+        "The current number of pending proposals to commit.",
+        pending,
+    );
+    let failed = counted.proposals_failed() as f64;
+    counter(out, "etcd_server_proposals_failed_total", "The total number of failed proposals seen.", failed);
+    let quota = node.settings().quota_backend_bytes as f64;
+    gauge(out, "etcd_server_quota_backend_bytes", "Current backend storage quota size in bytes.", quota);
+
+    let (healthy, unhealthy) = counted.health_checks();
+    counter(
+        out,
+        "etcd_server_health_success",
+        "The total number of successful health checks",
+        healthy as f64,
+    );
+    counter(out, "etcd_server_health_failures", "The total number of failed health checks", unhealthy as f64);
+    if let Ok(auth) = node.store().auth() {
+        let help = "The current revision of auth store.";
+        gauge(out, "etcd_debugging_auth_revision", help, auth.revision() as f64);
+    }
+}
+
+/// The Raft log's syncs and the store's commits.
+fn disk(out: &mut String, node: &Node) {
+    let fsyncs = [(String::new(), node.raft().fsync_durations())];
+    let help = "The latency distributions of fsync called by WAL.";
+    text::histogram(out, "etcd_disk_wal_fsync_duration_seconds", help, &fsyncs);
+    let commits = [(String::new(), node.store().commit_durations())];
+    let help = "The latency distributions of commit called by backend.";
+    text::histogram(out, "etcd_disk_backend_commit_duration_seconds", help, &commits);
+}
+
+/// Snapshots received, and what the peer transport counted per peer (`To`
+/// and `From` are the peer's ID in hexadecimal, as etcd labels them).
+fn network(out: &mut String, node: &Node) {
+    let installed = node.raft().snapshots_installed() as f64;
+    let help = "Total number of successful snapshot receives";
+    counter(out, "etcd_network_snapshot_receive_success", help, installed);
+    let peers = node.raft().peer_stats();
+    let per_peer = |label: &str, value: fn(&PeerCounters) -> u64| -> Vec<(String, f64)> {
+        peers.iter().map(|(id, c)| (format!("{label}=\"{id:x}\""), value(c) as f64)).collect()
+    };
+    let help = "The total number of bytes sent to peers.";
+    let sent = per_peer("To", PeerCounters::sent_bytes);
+    text::family(out, "etcd_network_peer_sent_bytes_total", "counter", help, sent);
+    let help = "The total number of bytes received from peers.";
+    let received = per_peer("From", PeerCounters::received_bytes);
+    text::family(out, "etcd_network_peer_received_bytes_total", "counter", help, received);
+    let help = "The total number of send failures from peers.";
+    let failures = per_peer("To", PeerCounters::sent_failures);
+    text::family(out, "etcd_network_peer_sent_failures_total", "counter", help, failures);
+    let round_trips: Vec<(String, &rtcd_metrics::Histogram)> =
+        peers.iter().map(|(id, c)| (format!("To=\"{id:x}\""), c.round_trips())).collect();
+    let help = "Round-Trip-Time histogram between peers";
+    text::histogram(out, "etcd_network_peer_round_trip_time_seconds", help, &round_trips);
+}
+
+/// The store's size and revisions, and its operations.
+fn mvcc(out: &mut String, node: &Node) {
+    let store = node.store();
+    let help = "Total size of the underlying database physically allocated in bytes.";
+    gauge(out, "etcd_mvcc_db_total_size_in_bytes", help, store.size_bytes() as f64);
+    let help = "Total size of the underlying database logically in use in bytes.";
+    gauge(out, "etcd_mvcc_db_total_size_in_use_in_bytes", help, store.size_in_use_bytes() as f64);
+    let rev = store.revision().unwrap_or(0) as f64;
+    gauge(out, "etcd_debugging_mvcc_current_revision", "The current revision of store.", rev);
+    let compacted = store.compacted_revision().unwrap_or(0) as f64;
+    let help = "The revision of the last compaction in store.";
+    gauge(out, "etcd_debugging_mvcc_compact_revision", help, compacted);
+    node.metrics().mvcc.render(out);
+}
+
+/// The process families, and etcd's own file descriptor gauges.
+fn process(out: &mut String) {
+    rtcd_metrics::process::render(out);
+    if let Some((used, limit)) = rtcd_metrics::process::file_descriptors() {
+        gauge(out, "os_fd_used", "The number of used file descriptors.", used as f64);
+        gauge(out, "os_fd_limit", "The file descriptor limit.", limit);
+    }
+}
