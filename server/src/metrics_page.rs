@@ -22,6 +22,7 @@ pub fn render(node: &Node) -> String {
     network(&mut out, node);
     mvcc(&mut out, node);
     node.metrics().lease.render(&mut out);
+    node.metrics().watch.render(&mut out);
     node.metrics().grpc.render(&mut out);
     process(&mut out);
     out

@@ -7,6 +7,7 @@ pub mod grpc;
 pub mod lease;
 mod messages;
 pub mod mvcc;
+pub mod watch;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -28,6 +29,7 @@ pub struct ServerMetrics {
     pub grpc: Arc<grpc::GrpcCounters>,
     pub mvcc: mvcc::MvccCounters,
     pub lease: lease::LeaseCounters,
+    pub watch: watch::WatchCounters,
 }
 
 /// Counts one proposal from submission to outcome: pending while it lives,

@@ -70,6 +70,7 @@ impl WatchStream {
         // is then both in the ring and in the store, never in neither.
         let live = node.hub().subscribe();
         let live_revision = node.store().revision().map_err(EtcdError::from)?;
+        node.metrics().watch.stream_opened();
         Ok(Self {
             node,
             out,
@@ -177,6 +178,7 @@ impl WatchStream {
         };
         let start = if req.start_revision == 0 { current + 1 } else { req.start_revision };
         self.watchers.insert(id, Watcher::new(id, &req, start));
+        self.node.metrics().watch.watcher_added();
         self.maybe_unsynced |= start <= self.live_revision;
         let mut resp = self.response(current, id);
         resp.created = true;
@@ -231,6 +233,7 @@ impl WatchStream {
         if self.watchers.remove(&req.watch_id).is_none() {
             return Ok(());
         }
+        self.node.metrics().watch.watcher_removed();
         let mut resp = self.response(self.current_revision(), req.watch_id);
         resp.canceled = true;
         self.send(resp).await
@@ -305,7 +308,9 @@ impl WatchStream {
     async fn cancel_compacted(&mut self, ids: &[i64]) -> Result<(), Gone> {
         let compacted = self.node.store().compacted_revision().unwrap_or(0);
         for id in ids {
-            self.watchers.remove(id);
+            if self.watchers.remove(id).is_some() {
+                self.node.metrics().watch.watcher_removed();
+            }
             // etcd sends these without a revision in the header.
             let mut resp = self.response(0, *id);
             resp.compact_revision = compacted;
@@ -377,6 +382,7 @@ impl WatchStream {
         w.sent_since_progress = true;
         let fragment = w.fragment;
         let mut resp = self.response(revision, id);
+        self.node.metrics().watch.events_sent(events.len());
         resp.events = events;
         if !fragment {
             return self.send(resp).await;
@@ -399,6 +405,12 @@ impl WatchStream {
 
     async fn send(&self, resp: WatchResponse) -> Result<(), Gone> {
         self.out.send(Ok(resp)).await.map_err(|_| Gone)
+    }
+}
+
+impl Drop for WatchStream {
+    fn drop(&mut self) {
+        self.node.metrics().watch.stream_closed(self.watchers.len());
     }
 }
 

@@ -5,13 +5,29 @@
 //! and come back.
 
 use std::collections::BTreeMap;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::cluster::ok;
-use crate::harness::{Kind, Member, etcdctl, start_cluster_with, wait_healthy};
+use crate::harness::{Kind, Member, etcdctl, etcdctl_command, start_cluster_with, start_with, wait_healthy};
 use crate::maintenance::http_get;
 
 const RULES: &str = include_str!("../../../docs/monitoring/etcd-alerts.yaml");
+const FAMILIES: &str = include_str!("../../../docs/monitoring/metrics.md");
+
+/// The table of `docs/monitoring/metrics.md`: each family's type, and
+/// whether rtcd exports it.
+fn documented_families() -> BTreeMap<String, (String, bool)> {
+    FAMILIES
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.strip_prefix("| `")?.split(" | ").collect();
+            let name = cells.first()?.strip_suffix('`')?;
+            let exported = cells.get(2)?.starts_with("exported");
+            Some((name.to_string(), (cells.get(1)?.to_string(), exported)))
+        })
+        .collect()
+}
 
 /// The metric families the rules' expressions name (a histogram's
 /// `_bucket` series stands for its family).
@@ -190,6 +206,21 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
             .fold(0.0, f64::max);
         assert!(within >= 1.0, "a probe on loopback takes well under 0.2 s: {to} {buckets:?}");
     }
+    // A watcher: counted while its stream lives, with the events it got.
+    let mut watch = etcdctl_command(&url).args(["watch", "w"]).stdout(Stdio::null()).spawn().unwrap();
+    until(&cluster[0], "one stream with one watcher", |s| {
+        s.value("etcd_debugging_mvcc_watch_stream_total") == 1.0
+            && s.value("etcd_debugging_mvcc_watcher_total") == 1.0
+    });
+    ok(etcdctl(&url, &["put", "w", "1"], None));
+    until(&cluster[0], "the event sent", |s| s.value("etcd_debugging_mvcc_events_total") == 1.0);
+    watch.kill().unwrap();
+    watch.wait().unwrap();
+    until(&cluster[0], "the stream and its watcher gone", |s| {
+        s.value("etcd_debugging_mvcc_watch_stream_total") == 0.0
+            && s.value("etcd_debugging_mvcc_watcher_total") == 0.0
+    });
+
     let failures = |s: &Scrape| s.labelled("etcd_network_peer_sent_failures_total").values().sum::<f64>();
     let failed_before = failures(&probed);
 
@@ -207,4 +238,25 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     until(&cluster[0], "a leader again, one more change seen", |s| {
         s.value("etcd_server_has_leader") == 1.0 && s.value("etcd_server_leader_changes_seen_total") > changes
     });
+}
+
+#[test]
+fn the_documented_families_are_the_exported_ones() {
+    let member = start_with(Kind::Rtcd, "families", &["--metrics=extensive"]);
+    ok(etcdctl(&member.client_url, &["put", "k", "v"], None));
+    let scrape = scrape(&member);
+    let documented = documented_families();
+    assert!(documented.len() > 100, "etcd 3.5's families are listed: {}", documented.len());
+    for (family, (kind, exported)) in &documented {
+        match exported {
+            true => assert_eq!(scrape.types.get(family), Some(kind), "{family} is documented as exported"),
+            false => {
+                assert!(!scrape.types.contains_key(family), "{family} is exported but documented as not")
+            }
+        }
+    }
+    let ours = ["etcd_", "grpc_", "os_", "process_"];
+    for family in scrape.types.keys().filter(|f| ours.iter().any(|p| f.starts_with(p))) {
+        assert!(documented.get(family).is_some_and(|(_, exported)| *exported), "{family} is not documented");
+    }
 }
