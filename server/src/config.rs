@@ -104,6 +104,10 @@ pub struct Config {
     /// more than this plus an election timeout (etcd's LeaseCheckpointInterval).
     #[arg(long, env = "ETCD_EXPERIMENTAL_LEASE_CHECKPOINT_INTERVAL", default_value = "5m")]
     pub experimental_lease_checkpoint_interval: String,
+    /// An applied request or a read taking longer is logged (`apply request
+    /// took too long`) and counted in `etcd_server_slow_apply_total`.
+    #[arg(long, env = "ETCD_EXPERIMENTAL_WARNING_APPLY_DURATION", default_value = "100ms")]
+    pub experimental_warning_apply_duration: String,
     /// Test hook: `peerURL=dialURL,...` makes this member reach a peer
     /// through another address (a fault-injecting proxy, see rtcd-jepsen).
     #[arg(long, env = "RTCD_PEER_DIAL_OVERRIDES", hide = true)]
@@ -277,6 +281,10 @@ impl Config {
             },
             max_txn_ops: self.max_txn_ops,
             block_cache_bytes: self.block_cache_bytes,
+            warning_apply_duration: positive(
+                "experimental-warning-apply-duration",
+                &self.experimental_warning_apply_duration,
+            )?,
             max_request_bytes: self.max_request_bytes,
             max_concurrent_streams: match self.max_concurrent_streams {
                 0 => return Err(ConfigError::NoStreams),
@@ -739,6 +747,19 @@ mod tests {
         assert_eq!(bad.to_string(), r#"invalid --experimental-watch-progress-notify-interval "10""#);
         let bad = settings(&["--experimental-lease-checkpoint-interval=-1m"]).unwrap_err();
         assert_eq!(bad.to_string(), r#"invalid --experimental-lease-checkpoint-interval "-1m""#);
+    }
+
+    #[test]
+    fn slow_applies_are_those_over_the_warning_duration() {
+        assert_eq!(
+            settings(&[]).unwrap().warning_apply_duration,
+            Duration::from_millis(100),
+            "etcd's default"
+        );
+        let set = settings(&["--experimental-warning-apply-duration", "2s"]).unwrap();
+        assert_eq!(set.warning_apply_duration, Duration::from_secs(2));
+        let bad = settings(&["--experimental-warning-apply-duration", "0"]).unwrap_err();
+        assert_eq!(bad.to_string(), r#"invalid --experimental-warning-apply-duration "0""#);
     }
 
     #[test]

@@ -87,6 +87,16 @@ fn server(out: &mut String, node: &Node) {
     let quota = node.settings().quota_backend_bytes as f64;
     gauge(out, "etcd_server_quota_backend_bytes", "Current backend storage quota size in bytes.", quota);
 
+    let slow = node.store().apply_times().slow() as f64;
+    let help = "The total number of slow apply requests (likely overloaded from slow disk).";
+    counter(out, "etcd_server_slow_apply_total", help, slow);
+    let times = node.store().apply_times().histograms();
+    let applies: Vec<(String, &rtcd_metrics::Histogram)> = (times.iter())
+        .map(|(op, succeeded, h)| (format!("op=\"{op}\",success=\"{succeeded}\",version=\"v3\""), &**h))
+        .collect();
+    let help = "The latency distributions of v2 apply called by backend.";
+    text::histogram(out, "etcd_server_apply_duration_seconds", help, &applies);
+
     let (healthy, unhealthy) = counted.health_checks();
     counter(
         out,

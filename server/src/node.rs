@@ -73,6 +73,7 @@ impl Node {
             sync: false,
             max_txn_ops: settings.max_txn_ops,
             block_cache_bytes: settings.block_cache_bytes,
+            warning_apply_duration: settings.warning_apply_duration,
         };
         let store = Arc::new(Store::open(dir.join(STORE_DIR), options)?);
         let dialer = crate::tls::peer_dialer(settings.peer_tls.as_ref())?;

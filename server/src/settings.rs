@@ -140,6 +140,8 @@ pub struct Settings {
     pub bcrypt_cost: u32,
     /// The store's RocksDB block cache.
     pub block_cache_bytes: usize,
+    /// Applies and reads slower than this are logged and counted.
+    pub warning_apply_duration: Duration,
     /// `--max-request-bytes`.
     pub max_request_bytes: usize,
     /// `--max-concurrent-streams`, per client connection.

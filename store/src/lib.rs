@@ -12,6 +12,7 @@
 
 mod alarm;
 mod apply;
+mod apply_times;
 mod auth;
 mod compaction;
 pub mod engine;
@@ -28,6 +29,7 @@ mod validate;
 mod view;
 
 pub use apply::{Applied, WriteRequest, WriteResponse};
+pub use apply_times::{ApplyTimes, DEFAULT_WARNING_APPLY_DURATION};
 pub use auth::{Access, AuthError, AuthRequest, AuthResponse, AuthState, Caller};
 pub use engine::DEFAULT_BLOCK_CACHE_BYTES;
 pub use error::StoreError;

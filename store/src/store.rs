@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rtcd_metrics::Histogram;
 
@@ -14,6 +14,7 @@ use rtcd_proto::mvccpb::KeyValue;
 
 use crate::alarm::Alarms;
 use crate::apply::{Applied, Batch, WriteRequest};
+use crate::apply_times::{ApplyTimes, DEFAULT_WARNING_APPLY_DURATION};
 use crate::auth::{AuthState, Caller};
 use crate::compaction::Deleter;
 #[cfg(feature = "rocksdb")]
@@ -36,11 +37,19 @@ pub struct StoreOptions {
     pub max_txn_ops: usize,
     /// RocksDB's block cache, shared by every table.
     pub block_cache_bytes: usize,
+    /// A request that takes longer to apply is logged and counted (etcd's
+    /// `--experimental-warning-apply-duration`).
+    pub warning_apply_duration: Duration,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        Self { sync: true, max_txn_ops: 128, block_cache_bytes: DEFAULT_BLOCK_CACHE_BYTES }
+        Self {
+            sync: true,
+            max_txn_ops: 128,
+            block_cache_bytes: DEFAULT_BLOCK_CACHE_BYTES,
+            warning_apply_duration: DEFAULT_WARNING_APPLY_DURATION,
+        }
     }
 }
 
@@ -56,6 +65,8 @@ pub struct Store {
     /// How long each applied batch's engine write took (etcd's backend
     /// commit).
     commits: Histogram,
+    /// How long each request took to apply; the slow ones.
+    apply_times: ApplyTimes,
 }
 
 impl std::fmt::Debug for Store {
@@ -80,7 +91,8 @@ impl Store {
         let auth_enabled = AtomicBool::new(state.auth.enabled());
         // etcd's buckets: 1 ms to 8.192 s.
         let commits = Histogram::exponential(0.001, 2.0, 14);
-        Ok(Self { engine, state: RwLock::new(state), options, deleter, auth_enabled, commits })
+        let apply_times = ApplyTimes::new(options.warning_apply_duration);
+        Ok(Self { engine, state: RwLock::new(state), options, deleter, auth_enabled, commits, apply_times })
     }
 
     fn read(&self) -> Result<RwLockReadGuard<'_, State>, StoreError> {
@@ -130,7 +142,10 @@ impl Store {
         };
         let mut outcomes = Vec::with_capacity(requests.len());
         for (req, caller) in requests {
-            match batch.apply(req, caller) {
+            let started = Instant::now();
+            let outcome = batch.apply(req, caller);
+            self.apply_times.applied(req, outcome.is_ok(), started.elapsed());
+            match outcome {
                 // Engine trouble can strike after a request changed memory.
                 Err(e @ (StoreError::Engine(_) | StoreError::Corrupt(_))) => {
                     batch.state.poisoned = true;
@@ -282,6 +297,11 @@ impl Store {
     /// How long applied batches took to reach the engine.
     pub fn commit_durations(&self) -> &Histogram {
         &self.commits
+    }
+
+    /// How long requests took to apply, by operation and outcome.
+    pub fn apply_times(&self) -> &ApplyTimes {
+        &self.apply_times
     }
 
     pub fn size_bytes(&self) -> u64 {

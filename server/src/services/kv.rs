@@ -2,6 +2,7 @@
 //! then go through the node's write path.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use rtcd_proto::etcdserverpb::{
     CompactionRequest, CompactionResponse, DeleteRangeRequest, DeleteRangeResponse, PutRequest, PutResponse,
@@ -27,6 +28,7 @@ impl KvService {
 #[tonic::async_trait]
 impl Kv for KvService {
     async fn range(&self, request: Request<RangeRequest>) -> Result<Response<RangeResponse>, Status> {
+        let started = Instant::now();
         // A linearizable read first waits until this member has applied
         // everything committed when it arrived; a serializable one reads
         // whatever is applied here now.
@@ -43,6 +45,7 @@ impl Kv for KvService {
         self.node.check_read(&caller, &req.key, &req.range_end)?;
         let mut resp = self.node.store().range(req).map_err(EtcdError::from)?;
         self.node.metrics().mvcc.ranged();
+        self.node.store().apply_times().ranged(&req.key, started.elapsed());
         self.node.fill(&mut resp.header);
         Ok(Response::new(resp))
     }

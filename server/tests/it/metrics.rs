@@ -242,9 +242,17 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
 
 #[test]
 fn the_documented_families_are_the_exported_ones() {
-    let member = start_with(Kind::Rtcd, "families", &["--metrics=extensive"]);
+    // Every apply counts as slow over a nanosecond.
+    let member = start_with(
+        Kind::Rtcd,
+        "families",
+        &["--metrics=extensive", "--experimental-warning-apply-duration=1ns"],
+    );
     ok(etcdctl(&member.client_url, &["put", "k", "v"], None));
     let scrape = scrape(&member);
+    let put = "op=\"Put\",success=\"true\",version=\"v3\"";
+    assert_eq!(scrape.value(&format!("etcd_server_apply_duration_seconds_count{{{put}}}")), 1.0);
+    assert!(scrape.value("etcd_server_slow_apply_total") >= 1.0);
     let documented = documented_families();
     assert!(documented.len() > 100, "etcd 3.5's families are listed: {}", documented.len());
     for (family, (kind, exported)) in &documented {
