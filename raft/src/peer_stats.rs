@@ -1,12 +1,13 @@
 //! What the peer transport counts for each peer, the way etcd's rafthttp
 //! counts it for `/metrics`: bytes sent and received (Raft messages and
 //! snapshots, received ones by the sender their vote names), sends that
-//! failed, and round trip
+//! failed, whether the peer answers probes (etcd's active peers, and how
+//! often one stopped answering), and round trip
 //! times measured by the prober (`prober`; etcd's
 //! `etcdMemberCommunicationSlow` alert reads them).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rtcd_metrics::Histogram;
@@ -23,6 +24,10 @@ pub struct PeerCounters {
     sent_bytes: AtomicU64,
     received_bytes: AtomicU64,
     sent_failures: AtomicU64,
+    /// The last probe was answered.
+    active: AtomicBool,
+    /// Times the peer went from answering probes to not.
+    disconnections: AtomicU64,
     round_trips: Histogram,
 }
 
@@ -54,6 +59,8 @@ impl PeerCounters {
             sent_bytes: AtomicU64::new(0),
             received_bytes: AtomicU64::new(0),
             sent_failures: AtomicU64::new(0),
+            active: AtomicBool::new(false),
+            disconnections: AtomicU64::new(0),
             round_trips,
         }
     }
@@ -82,11 +89,49 @@ impl PeerCounters {
         self.sent_failures.load(Ordering::Relaxed)
     }
 
+    /// A probe answered in `elapsed`.
     pub(crate) fn round_trip(&self, elapsed: std::time::Duration) {
         self.round_trips.observe_duration(elapsed);
+        self.active.store(true, Ordering::Relaxed);
+    }
+
+    /// A probe not answered: an active peer is now disconnected.
+    pub(crate) fn unanswered(&self) {
+        if self.active.swap(false, Ordering::Relaxed) {
+            self.disconnections.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn active(&self) -> bool {
+        self.active.load(Ordering::Relaxed)
+    }
+
+    pub fn disconnections(&self) -> u64 {
+        self.disconnections.load(Ordering::Relaxed)
     }
 
     pub fn round_trips(&self) -> &Histogram {
         &self.round_trips
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_peer_is_active_while_it_answers_and_each_silence_counts_once() {
+        let peer = PeerCounters::default();
+        peer.unanswered();
+        assert!(!peer.active());
+        assert_eq!(peer.disconnections(), 0, "never connected: nothing lost");
+        peer.round_trip(Duration::from_millis(1));
+        assert!(peer.active());
+        peer.unanswered();
+        peer.unanswered();
+        assert!(!peer.active());
+        assert_eq!(peer.disconnections(), 1);
     }
 }

@@ -61,6 +61,6 @@ async fn probe(mut client: RaftClient<tonic::transport::Channel>, counters: Arc<
         Ok(Err(status)) if status.code() == tonic::Code::Unimplemented => {
             counters.round_trip(started.elapsed())
         }
-        Ok(Err(_)) | Err(_) => {}
+        Ok(Err(_)) | Err(_) => counters.unanswered(),
     }
 }

@@ -140,6 +140,14 @@ fn network(out: &mut String, node: &Node) {
     let help = "The total number of send failures from peers.";
     let failures = per_peer("To", PeerCounters::sent_failures);
     text::family(out, "etcd_network_peer_sent_failures_total", "counter", help, failures);
+    let local = node.member_id();
+    let pair = |id: &u64| format!("Local=\"{local:x}\",Remote=\"{id:x}\"");
+    let active = peers.iter().map(|(id, c)| (pair(id), f64::from(u8::from(c.active()))));
+    let help = "The current number of active peer connections.";
+    text::family(out, "etcd_network_active_peers", "gauge", help, active);
+    let lost = peers.iter().map(|(id, c)| (pair(id), c.disconnections() as f64));
+    let help = "The total number of disconnected peers.";
+    text::family(out, "etcd_network_disconnected_peers_total", "counter", help, lost);
     let round_trips: Vec<(String, &rtcd_metrics::Histogram)> =
         peers.iter().map(|(id, c)| (format!("To=\"{id:x}\""), c.round_trips())).collect();
     let help = "Round-Trip-Time histogram between peers";

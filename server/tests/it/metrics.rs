@@ -230,6 +230,10 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     cluster[2].kill();
     until(&cluster[0], "the lone member reports no leader", |s| s.value("etcd_server_has_leader") == 0.0);
     until(&cluster[0], "sends to the dead peers failing", |s| failures(s) > failed_before);
+    let sum = |s: &Scrape, family: &str| s.labelled(family).values().sum::<f64>();
+    until(&cluster[0], "both peers inactive, each counted lost", |s| {
+        sum(s, "etcd_network_active_peers") == 0.0 && sum(s, "etcd_network_disconnected_peers_total") >= 2.0
+    });
     // Back: a leader again, and the change counted.
     cluster[1].restart();
     cluster[2].restart();
@@ -238,6 +242,7 @@ fn etcds_alerting_rules_find_their_series_and_see_a_lost_leader() {
     until(&cluster[0], "a leader again, one more change seen", |s| {
         s.value("etcd_server_has_leader") == 1.0 && s.value("etcd_server_leader_changes_seen_total") > changes
     });
+    until(&cluster[0], "both peers active again", |s| sum(s, "etcd_network_active_peers") == 2.0);
 }
 
 #[test]
