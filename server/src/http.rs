@@ -65,5 +65,9 @@ async fn version() -> impl IntoResponse {
 }
 
 async fn metrics(node: Arc<Node>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], crate::metrics_page::render(&node))
+    let page = {
+        let _scrape = node.metrics().scrape();
+        crate::metrics_page::render(&node)
+    };
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], page)
 }

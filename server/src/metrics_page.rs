@@ -24,7 +24,7 @@ pub fn render(node: &Node) -> String {
     node.metrics().lease.render(&mut out);
     node.metrics().watch.render(&mut out);
     node.metrics().grpc.render(&mut out);
-    process(&mut out);
+    process(&mut out, node);
     out
 }
 
@@ -87,6 +87,9 @@ fn server(out: &mut String, node: &Node) {
     let quota = node.settings().quota_backend_bytes as f64;
     gauge(out, "etcd_server_quota_backend_bytes", "Current backend storage quota size in bytes.", quota);
 
+    let failed = counted.read_indexes_failed() as f64;
+    let help = "The total number of failed read indexes seen.";
+    counter(out, "etcd_server_read_indexes_failed_total", help, failed);
     let slow = node.store().apply_times().slow() as f64;
     let help = "The total number of slow apply requests (likely overloaded from slow disk).";
     counter(out, "etcd_server_slow_apply_total", help, slow);
@@ -166,11 +169,26 @@ fn mvcc(out: &mut String, node: &Node) {
     let compacted = store.compacted_revision().unwrap_or(0) as f64;
     let help = "The revision of the last compaction in store.";
     gauge(out, "etcd_debugging_mvcc_compact_revision", help, compacted);
+    let keys = store.key_count() as f64;
+    gauge(out, "etcd_debugging_mvcc_keys_total", "Total number of keys.", keys);
     node.metrics().mvcc.render(out);
 }
 
-/// The process families, and etcd's own file descriptor gauges.
-fn process(out: &mut String) {
+/// The process families, etcd's own file descriptor gauges, and the scrape
+/// handler's counts (Prometheus's Go handler adds them to every page; the
+/// codes it can answer are there from the start).
+fn process(out: &mut String, node: &Node) {
+    let (served, in_flight) = node.metrics().scrapes();
+    let codes = [("200", served as f64), ("500", 0.0), ("503", 0.0)];
+    let help = "Total number of scrapes by HTTP status code.";
+    let by_code = codes.map(|(code, n)| (format!("code=\"{code}\""), n));
+    text::family(out, "promhttp_metric_handler_requests_total", "counter", help, by_code);
+    gauge(
+        out,
+        "promhttp_metric_handler_requests_in_flight",
+        "Current number of scrapes being served.",
+        in_flight as f64,
+    );
     rtcd_metrics::process::render(out);
     if let Some((used, limit)) = rtcd_metrics::process::file_descriptors() {
         gauge(out, "os_fd_used", "The number of used file descriptors.", used as f64);

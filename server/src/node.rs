@@ -206,6 +206,17 @@ impl Node {
         Ok(self.store.auth()?.check_admin(&caller).map_err(StoreError::from)?)
     }
 
+    /// Waits until this member has applied everything committed when the
+    /// call came (a linearizable read's barrier); a failure is counted as
+    /// etcd counts a failed read index.
+    pub async fn read_barrier(&self) -> Result<(), EtcdError> {
+        let reached = self.raft().read_barrier().await.map_err(EtcdError::from);
+        if reached.is_err() {
+            self.metrics.read_index_failed();
+        }
+        reached
+    }
+
     /// Sends a write the member makes itself through the write path.
     pub async fn propose(&self, req: WriteRequest) -> Result<Applied, EtcdError> {
         self.propose_for(req, &Caller::Member).await

@@ -73,6 +73,11 @@ pub struct KeyIndex {
 }
 
 impl KeyIndex {
+    /// Keys with a change not yet compacted away (etcd's key count).
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+
     /// The live change of `key` as of revision `at`, if the key existed then.
     pub fn get(&self, key: &[u8], at: i64) -> Option<KeyRev> {
         self.keys.get(key).and_then(|revs| visible(revs, at))

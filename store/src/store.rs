@@ -299,6 +299,12 @@ impl Store {
         &self.commits
     }
 
+    /// Keys the index holds: live ones and deleted ones whose history is
+    /// not compacted yet, as etcd's index counts them.
+    pub fn key_count(&self) -> usize {
+        self.read().map(|state| state.index.key_count()).unwrap_or(0)
+    }
+
     /// How long requests took to apply, by operation and outcome.
     pub fn apply_times(&self) -> &ApplyTimes {
         &self.apply_times

@@ -8,12 +8,13 @@
 //! Messages each way per method (`grpc_server_msg_received_total`,
 //! `grpc_server_msg_sent_total`) and etcd's byte totals over all of them
 //! (`etcd_network_client_grpc_received_bytes_total`, `..._sent_bytes_total`,
-//! which etcd's dashboard plots as client traffic in and out).
+//! which etcd's dashboard plots as client traffic in and out). Calls by the
+//! API version etcd's clients send (`etcd_server_client_requests_total`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -102,6 +103,11 @@ const CODES: [&str; 17] = [
     "DataLoss",
     "Unauthenticated",
 ];
+/// The metadata etcd's clients send their API version in.
+const CLIENT_API_VERSION: &str = "client-api-version";
+/// Distinct versions counted at most: a client picks the label's value, so
+/// one sending a new value per call could grow the page without end.
+const MAX_CLIENT_VERSIONS: usize = 16;
 const CANCELED: usize = 1;
 const UNKNOWN: usize = 2;
 
@@ -117,6 +123,8 @@ pub struct GrpcCounters {
     /// Payload bytes received and sent, over all methods.
     received_bytes: AtomicU64,
     sent_bytes: AtomicU64,
+    /// Calls by `(unary or stream, client API version)`.
+    client_requests: RwLock<BTreeMap<(&'static str, String), AtomicU64>>,
     /// Handling times per method, with `--metrics=extensive` only.
     handling: Option<Vec<Histogram>>,
 }
@@ -136,6 +144,7 @@ impl GrpcCounters {
             sent: METHODS.iter().map(|_| AtomicU64::new(0)).collect(),
             received_bytes: AtomicU64::new(0),
             sent_bytes: AtomicU64::new(0),
+            client_requests: RwLock::default(),
             handling: extensive.then(|| METHODS.iter().map(|_| Histogram::default_buckets()).collect()),
         }
     }
@@ -148,6 +157,21 @@ impl GrpcCounters {
         self.handled[method][code].fetch_add(1, Ordering::Relaxed);
         if let Some(handling) = &self.handling {
             handling[method].observe_duration(since.elapsed());
+        }
+    }
+
+    /// A call from a client that said its API version.
+    fn client_request(&self, method: usize, version: &str) {
+        let kind = if METHODS[method].0 == "unary" { "unary" } else { "stream" };
+        let known = self.client_requests.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = known.get(&(kind, version.to_string())) {
+            n.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        drop(known);
+        let mut known = self.client_requests.write().unwrap_or_else(|e| e.into_inner());
+        if known.len() < MAX_CLIENT_VERSIONS || known.contains_key(&(kind, version.to_string())) {
+            known.entry((kind, version.to_string())).or_default().fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -225,6 +249,19 @@ impl GrpcCounters {
             "The total number of bytes sent to grpc clients.",
             self.sent_bytes.load(Ordering::Relaxed) as f64,
         );
+        let clients = self.client_requests.read().unwrap_or_else(|e| e.into_inner());
+        let by_version = clients.iter().map(|((kind, version), n)| {
+            let version = version.replace('\\', "\\\\").replace('"', "\\\"");
+            (format!("client_api_version=\"{version}\",type=\"{kind}\""), n.load(Ordering::Relaxed) as f64)
+        });
+        rtcd_metrics::text::family(
+            out,
+            "etcd_server_client_requests_total",
+            "counter",
+            "The total number of client requests per client version.",
+            by_version,
+        );
+        drop(clients);
         if let Some(handling) = &self.handling {
             let series: Vec<(String, &Histogram)> = METHODS.iter().map(labels).zip(handling).collect();
             rtcd_metrics::text::histogram(
@@ -296,6 +333,9 @@ where
         let method = is_grpc(&request).then(|| method_of(request.uri().path())).flatten();
         let Some(method) = method else { return Box::pin(self.inner.call(request)) };
         let counters = self.counters.clone();
+        if let Some(version) = request.headers().get(CLIENT_API_VERSION).and_then(|v| v.to_str().ok()) {
+            counters.client_request(method, version);
+        }
         let request = request.map(|inner| {
             Body::new(Metered { inner, meter: MessageMeter::default(), counters: counters.clone(), method })
         });
@@ -455,6 +495,32 @@ mod tests {
         assert!(out.contains(&format!("grpc_server_msg_sent_total{{{watch}}} 5\n")), "{out}");
         assert!(out.contains("etcd_network_client_grpc_received_bytes_total 17\n"), "{out}");
         assert!(out.contains("etcd_network_client_grpc_sent_bytes_total 100\n"), "{out}");
+    }
+
+    #[test]
+    fn client_versions_are_counted_by_call_type_up_to_a_bound() {
+        let counters = GrpcCounters::default();
+        let put = method_of("/etcdserverpb.KV/Put").unwrap();
+        let watch = method_of("/etcdserverpb.Watch/Watch").unwrap();
+        counters.client_request(put, "3.5");
+        counters.client_request(put, "3.5");
+        counters.client_request(watch, "3.5");
+        for n in 0..100 {
+            counters.client_request(put, &format!("v{n}\""));
+        }
+        let mut out = String::new();
+        counters.render(&mut out);
+        assert!(
+            out.contains("etcd_server_client_requests_total{client_api_version=\"3.5\",type=\"unary\"} 2\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("etcd_server_client_requests_total{client_api_version=\"3.5\",type=\"stream\"} 1\n"),
+            "{out}"
+        );
+        assert!(out.contains("client_api_version=\"v0\\\"\""), "quotes escaped: {out}");
+        let series = out.lines().filter(|l| l.starts_with("etcd_server_client_requests_total{")).count();
+        assert_eq!(series, MAX_CLIENT_VERSIONS);
     }
 
     #[test]

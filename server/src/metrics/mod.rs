@@ -23,6 +23,11 @@ pub struct ServerMetrics {
     leader_changes: AtomicU64,
     /// The leader last seen (0: none; no member has ID 0).
     leader_seen: AtomicU64,
+    /// `/metrics` scrapes served, and being served.
+    scrapes: AtomicU64,
+    scrapes_in_flight: AtomicI64,
+    /// Linearizable reads whose read barrier failed.
+    read_indexes_failed: AtomicU64,
     /// `/health` answers: healthy, and not.
     health_successes: AtomicU64,
     health_failures: AtomicU64,
@@ -73,6 +78,25 @@ impl ServerMetrics {
         self.proposals_failed.load(Ordering::Relaxed)
     }
 
+    /// A scrape starts; it is counted as served when the guard goes.
+    pub fn scrape(&self) -> Scrape<'_> {
+        self.scrapes_in_flight.fetch_add(1, Ordering::Relaxed);
+        Scrape { metrics: self }
+    }
+
+    /// `(served, in flight)` scrapes.
+    pub fn scrapes(&self) -> (u64, i64) {
+        (self.scrapes.load(Ordering::Relaxed), self.scrapes_in_flight.load(Ordering::Relaxed))
+    }
+
+    pub fn read_index_failed(&self) {
+        self.read_indexes_failed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn read_indexes_failed(&self) -> u64 {
+        self.read_indexes_failed.load(Ordering::Relaxed)
+    }
+
     /// A `/health` answer, healthy or not.
     pub fn health_checked(&self, healthy: bool) {
         let counter = if healthy { &self.health_successes } else { &self.health_failures };
@@ -82,6 +106,18 @@ impl ServerMetrics {
     /// `(successes, failures)` of `/health`.
     pub fn health_checks(&self) -> (u64, u64) {
         (self.health_successes.load(Ordering::Relaxed), self.health_failures.load(Ordering::Relaxed))
+    }
+}
+
+/// A `/metrics` scrape being served.
+pub struct Scrape<'a> {
+    metrics: &'a ServerMetrics,
+}
+
+impl Drop for Scrape<'_> {
+    fn drop(&mut self) {
+        self.metrics.scrapes_in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.metrics.scrapes.fetch_add(1, Ordering::Relaxed);
     }
 }
 

@@ -53,7 +53,7 @@ impl AuthService {
     /// The caller of a read, once this member has applied everything
     /// committed before it arrived, and the auth store to answer from.
     async fn read<T>(&self, request: &Request<T>) -> Result<(Caller, Arc<AuthState>), Status> {
-        self.node.raft().read_barrier().await.map_err(EtcdError::from)?;
+        self.node.read_barrier().await?;
         let caller = self.node.caller(request)?;
         Ok((caller, self.node.store().auth().map_err(EtcdError::from)?))
     }
@@ -141,7 +141,7 @@ impl Auth for AuthService {
         &self,
         request: Request<AuthenticateRequest>,
     ) -> Result<Response<AuthenticateResponse>, Status> {
-        self.node.raft().read_barrier().await.map_err(EtcdError::from)?;
+        self.node.read_barrier().await?;
         let req = request.into_inner();
         loop {
             let checked_at = self.check_password(&req.name, req.password.clone()).await?;

@@ -38,7 +38,7 @@ impl Kv for KvService {
             if self.node.raft().is_learner() {
                 return Err(EtcdError::NotSupportedForLearner.into());
             }
-            self.node.raft().read_barrier().await.map_err(EtcdError::from)?;
+            self.node.read_barrier().await?;
         }
         let caller = self.node.caller(&request)?;
         let req = request.get_ref();

@@ -258,6 +258,13 @@ fn the_documented_families_are_the_exported_ones() {
     let put = "op=\"Put\",success=\"true\",version=\"v3\"";
     assert_eq!(scrape.value(&format!("etcd_server_apply_duration_seconds_count{{{put}}}")), 1.0);
     assert!(scrape.value("etcd_server_slow_apply_total") >= 1.0);
+    let versions = scrape.labelled("etcd_server_client_requests_total");
+    assert!(
+        versions.iter().any(|(labels, n)| labels.ends_with("type=\"unary\"") && *n >= 1.0),
+        "{versions:?}"
+    );
+    assert_eq!(scrape.value("etcd_debugging_mvcc_keys_total"), 1.0);
+    assert_eq!(scrape.value("promhttp_metric_handler_requests_in_flight"), 1.0, "this scrape");
     let documented = documented_families();
     assert!(documented.len() > 100, "etcd 3.5's families are listed: {}", documented.len());
     for (family, (kind, exported)) in &documented {
