@@ -122,6 +122,7 @@ fn disk(out: &mut String, node: &Node) {
     let commits = [(String::new(), node.store().commit_durations())];
     let help = "The latency distributions of commit called by backend.";
     text::histogram(out, "etcd_disk_backend_commit_duration_seconds", help, &commits);
+    node.metrics().maintenance.render(out);
 }
 
 /// Snapshots received, and what the peer transport counted per peer (`To`

@@ -1,10 +1,12 @@
 //! What `/metrics` counts as it happens: proposals, leader changes and
 //! health checks ([`ServerMetrics`]), gRPC calls (`grpc`), store operations
-//! (`mvcc`), leases (`lease`) and watches (`watch`). The page itself, with
+//! (`mvcc`), leases (`lease`), watches (`watch`) and maintenance calls
+//! (`maintenance`). The page itself, with
 //! what is read from the member at each scrape, is `metrics_page`'s.
 
 pub mod grpc;
 pub mod lease;
+pub mod maintenance;
 mod messages;
 pub mod mvcc;
 pub mod watch;
@@ -35,6 +37,7 @@ pub struct ServerMetrics {
     pub mvcc: mvcc::MvccCounters,
     pub lease: lease::LeaseCounters,
     pub watch: watch::WatchCounters,
+    pub maintenance: maintenance::MaintenanceTimes,
 }
 
 /// Counts one proposal from submission to outcome: pending while it lives,

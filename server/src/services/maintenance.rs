@@ -4,6 +4,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rtcd_proto::etcdserverpb::{
     AlarmMember, AlarmRequest, AlarmResponse, AlarmType, DefragmentRequest, DefragmentResponse,
@@ -48,12 +49,13 @@ fn snapshot_file(node: &Node) -> Result<(std::fs::File, u64), rtcd_store::Snapsh
     Ok((file, size))
 }
 
-/// Sends the file in chunks, each saying how many bytes are still to come.
+/// Sends the file in chunks, each saying how many bytes are still to come;
+/// true when all of it went.
 fn stream_file(
     node: &Node,
     (mut file, size): (std::fs::File, u64),
     tx: tokio::sync::mpsc::Sender<Result<SnapshotResponse, Status>>,
-) {
+) -> bool {
     use std::io::Read;
     let mut remaining = size;
     while remaining > 0 {
@@ -68,9 +70,10 @@ fn stream_file(
         let failed = message.is_err();
         // A closed channel means the client went away.
         if tx.blocking_send(message).is_err() || failed {
-            return;
+            return false;
         }
     }
+    true
 }
 
 /// Status lists active alarms as etcd prints them: "memberID:<id> alarm:<TYPE> ".
@@ -140,22 +143,29 @@ impl Maintenance for MaintenanceService {
         let node = self.node.clone();
         // Compacting every table takes a while on a big store: keep it off the
         // async workers.
-        tokio::task::spawn_blocking(move || node.store().defragment())
-            .await
-            .map_err(|_| EtcdError::Stopped)?
-            .map_err(EtcdError::from)?;
+        tokio::task::spawn_blocking(move || {
+            let _timed = node.metrics().maintenance.defrag();
+            node.store().defragment()
+        })
+        .await
+        .map_err(|_| EtcdError::Stopped)?
+        .map_err(EtcdError::from)?;
         Ok(Response::new(DefragmentResponse { header: self.node.header() }))
     }
 
     async fn hash(&self, request: Request<HashRequest>) -> Result<Response<HashResponse>, Status> {
         self.node.check_admin(&request).map_err(unmapped_auth)?;
+        let started = Instant::now();
         let hash = self.node.store().hash_all().map_err(EtcdError::from)?;
+        self.node.metrics().maintenance.hashed(started);
         Ok(Response::new(HashResponse { header: self.node.header(), hash }))
     }
 
     async fn hash_kv(&self, request: Request<HashKvRequest>) -> Result<Response<HashKvResponse>, Status> {
         self.node.check_admin(&request).map_err(unmapped_auth)?;
+        let started = Instant::now();
         let h = self.node.store().hash_kv(request.get_ref().revision).map_err(EtcdError::from)?;
+        self.node.metrics().maintenance.kv_hashed(started);
         let mut header = None;
         self.node.identity().fill(&mut header, h.revision, self.node.term());
         Ok(Response::new(HashKvResponse { header, hash: h.hash, compact_revision: h.compact_revision }))
@@ -168,6 +178,7 @@ impl Maintenance for MaintenanceService {
         request: Request<SnapshotRequest>,
     ) -> Result<Response<Self::SnapshotStream>, Status> {
         self.node.check_admin(&request).map_err(unmapped_auth)?;
+        let started = Instant::now();
         let node = self.node.clone();
         let file = tokio::task::spawn_blocking(move || snapshot_file(&node))
             .await
@@ -175,7 +186,11 @@ impl Maintenance for MaintenanceService {
             .map_err(|e| Status::internal(format!("rtcd: snapshot: {e}")))?;
         let (tx, rx) = tokio::sync::mpsc::channel(4);
         let node = self.node.clone();
-        tokio::task::spawn_blocking(move || stream_file(&node, file, tx));
+        tokio::task::spawn_blocking(move || {
+            if stream_file(&node, file, tx) {
+                node.metrics().maintenance.snapshot_sent(started);
+            }
+        });
         Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
     }
 

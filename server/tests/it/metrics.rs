@@ -254,7 +254,20 @@ fn the_documented_families_are_the_exported_ones() {
         &["--metrics=extensive", "--experimental-warning-apply-duration=1ns"],
     );
     ok(etcdctl(&member.client_url, &["put", "k", "v"], None));
+    // Each maintenance call timed once.
+    ok(etcdctl(&member.client_url, &["defrag"], None));
+    ok(etcdctl(&member.client_url, &["endpoint", "hashkv"], None));
+    let saved = member.dir.path().join("saved.db");
+    ok(etcdctl(&member.client_url, &["snapshot", "save", saved.to_str().unwrap()], None));
     let scrape = scrape(&member);
+    for timed in [
+        "etcd_disk_backend_defrag_duration_seconds",
+        "etcd_mvcc_hash_rev_duration_seconds",
+        "etcd_disk_backend_snapshot_duration_seconds",
+    ] {
+        assert_eq!(scrape.value(&format!("{timed}_count")), 1.0, "{timed}");
+    }
+    assert_eq!(scrape.value("etcd_disk_defrag_inflight"), 0.0);
     let put = "op=\"Put\",success=\"true\",version=\"v3\"";
     assert_eq!(scrape.value(&format!("etcd_server_apply_duration_seconds_count{{{put}}}")), 1.0);
     assert!(scrape.value("etcd_server_slow_apply_total") >= 1.0);
