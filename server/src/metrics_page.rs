@@ -170,9 +170,28 @@ fn mvcc(out: &mut String, node: &Node) {
     let compacted = store.compacted_revision().unwrap_or(0) as f64;
     let help = "The revision of the last compaction in store.";
     gauge(out, "etcd_debugging_mvcc_compact_revision", help, compacted);
+    compactions(out, store.compaction_stats());
     let keys = store.key_count() as f64;
     gauge(out, "etcd_debugging_mvcc_keys_total", "Total number of keys.", keys);
     node.metrics().mvcc.render(out);
+}
+
+/// What compactions cost (etcd's debugging families, in milliseconds).
+fn compactions(out: &mut String, stats: &rtcd_store::CompactionStats) {
+    let one = |h| [(String::new(), h)];
+    let help = "Bucketed histogram of index compaction pause duration.";
+    let name = "etcd_debugging_mvcc_index_compaction_pause_duration_milliseconds";
+    text::histogram(out, name, help, &one(stats.index_pauses()));
+    let help = "Bucketed histogram of db compaction pause duration.";
+    let name = "etcd_debugging_mvcc_db_compaction_pause_duration_milliseconds";
+    text::histogram(out, name, help, &one(stats.db_pauses()));
+    let help = "Bucketed histogram of db compaction total duration.";
+    let name = "etcd_debugging_mvcc_db_compaction_total_duration_milliseconds";
+    text::histogram(out, name, help, &one(stats.totals()));
+    let help = "The unix time of the last db compaction. Resets to 0 on start.";
+    gauge(out, "etcd_debugging_mvcc_db_compaction_last", help, stats.last_finished() as f64);
+    let help = "Total number of db keys compacted.";
+    counter(out, "etcd_debugging_mvcc_db_compaction_keys_total", help, stats.records_deleted() as f64);
 }
 
 /// The process families, etcd's own file descriptor gauges, and the scrape

@@ -14,8 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use crate::compaction_stats::CompactionStats;
 use crate::engine::{Engine, Table, WriteBatch};
 
 /// Records deleted per engine write: small enough that a write waiting
@@ -52,6 +53,8 @@ struct Shared {
     /// The thread has ended (stopped, or panicked): nothing more will be
     /// deleted in the background.
     ended: AtomicBool,
+    /// What the deletions cost, for `/metrics`.
+    stats: CompactionStats,
 }
 
 impl Shared {
@@ -134,6 +137,11 @@ impl Deleter {
         self.shared.waiting.fetch_sub(1, Ordering::SeqCst);
     }
 
+    /// What compactions cost so far.
+    pub(crate) fn stats(&self) -> &CompactionStats {
+        &self.shared.stats
+    }
+
     /// Drops what is scheduled: the contents it was computed from are being
     /// replaced. A chunk being written finishes first.
     pub(crate) fn cancel(&self) {
@@ -156,6 +164,7 @@ impl Drop for Deleter {
 /// someone waits; stops at a cancel, at a stop or at a failed write (the
 /// records left are deleted when the store next opens).
 fn delete(engine: &dyn Engine, job: Job, shared: &Shared) {
+    let started = Instant::now();
     let mut left = job.keys.len();
     for chunk in job.keys.chunks(CHUNK) {
         {
@@ -168,16 +177,21 @@ fn delete(engine: &dyn Engine, job: Job, shared: &Shared) {
             for key in chunk {
                 batch.delete(Table::Kv, key.as_slice());
             }
+            let writing = Instant::now();
             if let Err(e) = engine.write(batch, false) {
                 tracing::warn!(error = %e, records = left, "compaction: deleting records failed; the next start deletes them");
                 break;
             }
+            shared.stats.chunk_deleted(chunk.len(), writing.elapsed());
         }
         left -= chunk.len();
         shared.done(chunk.len());
         if left > 0 && shared.waiting.load(Ordering::SeqCst) == 0 {
             std::thread::sleep(PAUSE);
         }
+    }
+    if left == 0 {
+        shared.stats.compaction_done(started.elapsed());
     }
     shared.done(left);
 }
@@ -239,6 +253,20 @@ mod tests {
         }
         engine.write(batch, false).unwrap();
         keys
+    }
+
+    #[test]
+    fn each_chunk_and_each_whole_compaction_is_measured() {
+        let engine = Arc::new(Counting::default());
+        let keys = filled(&engine, CHUNK + 5);
+        let deleter = Deleter::start(engine.clone());
+        deleter.schedule(keys);
+        deleter.wait_idle();
+        let stats = deleter.stats();
+        assert_eq!(stats.records_deleted(), (CHUNK + 5) as u64);
+        assert_eq!(stats.db_pauses().snapshot().1, 2, "two chunks");
+        assert_eq!(stats.totals().snapshot().1, 1, "one compaction");
+        assert!(stats.last_finished() > 1_700_000_000, "a time since the epoch");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::apply::{Applied, Batch, WriteRequest};
 use crate::apply_times::{ApplyTimes, DEFAULT_WARNING_APPLY_DURATION};
 use crate::auth::{AuthState, Caller};
 use crate::compaction::Deleter;
+use crate::compaction_stats::CompactionStats;
 #[cfg(feature = "rocksdb")]
 use crate::engine::RocksEngine;
 use crate::engine::{DEFAULT_BLOCK_CACHE_BYTES, Engine, EngineSnapshot, Table, WriteBatch};
@@ -144,7 +145,12 @@ impl Store {
         for (req, caller) in requests {
             let started = Instant::now();
             let outcome = batch.apply(req, caller);
-            self.apply_times.applied(req, outcome.is_ok(), started.elapsed());
+            let took = started.elapsed();
+            self.apply_times.applied(req, outcome.is_ok(), took);
+            if matches!(req, WriteRequest::Compact(_)) && outcome.is_ok() {
+                // Applying a compaction is compacting the index.
+                self.deleter.stats().index_compacted(took);
+            }
             match outcome {
                 // Engine trouble can strike after a request changed memory.
                 Err(e @ (StoreError::Engine(_) | StoreError::Corrupt(_))) => {
@@ -303,6 +309,11 @@ impl Store {
     /// not compacted yet, as etcd's index counts them.
     pub fn key_count(&self) -> usize {
         self.read().map(|state| state.index.key_count()).unwrap_or(0)
+    }
+
+    /// What compactions cost so far.
+    pub fn compaction_stats(&self) -> &CompactionStats {
+        self.deleter.stats()
     }
 
     /// How long requests took to apply, by operation and outcome.

@@ -254,7 +254,10 @@ fn the_documented_families_are_the_exported_ones() {
         &["--metrics=extensive", "--experimental-warning-apply-duration=1ns"],
     );
     ok(etcdctl(&member.client_url, &["put", "k", "v"], None));
-    // Each maintenance call timed once.
+    // A compaction that removes the first value; each maintenance call
+    // timed once.
+    ok(etcdctl(&member.client_url, &["put", "k", "v2"], None));
+    ok(etcdctl(&member.client_url, &["compaction", "--physical", "3"], None));
     ok(etcdctl(&member.client_url, &["defrag"], None));
     ok(etcdctl(&member.client_url, &["endpoint", "hashkv"], None));
     let saved = member.dir.path().join("saved.db");
@@ -268,8 +271,12 @@ fn the_documented_families_are_the_exported_ones() {
         assert_eq!(scrape.value(&format!("{timed}_count")), 1.0, "{timed}");
     }
     assert_eq!(scrape.value("etcd_disk_defrag_inflight"), 0.0);
+    assert_eq!(scrape.value("etcd_debugging_mvcc_db_compaction_keys_total"), 1.0);
+    assert_eq!(scrape.value("etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count"), 1.0);
+    assert_eq!(scrape.value("etcd_debugging_mvcc_index_compaction_pause_duration_milliseconds_count"), 1.0);
+    assert!(scrape.value("etcd_debugging_mvcc_db_compaction_last") > 1.7e9);
     let put = "op=\"Put\",success=\"true\",version=\"v3\"";
-    assert_eq!(scrape.value(&format!("etcd_server_apply_duration_seconds_count{{{put}}}")), 1.0);
+    assert_eq!(scrape.value(&format!("etcd_server_apply_duration_seconds_count{{{put}}}")), 2.0);
     assert!(scrape.value("etcd_server_slow_apply_total") >= 1.0);
     let versions = scrape.labelled("etcd_server_client_requests_total");
     assert!(
