@@ -12,8 +12,9 @@
 //!   call, and on a follower one forwarded call, per group).
 //! * `append_stream`: replication on one long-lived, pipelined stream per
 //!   follower (both ends).
-//! * `peer_stats`: bytes sent, failed sends and probed round trips per
-//!   peer, for `/metrics`; `prober` measures the round trips.
+//! * `peer_stats`: bytes sent and received, failed sends and probed round
+//!   trips per peer, for `/metrics`; `prober` measures the round trips.
+//! * `wal_stats`: the Raft log's write and sync times and bytes written.
 //! * `read_index`: linearizable reads, batched so that concurrent reads
 //!   share one quorum round.
 //! * `membership`: the Cluster API's member changes as openraft membership
@@ -43,6 +44,7 @@ mod rpc_error;
 mod snapshot_policy;
 pub mod state_machine;
 pub mod types;
+pub mod wal_stats;
 mod wire;
 
 pub use error::ReplicationError;

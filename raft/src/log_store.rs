@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use rtcd_metrics::Histogram;
+use crate::wal_stats::WalStats;
 
 use openraft::storage::{IOFlushed, LogState, RaftLogReader, RaftLogStorage};
 use rocksdb::{ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, WriteBatch, WriteOptions};
@@ -77,8 +77,8 @@ struct Log {
     db: DB,
     /// WAL syncs done for appends (each may cover many appends).
     append_syncs: AtomicU64,
-    /// How long each of them took (etcd's WAL fsync).
-    fsyncs: Arc<Histogram>,
+    /// How long writes and syncs took, and the bytes written.
+    stats: Arc<WalStats>,
 }
 
 impl Log {
@@ -95,7 +95,7 @@ impl Log {
         self.append_syncs.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
         let synced = self.db.flush_wal(true).map_err(io_err);
-        self.fsyncs.observe_duration(started.elapsed());
+        self.stats.synced(started.elapsed());
         synced
     }
 
@@ -186,9 +186,7 @@ impl RocksLogStore {
             ColumnFamilyDescriptor::new(name, cf)
         });
         let db = DB::open_cf_descriptors(&opts, dir, cfs).map_err(io_err)?;
-        // etcd's buckets: 1 ms to 8.192 s.
-        let fsyncs = Arc::new(Histogram::exponential(0.001, 2.0, 14));
-        let log = Arc::new(Log { db, append_syncs: AtomicU64::new(0), fsyncs });
+        let log = Arc::new(Log { db, append_syncs: AtomicU64::new(0), stats: Arc::default() });
         let (syncer, queue) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
         // The syncer holds the log only while syncing, so dropping the store
@@ -207,13 +205,13 @@ impl RocksLogStore {
         self
     }
 
-    /// How many WAL syncs made appends durable so far (fewer than appends
-    /// when group commit works).
-    /// How long the WAL syncs of appends took.
-    pub fn fsync_durations(&self) -> Arc<Histogram> {
-        self.log.fsyncs.clone()
+    /// What the log's writes and syncs cost.
+    pub fn wal_stats(&self) -> Arc<WalStats> {
+        self.log.stats.clone()
     }
 
+    /// How many WAL syncs made appends durable so far (fewer than appends
+    /// when group commit works).
     pub fn append_syncs(&self) -> u64 {
         self.log.append_syncs.load(Ordering::Relaxed)
     }
@@ -331,11 +329,13 @@ impl RaftLogStorage<TypeConfig> for RocksLogStore {
         let withheld_until =
             self.own_entries_late.filter(|_| proposed_here).map(|delay| Instant::now() + delay);
         // Readable now; durable once the WAL is synced (see the module doc).
+        let (bytes, started) = (batch.size_in_bytes(), Instant::now());
         if withheld_until.is_some() {
             self.log.write_outside_wal(batch)?;
         } else {
             self.log.write(batch, false)?;
         }
+        self.log.stats.written(bytes, started.elapsed());
         // `append` calls come one at a time (`&mut self`), so nothing is
         // queued behind this check.
         if !proposed_here && self.queued.load(Ordering::Acquire) == 0 {

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::wal_stats::WalStats;
 use openraft::Instant as _;
 use openraft::async_runtime::watch::WatchReceiver;
 use openraft::error::RaftError;
 use openraft::vote::RaftLeaderId;
 use openraft::{Config, ReadPolicy, SnapshotPolicy};
-use rtcd_metrics::Histogram;
 use rtcd_store::{Applied, Caller, Store, StoreError, WriteRequest};
 use tokio::sync::oneshot;
 
@@ -82,7 +82,8 @@ impl ApplyListener for Waiters {
 pub struct RaftNode {
     raft: RtcdRaft,
     /// The log's WAL sync durations.
-    fsyncs: Arc<Histogram>,
+    /// What the Raft log's writes and syncs cost (etcd's WAL metrics).
+    wal: Arc<WalStats>,
     id: u64,
     waiters: Arc<Waiters>,
     reads: Arc<ReadBatcher>,
@@ -150,7 +151,7 @@ impl RaftNode {
         let log = RocksLogStore::open(config.dir.join("log"), config.id)
             .map_err(|e| stopped(&e))?
             .with_own_entries_late(lag);
-        let fsyncs = log.fsync_durations();
+        let wal = log.wal_stats();
         let waiters =
             Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
         let sm = StoreStateMachine::new(store.clone(), config.dir.join("snapshots"), waiters.clone())
@@ -174,7 +175,7 @@ impl RaftNode {
         crate::prober::spawn(raft.clone(), config.id, network.clone(), Arc::downgrade(&store));
         Ok(Self {
             raft,
-            fsyncs,
+            wal,
             id: config.id,
             waiters,
             reads,
@@ -352,14 +353,14 @@ impl RaftNode {
         (sole_voter || quorum_heard).then_some(leader)
     }
 
-    /// How long the log's WAL syncs took (etcd's WAL fsync).
     /// What the peer transport counted for each peer.
     pub fn peer_stats(&self) -> Vec<(u64, Arc<crate::peer_stats::PeerCounters>)> {
         self.network.stats().all()
     }
 
-    pub fn fsync_durations(&self) -> &Histogram {
-        &self.fsyncs
+    /// What the Raft log's writes and syncs cost (etcd's WAL metrics).
+    pub fn wal_stats(&self) -> &WalStats {
+        &self.wal
     }
 
     pub fn term(&self) -> u64 {

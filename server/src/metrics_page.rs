@@ -116,9 +116,19 @@ fn server(out: &mut String, node: &Node) {
 
 /// The Raft log's syncs and the store's commits.
 fn disk(out: &mut String, node: &Node) {
-    let fsyncs = [(String::new(), node.raft().fsync_durations())];
+    let wal = node.raft().wal_stats();
+    let fsyncs = [(String::new(), wal.fsync_durations())];
     let help = "The latency distributions of fsync called by WAL.";
     text::histogram(out, "etcd_disk_wal_fsync_duration_seconds", help, &fsyncs);
+    let writes = [(String::new(), wal.write_durations())];
+    let help = "The latency distributions of write called by WAL.";
+    text::histogram(out, "etcd_disk_wal_write_duration_seconds", help, &writes);
+    gauge(
+        out,
+        "etcd_disk_wal_write_bytes_total",
+        "Total number of bytes written in WAL.",
+        wal.written_bytes() as f64,
+    );
     let commits = [(String::new(), node.store().commit_durations())];
     let help = "The latency distributions of commit called by backend.";
     text::histogram(out, "etcd_disk_backend_commit_duration_seconds", help, &commits);

@@ -275,6 +275,8 @@ fn the_documented_families_are_the_exported_ones() {
     assert_eq!(scrape.value("etcd_debugging_mvcc_db_compaction_total_duration_milliseconds_count"), 1.0);
     assert_eq!(scrape.value("etcd_debugging_mvcc_index_compaction_pause_duration_milliseconds_count"), 1.0);
     assert!(scrape.value("etcd_debugging_mvcc_db_compaction_last") > 1.7e9);
+    assert!(scrape.value("etcd_disk_wal_write_duration_seconds_count") >= 3.0, "each write reached the log");
+    assert!(scrape.value("etcd_disk_wal_write_bytes_total") > 0.0);
     let put = "op=\"Put\",success=\"true\",version=\"v3\"";
     assert_eq!(scrape.value(&format!("etcd_server_apply_duration_seconds_count{{{put}}}")), 2.0);
     assert!(scrape.value("etcd_server_slow_apply_total") >= 1.0);
