@@ -3,7 +3,9 @@
 //! (`docs/monitoring/etcd-alerts.yaml`) against it: every rule evaluates
 //! without error over series that exist, and the member-down, quorum and
 //! no-leader alerts become active when members are killed and clear when
-//! they come back. The same run against real etcd is the control.
+//! they come back; every panel of etcd's Grafana dashboard
+//! (`docs/monitoring/etcd-dashboard.json`) has data. The same run against
+//! real etcd is the control.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -17,6 +19,29 @@ use crate::harness::{Kind, Member, etcdctl, free_port, start_cluster_with, wait_
 use crate::metrics::rule_families;
 
 const RULES_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/monitoring/etcd-alerts.yaml");
+const DASHBOARD: &str = include_str!("../../../docs/monitoring/etcd-dashboard.json");
+
+/// Every query of etcd's Grafana dashboard, with its variables set as
+/// Grafana would set them for this cluster.
+fn dashboard_queries() -> Vec<String> {
+    fn walk(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    match (key.as_str(), value) {
+                        ("expr", Value::String(expr)) => out.push(expr.clone()),
+                        _ => walk(value, out),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut queries = Vec::new();
+    walk(&serde_json::from_str(DASHBOARD).unwrap(), &mut queries);
+    queries.iter().map(|q| q.replace("$cluster", "etcd").replace("$__rate_interval", "1m")).collect()
+}
 
 /// A Prometheus server scraping `targets` every second as job `etcd` (the
 /// rules select `job=~".*etcd.*"`) and evaluating the rules every second.
@@ -159,6 +184,14 @@ fn alerts_follow_the_cluster(kind: Kind) {
     for family in rule_families().into_iter().filter(|_| kind == Kind::Rtcd) {
         let selector = format!("count({{__name__=~\"{family}|{family}_bucket\",job=\"etcd\"}})");
         assert!(!prometheus.query(&selector).is_empty(), "{kind:?}: no {family} in Prometheus");
+    }
+    // Every panel of etcd's dashboard has data (on etcd, counters
+    // nothing has counted yet have no series).
+    if kind == Kind::Rtcd {
+        let queries = dashboard_queries();
+        assert!(queries.len() >= 15, "{queries:?}");
+        prometheus
+            .until("every dashboard panel has data", |p| queries.iter().all(|q| !p.query(q).is_empty()));
     }
     for rule in prometheus.rules() {
         assert_eq!(rule["health"], "ok", "{kind:?}: {rule}");
