@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 use tonic::transport::Channel;
 
 use crate::append_stream;
-use crate::peer_stats::{PeerCounters, PeerStats};
+use crate::peer_stats::{PeerCounters, PeerStats, Transfer};
 use crate::rpc_error::{network, timed_out, unreachable};
 use crate::types::{Member, SnapshotFile, TypeConfig, Vote};
 use crate::wire;
@@ -309,6 +309,7 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         let network = |e: String| StreamingError::Network(NetworkError::from_string(e));
         let meta = wire::encode(&(vote, snapshot.meta.clone())).map_err(network)?;
         let mut client = self.client().map_err(|e| network(e.to_string()))?;
+        let transfer = Transfer::sending(self.counters.clone());
         let (tx, rx) = tokio::sync::mpsc::channel(4);
         // Reads the file in bounded chunks; the channel bounds memory.
         tokio::task::spawn_blocking(move || send_chunks(snapshot.snapshot, meta, &tx));
@@ -322,7 +323,9 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         };
         let answer: Result<SnapshotResponse<TypeConfig>, String> =
             wire::decode(&reply.into_inner().payload).map_err(network)?;
-        answer.map_err(network)
+        let installed = answer.map_err(network)?;
+        transfer.succeeded();
+        Ok(installed)
     }
 }
 

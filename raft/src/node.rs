@@ -60,7 +60,6 @@ pub struct RaftConfig {
 struct Waiters {
     pending: Mutex<HashMap<u64, oneshot::Sender<Result<Applied, StoreError>>>>,
     sink: ApplySink,
-    snapshots_installed: AtomicU64,
 }
 
 impl ApplyListener for Waiters {
@@ -72,10 +71,6 @@ impl ApplyListener for Waiters {
                 let _ = waiter.send(entry.outcome);
             }
         }
-    }
-
-    fn snapshot_installed(&self) {
-        self.snapshots_installed.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -152,8 +147,7 @@ impl RaftNode {
             .map_err(|e| stopped(&e))?
             .with_own_entries_late(lag);
         let wal = log.wal_stats();
-        let waiters =
-            Arc::new(Waiters { pending: Mutex::default(), sink, snapshots_installed: AtomicU64::new(0) });
+        let waiters = Arc::new(Waiters { pending: Mutex::default(), sink });
         let sm = StoreStateMachine::new(store.clone(), config.dir.join("snapshots"), waiters.clone())
             .map_err(|e| stopped(&e))?
             .with_own_entries_late(config.id, lag);
@@ -374,9 +368,9 @@ impl RaftNode {
         (applied, m.last_log_index.unwrap_or(0).max(applied))
     }
 
-    /// Snapshots received from a leader and installed since startup.
-    pub fn snapshots_installed(&self) -> u64 {
-        self.waiters.snapshots_installed.load(Ordering::Relaxed)
+    /// Snapshots from a leader being installed now.
+    pub fn snapshots_installing(&self) -> i64 {
+        self.network.stats().snapshots_installing()
     }
 
     /// Whether this member is a learner: in the membership, without a vote.

@@ -15,7 +15,7 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::RtcdRaft;
 use crate::append_stream;
 use crate::error::ReplicationError;
-use crate::peer_stats::PeerStats;
+use crate::peer_stats::{PeerStats, Transfer};
 use crate::proposer;
 use crate::types::{SnapshotFile, SnapshotMeta, TypeConfig, Vote};
 use crate::wire;
@@ -157,9 +157,19 @@ impl raft_server::Raft for PeerService {
         &self,
         request: Request<Streaming<SnapshotChunk>>,
     ) -> Result<Response<RaftMessage>, Status> {
-        let (vote, meta, file, bytes) = self.receive_snapshot(request.into_inner()).await?;
+        // Counted from the first chunk, which names the sender.
+        let mut transfer = None;
+        let received = self.receive_snapshot(request.into_inner(), |vote| {
+            transfer = Some(Transfer::receiving(self.stats.peer(vote.leader_id().node_id)));
+        });
+        let (vote, meta, file, bytes) = received.await?;
         self.received(&vote, bytes as usize);
+        let installing = self.stats.installing();
         let outcome = self.raft.install_full_snapshot(vote, SnapshotFile { meta, snapshot: file }).await;
+        drop(installing);
+        if let (Some(transfer), Ok(_)) = (transfer, &outcome) {
+            transfer.succeeded();
+        }
         reply("snapshot", outcome)
     }
 
@@ -180,6 +190,7 @@ impl PeerService {
     async fn receive_snapshot(
         &self,
         mut chunks: Streaming<SnapshotChunk>,
+        mut on_header: impl FnMut(&Vote),
     ) -> Result<(Vote, SnapshotMeta, std::fs::File, u64), Status> {
         use std::io::{Seek, Write};
         std::fs::create_dir_all(&self.incoming_dir).map_err(|e| Status::internal(e.to_string()))?;
@@ -195,7 +206,10 @@ impl PeerService {
         let mut expected = 0u64;
         while let Some(chunk) = chunks.message().await? {
             if header.is_none() {
-                header = Some(wire::decode(&chunk.meta).map_err(Status::invalid_argument)?);
+                let decoded: (Vote, SnapshotMeta) =
+                    wire::decode(&chunk.meta).map_err(Status::invalid_argument)?;
+                on_header(&decoded.0);
+                header = Some(decoded);
             }
             if chunk.offset != expected {
                 return Err(Status::invalid_argument("rtcd peer: snapshot chunk out of order"));

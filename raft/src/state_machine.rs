@@ -37,9 +37,6 @@ pub struct AppliedEntry {
 /// Where applied proposals go, in log order.
 pub trait ApplyListener: Send + Sync + 'static {
     fn applied(&self, entries: Vec<AppliedEntry>);
-
-    /// The store was replaced by a snapshot from the leader.
-    fn snapshot_installed(&self) {}
 }
 
 /// Nobody is waiting (tests, tools).
@@ -212,7 +209,6 @@ impl RaftStateMachine<TypeConfig> for StoreStateMachine {
         tokio::task::spawn_blocking(move || install(&store, &dir, &meta, snapshot))
             .await
             .map_err(io_err)??;
-        self.listener.snapshot_installed();
         Ok(())
     }
 

@@ -5,8 +5,10 @@
 //! read here at each scrape. `docs/monitoring/metrics.md` lists the
 //! families against etcd 3.5's.
 
+use std::sync::Arc;
+
 use rtcd_metrics::text;
-use rtcd_raft::peer_stats::PeerCounters;
+use rtcd_raft::peer_stats::{PeerCounters, Transfers};
 
 use crate::node::Node;
 use crate::version::ETCD_COMPAT_VERSION;
@@ -100,6 +102,10 @@ fn server(out: &mut String, node: &Node) {
     let help = "The latency distributions of v2 apply called by backend.";
     text::histogram(out, "etcd_server_apply_duration_seconds", help, &applies);
 
+    let installing = node.raft().snapshots_installing() as f64;
+    let help = "1 if the server is applying the incoming snapshot. 0 if none.";
+    gauge(out, "etcd_server_snapshot_apply_in_progress_total", help, installing);
+
     let (healthy, unhealthy) = counted.health_checks();
     counter(
         out,
@@ -138,10 +144,8 @@ fn disk(out: &mut String, node: &Node) {
 /// Snapshots received, and what the peer transport counted per peer (`To`
 /// and `From` are the peer's ID in hexadecimal, as etcd labels them).
 fn network(out: &mut String, node: &Node) {
-    let installed = node.raft().snapshots_installed() as f64;
-    let help = "Total number of successful snapshot receives";
-    counter(out, "etcd_network_snapshot_receive_success", help, installed);
     let peers = node.raft().peer_stats();
+    snapshots(out, &peers);
     let per_peer = |label: &str, value: fn(&PeerCounters) -> u64| -> Vec<(String, f64)> {
         peers.iter().map(|(id, c)| (format!("{label}=\"{id:x}\""), value(c) as f64)).collect()
     };
@@ -166,6 +170,34 @@ fn network(out: &mut String, node: &Node) {
         peers.iter().map(|(id, c)| (format!("To=\"{id:x}\""), c.round_trips())).collect();
     let help = "Round-Trip-Time histogram between peers";
     text::histogram(out, "etcd_network_peer_round_trip_time_seconds", help, &round_trips);
+}
+
+/// Snapshots sent to each peer (`To`) and received from each (`From`).
+fn snapshots(out: &mut String, peers: &[(u64, Arc<PeerCounters>)]) {
+    type Way = fn(&PeerCounters) -> &Transfers;
+    let ways: [(&str, &str, &str, Way); 2] = [
+        ("send", "sends", "To", |p| &p.snapshot_sends),
+        ("receive", "receives", "From", |p| &p.snapshot_receives),
+    ];
+    for (way, ways_noun, label, of) in ways {
+        let series = |value: fn(&Transfers) -> f64| -> Vec<(String, f64)> {
+            peers.iter().map(|(id, c)| (format!("{label}=\"{id:x}\""), value(of(c)))).collect()
+        };
+        let name = format!("etcd_network_snapshot_{way}_success");
+        let help = format!("Total number of successful snapshot {ways_noun}");
+        text::family(out, &name, "counter", &help, series(|t| t.succeeded() as f64));
+        let name = format!("etcd_network_snapshot_{way}_failures");
+        let help = format!("Total number of snapshot {way} failures");
+        text::family(out, &name, "counter", &help, series(|t| t.failed() as f64));
+        let name = format!("etcd_network_snapshot_{way}_inflights_total");
+        let help = format!("Total number of inflight snapshot {ways_noun}");
+        text::family(out, &name, "gauge", &help, series(|t| t.in_flight() as f64));
+        let durations: Vec<(String, &rtcd_metrics::Histogram)> =
+            peers.iter().map(|(id, c)| (format!("{label}=\"{id:x}\""), of(c).durations())).collect();
+        let name = format!("etcd_network_snapshot_{way}_total_duration_seconds");
+        let help = format!("Total latency distributions of v3 snapshot {ways_noun}");
+        text::histogram(out, &name, &help, &durations);
+    }
 }
 
 /// The store's size and revisions, and its operations.

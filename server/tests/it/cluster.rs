@@ -308,12 +308,19 @@ fn stopped_member_catches_up_by_snapshot() {
 
     cluster[lagging].restart();
     wait_healthy(&cluster[lagging]);
-    let (_, metrics) = crate::maintenance::http_get(&cluster[lagging].client_url, "/metrics");
-    let installed = metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("etcd_network_snapshot_receive_success "))
-        .and_then(|v| v.parse::<f64>().ok());
-    assert!(installed.is_some_and(|n| n >= 1.0), "caught up without a snapshot: {installed:?}");
+    // Counted at both ends: received from the leader, sent by it.
+    let counted = |member: &crate::harness::Member, series: &str| {
+        let (_, metrics) = crate::maintenance::http_get(&member.client_url, "/metrics");
+        metrics.lines().filter_map(|l| l.strip_prefix(series)?.parse::<f64>().ok()).sum::<f64>()
+    };
+    let lagging_id = status(&cluster[lagging])["header"]["member_id"].as_u64().unwrap();
+    let from_leader = format!("etcd_network_snapshot_receive_success{{From=\"{leader_id:x}\"}} ");
+    let installed = counted(&cluster[lagging], &from_leader);
+    assert!(installed >= 1.0, "caught up without a snapshot from the leader: {installed}");
+    let leader =
+        cluster.iter().find(|m| status(m)["header"]["member_id"].as_u64() == Some(leader_id)).unwrap();
+    let to_lagging = format!("etcd_network_snapshot_send_success{{To=\"{lagging_id:x}\"}} ");
+    assert!(counted(leader, &to_lagging) >= 1.0, "the leader counted its send");
     assert_all_present(&cluster, "snap", &acknowledged);
     let old = format!("--rev={}", revision - 1);
     let compacted = etcdctl(&cluster[lagging].client_url, &["get", "snap", "--prefix", &old], None);
