@@ -10,8 +10,10 @@ pub struct Histogram {
     bounds: Vec<f64>,
     /// Observations per bucket (not cumulative), `+Inf` last.
     counts: Vec<AtomicU64>,
-    /// Sum of observations, in nanounits (f64 has no atomic add).
-    sum_nanos: AtomicU64,
+    /// Sum of observations: an f64's bits (f64 has no atomic add, so it is
+    /// added with compare-and-swap). Whole units or nanounits in an integer
+    /// would overflow on large values (lease TTLs, certificate lifetimes).
+    sum_bits: AtomicU64,
 }
 
 impl Histogram {
@@ -24,7 +26,7 @@ impl Histogram {
     /// Over these upper bounds (ascending).
     pub fn with_bounds(bounds: Vec<f64>) -> Self {
         let counts = (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect();
-        Histogram { bounds, counts, sum_nanos: AtomicU64::new(0) }
+        Histogram { bounds, counts, sum_bits: AtomicU64::new(0f64.to_bits()) }
     }
 
     /// Prometheus's default buckets (`prometheus.DefBuckets`), in seconds.
@@ -35,8 +37,9 @@ impl Histogram {
     pub fn observe(&self, value: f64) {
         let bucket = self.bounds.iter().position(|&bound| value <= bound).unwrap_or(self.bounds.len());
         self.counts[bucket].fetch_add(1, Ordering::Relaxed);
-        let nanos = (value.max(0.0) * 1e9) as u64;
-        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+        let add = |bits: u64| Some((f64::from_bits(bits) + value).to_bits());
+        // The closure always answers Some: the update cannot fail.
+        let _ = self.sum_bits.fetch_update(Ordering::Relaxed, Ordering::Relaxed, add);
     }
 
     /// Observes a duration in seconds.
@@ -52,7 +55,7 @@ impl Histogram {
             total += count.load(Ordering::Relaxed);
             buckets.push((self.bounds.get(i).copied().unwrap_or(f64::INFINITY), total));
         }
-        (buckets, total, self.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9)
+        (buckets, total, f64::from_bits(self.sum_bits.load(Ordering::Relaxed)))
     }
 }
 
@@ -70,5 +73,15 @@ mod tests {
         assert_eq!(buckets, vec![(0.001, 2), (0.002, 2), (0.004, 3), (f64::INFINITY, 4)]);
         assert_eq!(count, 4);
         assert!((sum - 10.0045).abs() < 1e-6, "{sum}");
+    }
+
+    #[test]
+    fn large_values_add_up_without_overflow() {
+        // A thousand one-year certificate lifetimes, in seconds.
+        let histogram = Histogram::exponential(1.0, 2.0, 4);
+        for _ in 0..1000 {
+            histogram.observe(3.15e7);
+        }
+        assert_eq!(histogram.snapshot().2, 3.15e10);
     }
 }
