@@ -20,7 +20,7 @@ pub mod target;
 mod transport;
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::Request;
 use axum::response::Response;
@@ -31,6 +31,8 @@ pub use target::Target;
 use transport::Transport;
 
 use crate::cacher::{ListOptions, ReadAt};
+use crate::metrics::AggregatorMetrics;
+use crate::metrics::tracker;
 use crate::registry::Resources;
 use crate::registry::kinds::apiservice;
 use crate::request::UserInfo;
@@ -45,6 +47,9 @@ pub struct Aggregator {
     routing: Routing,
     /// By APIService name.
     learned: Mutex<BTreeMap<String, Learned>>,
+    /// The APIServices' availability (`/metrics`), kept by the
+    /// availability controller.
+    pub metrics: Arc<AggregatorMetrics>,
 }
 
 impl Aggregator {
@@ -56,7 +61,14 @@ impl Aggregator {
             idle: pool::Pool::default(),
             routing,
             learned: Mutex::default(),
+            metrics: Arc::default(),
         }
+    }
+
+    /// Keeping the APIServices' availability in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<AggregatorMetrics>) -> Aggregator {
+        self.metrics = metrics;
+        self
     }
 
     /// The extension server `group`/`version` is handed to, if any.
@@ -96,14 +108,19 @@ impl Aggregator {
         user: &UserInfo,
         discovery: bool,
     ) -> Result<Response, String> {
+        // kube's proxyError: the request terminated by the aggregator.
+        let unavailable = || -> Result<Response, String> {
+            tracker::aggregator_failed(503);
+            Err("service unavailable".to_string())
+        };
         if !target.available {
-            return Err("service unavailable".into());
+            return unavailable();
         }
         let address = match resolve::address(resources, self.routing, &target.service).await {
             Ok(address) => address,
             Err(e) => {
                 tracing::warn!(apiservice = target.name, error = e, "cannot resolve its service");
-                return Err("service unavailable".into());
+                return unavailable();
             }
         };
         let key = format!("{address} {}", target.reached_as());

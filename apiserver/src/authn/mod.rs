@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use axum::http::request::Parts;
 
+use crate::metrics::AuthnMetrics;
 use crate::request::{ClientCertificates, UserInfo};
 pub use service_account::ServiceAccountTokens;
 pub use token_file::TokenFile;
@@ -65,6 +66,10 @@ pub struct Authenticator {
     pub token_review: Option<token_review::TokenReviewer>,
     /// `--anonymous-auth`.
     pub anonymous: bool,
+    /// Where the remaining lifetime of the client certificates the x509
+    /// authenticator reads is observed (kube's
+    /// `apiserver_client_certificate_expiration_seconds`).
+    pub metrics: Option<Arc<AuthnMetrics>>,
 }
 
 impl Authenticator {
@@ -89,6 +94,10 @@ impl Authenticator {
         // on to the other methods.
         let chain = parts.extensions.get::<ClientCertificates>().filter(|_| self.client_certificates);
         if let Some(chain) = chain {
+            // As kube's x509 authenticator: before the chain is checked.
+            if let (Some(metrics), Some(seconds)) = (&self.metrics, x509::remaining_seconds(chain)) {
+                metrics.client_certificate(seconds);
+            }
             match self.client_ca.as_ref().map(|ca| ca.verify(chain)) {
                 Some(Err(why)) => {
                     tracing::debug!(%why, "a client certificate not of the client CA");

@@ -41,6 +41,16 @@ pub fn user_of(chain: &ClientCertificates) -> Option<UserInfo> {
     Some(UserInfo { name, uid, groups, extra })
 }
 
+/// How long the leaf certificate stays valid from now, in seconds
+/// (negative once it has expired); None if it does not parse.
+pub fn remaining_seconds(chain: &ClientCertificates) -> Option<f64> {
+    let leaf = chain.0.first()?;
+    let (_, cert) = X509Certificate::from_der(leaf.as_ref()).ok()?;
+    let not_after = cert.validity().not_after.timestamp();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs_f64();
+    Some(not_after as f64 - now)
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -71,6 +81,17 @@ mod tests {
         assert_eq!(user.groups, ["system:masters"]);
         let id = &user.extra["authentication.kubernetes.io/credential-id"][0];
         assert!(id.starts_with("X509SHA256=") && id.len() == "X509SHA256=".len() + 64, "{id}");
+    }
+
+    #[test]
+    fn the_remaining_lifetime_is_read_off_the_leaf() {
+        let mut params = CertificateParams::default();
+        params.not_after = time::OffsetDateTime::now_utc() + time::Duration::hours(2);
+        let key = KeyPair::generate().unwrap();
+        let chain = ClientCertificates(Arc::new(vec![params.self_signed(&key).unwrap().der().clone()]));
+        let remaining = remaining_seconds(&chain).unwrap();
+        assert!((7190.0..=7200.0).contains(&remaining), "{remaining}");
+        assert_eq!(remaining_seconds(&ClientCertificates(Arc::new(vec![vec![1u8, 2].into()]))), None);
     }
 
     #[test]

@@ -29,6 +29,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 
 use crate::errors::ApiError;
+use crate::metrics::Series;
+use crate::metrics::StorageMetrics;
+use crate::metrics::watch::CacheCounters;
 use crate::storage::Storage;
 use watchers::Watchers;
 use window::Window;
@@ -162,6 +165,8 @@ struct State {
 struct Shared {
     prefix: String,
     config: CacheConfig,
+    /// Its resource's watch cache counters (`/metrics`).
+    counters: Counters,
     state: Mutex<State>,
     /// The cache's revision, for reads waiting until it is fresh.
     fresh: watch::Sender<i64>,
@@ -184,9 +189,22 @@ pub struct Cacher {
     shared: Arc<Shared>,
 }
 
+/// A resource's watch cache counters, shared by the caches of its versions.
+pub type Counters = Arc<Series<CacheCounters, 2>>;
+
 impl Cacher {
     /// Starts the cache of `prefix` (ending in `/`) and its reflector.
     pub fn start(storage: Arc<dyn Storage>, prefix: String, config: CacheConfig) -> Cacher {
+        Self::start_counted(storage, prefix, config, StorageMetrics::default().cache("", ""))
+    }
+
+    /// As [`Self::start`], counting into `counters`.
+    pub fn start_counted(
+        storage: Arc<dyn Storage>,
+        prefix: String,
+        config: CacheConfig,
+        counters: Counters,
+    ) -> Cacher {
         let (fresh, _) = watch::channel(0);
         let (progress, progress_rx) = mpsc::channel(1);
         let (stop, stopped) = watch::channel(false);
@@ -199,7 +217,8 @@ impl Cacher {
             ready: false,
             stopped: false,
         };
-        let shared = Arc::new(Shared { prefix, config, state: Mutex::new(state), fresh, progress, stop });
+        let shared =
+            Arc::new(Shared { prefix, config, counters, state: Mutex::new(state), fresh, progress, stop });
         let cacher = Cacher { shared };
         tokio::spawn(reflector::run(cacher.clone(), storage, progress_rx, stopped));
         tokio::spawn(bookmark_ticker(Arc::downgrade(&cacher.shared)));
@@ -243,11 +262,31 @@ impl Cacher {
         self.shared.lock().watchers.len()
     }
 
+    /// How many recent events the cache keeps at most (kube's capacity).
+    pub fn capacity(&self) -> usize {
+        self.shared.config.window
+    }
+
+    pub(crate) fn counters(&self) -> &CacheCounters {
+        &self.shared.counters.value
+    }
+
     /// Waits until the cache has seen `resource_version`, asking etcd for
     /// progress notifications meanwhile; false if it did not within the
     /// configured time.
     pub async fn wait_fresh(&self, resource_version: i64) -> bool {
         let mut fresh = self.shared.fresh.subscribe();
+        if *fresh.borrow_and_update() >= resource_version && self.shared.lock().ready {
+            return true;
+        }
+        // kube observes the reads that had to wait.
+        let started = Instant::now();
+        let fresh_now = self.wait_until_fresh(&mut fresh, resource_version).await;
+        self.counters().waited(started.elapsed());
+        fresh_now
+    }
+
+    async fn wait_until_fresh(&self, fresh: &mut watch::Receiver<i64>, resource_version: i64) -> bool {
         let give_up = tokio::time::Instant::now() + self.shared.config.fresh_timeout;
         loop {
             if *fresh.borrow_and_update() >= resource_version && self.shared.lock().ready {
@@ -339,6 +378,8 @@ impl Cacher {
         };
         let id = state.watchers.add(spec.filter, after, tx, bookmark_every, spec.deadline);
         drop(state);
+        let events = initial.iter().filter(|d| matches!(d, Delivery::Event { .. })).count();
+        self.counters().init_events(events);
         Ok(Watch { initial, live, registration: Registration { cacher: self.shared.clone(), id } })
     }
 
@@ -375,6 +416,8 @@ impl Cacher {
         if state.stopped {
             return;
         }
+        let mut closed = 0;
+        let count = events.len();
         for event in events {
             let replaced = match event.kind {
                 EventType::Deleted => state.objects.remove(&event.object.key),
@@ -386,18 +429,21 @@ impl Cacher {
             if let Some(old) = replaced {
                 state.objects_bytes = state.objects_bytes.saturating_sub(old.size);
             }
-            state.watchers.dispatch(&event);
+            closed += state.watchers.dispatch(&event);
             let rv = event.resource_version;
             state.window.push(event);
             state.resource_version = state.resource_version.max(rv);
         }
         let rv = state.resource_version;
         drop(state);
+        self.counters().events(count);
+        self.counters().terminated(closed);
         self.shared.fresh.send_replace(rv);
     }
 
     /// Everything up to `resource_version` has been applied.
     fn progress(&self, resource_version: i64) {
+        self.counters().progress();
         let mut state = self.shared.lock();
         state.resource_version = state.resource_version.max(resource_version);
         let rv = state.resource_version;

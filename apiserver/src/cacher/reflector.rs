@@ -64,6 +64,7 @@ pub(super) async fn run(
 
 /// Loads every object under the prefix at one revision; that revision.
 async fn list(storage: &dyn Storage, cacher: &Cacher) -> Result<i64, StorageError> {
+    let started = Instant::now();
     let mut page = storage.list(cacher.prefix(), LIST_PAGE, 0, None).await?;
     let revision = page.resource_version;
     let mut objects = Vec::new();
@@ -77,6 +78,7 @@ async fn list(storage: &dyn Storage, cacher: &Cacher) -> Result<i64, StorageErro
         }
     }
     cacher.reset(objects, revision);
+    cacher.counters().initialized(started.elapsed());
     Ok(revision)
 }
 

@@ -159,11 +159,13 @@ impl Watchers {
         self.by_id.len()
     }
 
-    /// Hands `event` to every watcher it concerns; drops those that are full.
+    /// Hands `event` to every watcher it concerns; drops those that are full
+    /// (how many: kube's terminated watchers) or gone.
     /// Watchers that see the event the same way (ADDED, MODIFIED or DELETED
     /// by their selectors) are handed one shared delivery.
-    pub(super) fn dispatch(&mut self, event: &Event) {
+    pub(super) fn dispatch(&mut self, event: &Event) -> usize {
         let mut shared: [Option<Delivery>; 3] = Default::default();
+        let mut full = 0;
         self.by_id.retain(|id, watcher| {
             if event.resource_version <= watcher.after {
                 return true;
@@ -175,8 +177,16 @@ impl Watchers {
                 EventType::Deleted => 2,
             };
             let delivery = shared[slot].get_or_insert_with(|| delivery(event, kind));
-            offer(*id, watcher, delivery.clone())
+            match offer(*id, watcher, delivery.clone()) {
+                Offered::Queued => true,
+                Offered::Full => {
+                    full += 1;
+                    false
+                }
+                Offered::Gone => false,
+            }
         });
+        full
     }
 
     /// Sends the bookmarks that are due at `now`: the periodic ones, and one
@@ -199,16 +209,24 @@ impl Watchers {
     }
 }
 
-/// Queues `delivery` for a watcher; false (drop it) when it cannot keep up
-/// or is gone.
-fn offer(id: u64, watcher: &Watcher, delivery: Delivery) -> bool {
+/// What became of a delivery offered to a watcher.
+enum Offered {
+    Queued,
+    /// The watcher cannot keep up: drop it.
+    Full,
+    /// Its client is gone: drop it.
+    Gone,
+}
+
+/// Queues `delivery` for a watcher.
+fn offer(id: u64, watcher: &Watcher, delivery: Delivery) -> Offered {
     match watcher.tx.try_send(delivery) {
-        Ok(()) => true,
+        Ok(()) => Offered::Queued,
         Err(mpsc::error::TrySendError::Full(_)) => {
             tracing::warn!(watcher = id, "closing a watcher that fell {WATCHER_BUFFER} events behind");
-            false
+            Offered::Full
         }
-        Err(mpsc::error::TrySendError::Closed(_)) => false,
+        Err(mpsc::error::TrySendError::Closed(_)) => Offered::Gone,
     }
 }
 
@@ -275,13 +293,15 @@ mod tests {
         watchers.add(Filter::default(), 0, fast_tx, None, far());
         let total = WATCHER_BUFFER as i64 + 10;
         let mut received = Vec::new();
+        let mut closed = 0;
         for n in 1..=total {
-            watchers.dispatch(&event(n, json!({}), None));
+            closed += watchers.dispatch(&event(n, json!({}), None));
             while let Ok(Delivery::Event { object, .. }) = fast_rx.try_recv() {
                 received.push(object.resource_version);
             }
         }
         assert_eq!(watchers.len(), 1, "the slow watcher is dropped, the fast one kept");
+        assert_eq!(closed, 1, "counted as terminated once");
         assert_eq!(received, (1..=total).collect::<Vec<_>>());
         // The slow watcher's stream ends after what it had queued.
         drop(watchers);

@@ -213,15 +213,22 @@ async fn check_availability(
     aggregator: &Aggregator,
 ) -> Result<(), ApiError> {
     let listed = store.list(&ListOptions::default()).await?.items;
-    aggregator.retain(&listed.iter().map(|s| meta::name_of(s).to_string()).collect());
+    let names: BTreeSet<String> = listed.iter().map(|s| meta::name_of(s).to_string()).collect();
+    aggregator.metrics.retain(&names);
+    aggregator.retain(&names);
     let checks = listed.iter().map(|service| availability(resources, aggregator, service));
     let conditions = futures_util::future::join_all(checks).await;
     for (service, wanted) in listed.into_iter().zip(conditions) {
+        let name = meta::name_of(&service).to_string();
+        // kube's gauge follows every check; its counter, the writes.
+        let available = wanted["status"] == "True";
+        aggregator.metrics.checked(&name, available);
         let same = |c: &Value| ["status", "reason", "message"].iter().all(|key| c[*key] == wanted[*key]);
-        if apiservice::available(&service).is_some_and(same) {
+        let before = apiservice::available(&service);
+        if before.is_some_and(same) {
             continue;
         }
-        let name = meta::name_of(&service).to_string();
+        let was_available = before.is_some_and(|c| c["status"] == "True");
         let change = |fresh: &Value| -> Result<Value, ApiError> {
             let mut new = fresh.clone();
             let mut conditions: Vec<Value> =
@@ -240,8 +247,9 @@ async fn check_availability(
             new["status"]["conditions"] = Value::Array(conditions);
             Ok(new)
         };
-        if let Err(e) = store.update_status(None, &name, &change).await {
-            tracing::debug!(apiservice = name, error = %e, "cannot set its Available condition");
+        match store.update_status(None, &name, &change).await {
+            Ok(_) => aggregator.metrics.changed(&name, was_available, available, wanted["reason"].as_str()),
+            Err(e) => tracing::debug!(apiservice = name, error = %e, "cannot set its Available condition"),
         }
     }
     Ok(())

@@ -16,6 +16,7 @@ use crate::admission::Notes;
 use crate::cacher::{Listing, ReadAt};
 use crate::errors::ApiError;
 use crate::fieldmanager;
+use crate::metrics::tracker::{self, Route};
 use crate::patch::PatchType;
 use crate::protobuf::{self, ProtobufError};
 use crate::registry::metadata::prepare_update;
@@ -63,6 +64,8 @@ pub async fn serve(
             "the server does not allow this method on the requested resource".to_string(),
         ));
     }
+    // A route of kube's installer would have taken it.
+    tracker::routed(Route::Resource);
     let accept = header_str(headers, header::ACCEPT);
     let (shape, encoding) = negotiate::negotiate(accept, params.get("includeObject"))?;
     let name = info.name.as_deref().unwrap_or_default();
@@ -79,7 +82,7 @@ pub async fn serve(
         ("get", Some("scale")) => request.get_scale().await,
         ("get", _) => request.get().await,
         ("list", _) => request.list().await,
-        ("watch", _) => watch::serve(store, namespace, params, shape, encoding).await,
+        ("watch", _) => watch::serve(store, namespace, params, shape, encoding, &app.metrics).await,
         ("create", None) => request.create(headers, body).await,
         ("update", Some("scale")) => request.update_scale(headers, body).await,
         ("update", sub) => request.update(sub, headers, body).await,

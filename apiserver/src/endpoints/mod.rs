@@ -48,6 +48,8 @@ use crate::authz::{AlwaysAllow, Union};
 use crate::errors::ApiError;
 use crate::flowcontrol::FlowControl;
 use crate::metrics::Metrics;
+use crate::metrics::labels::APISERVER;
+use crate::metrics::tracker::{self, Route};
 use crate::registry::Resources;
 use crate::request::{RequestInfo, UserInfo};
 use openapi_cache::OpenApiCache;
@@ -171,12 +173,15 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
     };
     let result = match &info {
         RequestInfo::Resource(resource) if token_request::is_token_request(resource) => {
+            tracker::routed(Route::Resource);
             token_request::serve(&app, resource, &parts.headers, &body).await
         }
         RequestInfo::Resource(resource) if component_status::is_component_statuses(resource) => {
+            tracker::routed(Route::Resource);
             component_status::serve(&app, resource, &parts.headers).await
         }
         RequestInfo::Resource(resource) if binding::is_bindings(resource) => {
+            tracker::routed(Route::Resource);
             let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default();
             match negotiate::negotiate(accept, None) {
                 Ok((_, encoding)) => {
@@ -186,7 +191,10 @@ async fn dispatch(State(app): State<SharedApp>, request: Request) -> Response {
             }
         }
         RequestInfo::Resource(resource) => match reviews::find(resource) {
-            Some(review) => reviews::serve(&app, review, resource, &user, &parts.headers, &body).await,
+            Some(review) => {
+                tracker::routed(Route::Resource);
+                reviews::serve(&app, review, resource, &user, &parts.headers, &body).await
+            }
             None => {
                 let notes = Arc::new(Notes::default());
                 let served =
@@ -269,14 +277,32 @@ async fn non_resource(
     let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let path = path.trim_end_matches('/');
     let ok = |body: serde_json::Value| respond::json_response(StatusCode::OK, &body);
+    // kube instruments its health checks and aggregated discovery only.
+    let routed = |subresource, component| tracker::routed(Route::NonResource { subresource, component });
     match path.split('/').skip(1).collect::<Vec<_>>().as_slice() {
         ["version"] => Ok(ok(version())),
-        ["healthz"] | ["livez"] => Ok(text(StatusCode::OK, "ok")),
-        ["readyz"] => readyz(app).await,
+        ["healthz"] => {
+            routed("/healthz", "");
+            Ok(text(StatusCode::OK, "ok"))
+        }
+        ["livez"] => {
+            routed("/livez", "");
+            Ok(text(StatusCode::OK, "ok"))
+        }
+        ["readyz"] => {
+            routed("/readyz", "");
+            readyz(app).await
+        }
         ["metrics"] => Ok(text(StatusCode::OK, &app.metrics.render())),
         ["debug", "api_priority_and_fairness", dump] => flow_control_dump(app, dump, uri),
-        ["api"] if discovery::wants_aggregated(accept) => Ok(aggregated(app, true).await),
-        ["apis"] if discovery::wants_aggregated(accept) => Ok(aggregated(app, false).await),
+        ["api"] if discovery::wants_aggregated(accept) => {
+            routed("api", APISERVER);
+            Ok(aggregated(app, true).await)
+        }
+        ["apis"] if discovery::wants_aggregated(accept) => {
+            routed("apis", APISERVER);
+            Ok(aggregated(app, false).await)
+        }
         ["api"] => Ok(ok(discovery::api_versions())),
         ["apis"] => {
             let mut list = discovery::api_group_list(&app.resources);
@@ -448,6 +474,23 @@ async fn readyz(app: &App) -> Result<Response, ApiError> {
         Err(e) => {
             Ok(text(StatusCode::INTERNAL_SERVER_ERROR, &format!("[-]etcd failed: {e}\nreadyz check failed")))
         }
+    }
+}
+
+/// `kubernetes_build_info`'s labels: what `/version` says.
+pub fn build_info() -> crate::metrics::BuildInfo {
+    let version = version();
+    let field = |name: &str| version[name].as_str().unwrap_or_default().to_string();
+    crate::metrics::BuildInfo {
+        major: field("major"),
+        minor: field("minor"),
+        git_version: field("gitVersion"),
+        git_commit: field("gitCommit"),
+        git_tree_state: field("gitTreeState"),
+        build_date: field("buildDate"),
+        go_version: field("goVersion"),
+        compiler: field("compiler"),
+        platform: field("platform"),
     }
 }
 

@@ -8,6 +8,7 @@
 //! it sees the events after that revision once there are any.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{StatusCode, header};
@@ -21,6 +22,8 @@ use super::query::Params;
 use super::respond;
 use crate::cacher::{Delivery, Watch, WatchStart};
 use crate::errors::ApiError;
+use crate::metrics::watch::WatchEvents;
+use crate::metrics::{Metrics, Series};
 use crate::protobuf::encode;
 use crate::registry::Store;
 use crate::runtime::json_order::KubeOrder;
@@ -34,6 +37,7 @@ pub async fn serve(
     params: &Params,
     shape: Shape,
     encoding: Encoding,
+    metrics: &Metrics,
 ) -> Result<Response, ApiError> {
     let spec = params.watch_spec(store, namespace)?;
     // A stream has one encoding: protobuf only where every event can be.
@@ -74,9 +78,16 @@ pub async fn serve(
         Encoding::Json => respond::JSON,
         Encoding::Protobuf => encode::PROTOBUF_WATCH,
     };
+    // kube counts every event written to the client, by the resource watched.
+    let resource = store.resource();
+    let sent = metrics.watch_events.of(&resource.group, &resource.version, &resource.plural);
     let body = match started {
-        Ok(watch) => stream_body(watch, deadline, encoder),
-        Err(err) => Body::from(encoder.event("ERROR", &err.status())),
+        Ok(watch) => stream_body(watch, deadline, encoder, sent),
+        Err(err) => {
+            let event = encoder.event("ERROR", &err.status());
+            sent.value.sent(event.len());
+            Body::from(event)
+        }
     };
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::OK;
@@ -84,11 +95,12 @@ pub async fn serve(
     Ok(response)
 }
 
-fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encoder) -> Body {
+fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encoder, sent: Sent) -> Body {
     let initial = std::mem::take(&mut watch.initial).into_iter();
     let state = (initial, watch, encoder);
-    let stream =
-        futures_util::stream::unfold(state, move |(mut initial, mut watch, mut encoder)| async move {
+    let stream = futures_util::stream::unfold(state, move |(mut initial, mut watch, mut encoder)| {
+        let sent = sent.clone();
+        async move {
             let delivery = match initial.next() {
                 Some(delivery) => delivery,
                 None => match tokio::time::timeout_at(deadline, watch.live.recv()).await {
@@ -99,10 +111,15 @@ fn stream_body(mut watch: Watch, deadline: tokio::time::Instant, encoder: Encode
                 },
             };
             let bytes = encoder.encode(&delivery);
+            sent.value.sent(bytes.len());
             Some((Ok::<Bytes, Infallible>(bytes), (initial, watch, encoder)))
-        });
+        }
+    });
     Body::from_stream(stream)
 }
+
+/// The counters of the events sent to one resource's watch clients.
+type Sent = Arc<Series<WatchEvents, 3>>;
 
 /// An event as watch clients read it, borrowing the cached object.
 #[derive(Serialize)]

@@ -6,6 +6,7 @@
 //! answers 401 `Unauthorized`.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
@@ -15,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use crate::audit::{AuditId, Auditor};
 use crate::authn::Authenticator;
 use crate::errors::ApiError;
+use crate::metrics::authn::{Attempt, AuthnMetrics};
 use crate::request::RequestInfo;
 
 /// The authenticators, and the auditor that records a 401 (the audit
@@ -23,6 +25,8 @@ use crate::request::RequestInfo;
 pub struct AuthenticationState {
     pub authenticator: Arc<Authenticator>,
     pub auditor: Option<Arc<Auditor>>,
+    /// Attempts by result (kube's `authentication_attempts`).
+    pub metrics: Arc<AuthnMetrics>,
 }
 
 pub(super) async fn authenticate(
@@ -31,7 +35,17 @@ pub(super) async fn authenticate(
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
-    match state.authenticator.authenticate(&parts).await {
+    let started = Instant::now();
+    let authenticated = state.authenticator.authenticate(&parts).await;
+    let attempt = match &authenticated {
+        Ok(user) => Attempt::Success { user: &user.name },
+        // A credential presented and refused is kube's authenticator error;
+        // none at all (anonymous requests off), its failure.
+        Err(failure) if failure.attempted.is_empty() => Attempt::Failure,
+        Err(_) => Attempt::Error,
+    };
+    state.metrics.attempt(attempt, started.elapsed());
+    match authenticated {
         Ok(user) => {
             parts.headers.remove(AUTHORIZATION);
             parts.extensions.insert(user);

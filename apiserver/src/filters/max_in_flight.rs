@@ -10,6 +10,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tokio::sync::Semaphore;
 
+use crate::metrics::tracker;
 use crate::request::{RequestInfo, UserInfo};
 
 /// kube's privileged group, which a full server still answers.
@@ -39,9 +40,15 @@ pub(super) async fn limit(State(limits): State<Arc<Limits>>, request: Request, n
     let semaphore = if mutating { &limits.mutating } else { &limits.read_only };
     let Some(semaphore) = semaphore else { return next.run(request).await };
     match semaphore.clone().try_acquire_owned() {
-        Ok(_permit) => next.run(request).await,
+        Ok(_permit) => {
+            let _executing = tracker::executing(mutating);
+            next.run(request).await
+        }
         Err(_) if is_master(&request) => next.run(request).await,
-        Err(_) => super::too_many_requests(1),
+        Err(_) => {
+            tracker::dropped();
+            super::too_many_requests(1)
+        }
     }
 }
 

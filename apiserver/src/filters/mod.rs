@@ -4,7 +4,8 @@
 //! 1. `audit_init`: the request's audit ID, echoed as `Audit-Id`;
 //! 2. `panic_recovery`: a panicking handler answers 500, the server goes on;
 //! 3. `request_info`: what the request is about, for everything below;
-//! 4. `observe`: metrics and request logging;
+//! 4. `observe`: metrics (the rest of the chain runs in the request's
+//!    metrics tracker) and request logging;
 //! 5. `timeout`: kube's 504 for what is not long-running and outlives its
 //!    deadline (`--request-timeout`, or the `timeout` parameter if shorter);
 //! 6. `authentication`: who sent it (an `Arc<UserInfo>` in the extensions),
@@ -80,8 +81,11 @@ pub fn build(handler: Router, state: FilterState) -> Router {
         Some(auditor) => handler.layer(middleware::from_fn_with_state(auditor.clone(), audit::audit)),
         None => handler,
     };
-    let authentication =
-        AuthenticationState { authenticator: state.authenticator.clone(), auditor: state.auditor.clone() };
+    let authentication = AuthenticationState {
+        authenticator: state.authenticator.clone(),
+        auditor: state.auditor.clone(),
+        metrics: state.metrics.authn.clone(),
+    };
     handler
         .layer(middleware::from_fn_with_state(authentication, authentication::authenticate))
         .layer(middleware::from_fn_with_state(state.request_timeout, timeout::timeout))

@@ -1,4 +1,8 @@
 //! Counts and times every request (`/metrics`) and logs it at debug level.
+//! The rest of the chain runs inside the request's metrics tracker, where
+//! the layers and the handler note what kube's metrics are labelled by
+//! (see `metrics::tracker`); the request is counted once answered, or,
+//! for a watch, once its stream ends.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -8,18 +12,17 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::metrics::Metrics;
-use crate::request::RequestInfo;
+use crate::metrics::labels::Incoming;
+use crate::metrics::tracker;
 
 pub(super) async fn observe(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let info = request.extensions().get::<RequestInfo>().cloned();
+    let incoming = Incoming::of(&request);
     let method = request.method().clone();
     let path = request.uri().path().to_string();
-    let response = next.run(request).await;
+    let (response, noted) = tracker::scope(metrics.requests.clone(), next.run(request)).await;
     let code = response.status().as_u16();
-    if let Some(info) = &info {
-        metrics.observe(info, code, started.elapsed());
-    }
+    let response = metrics.requests.answered(&incoming, noted, response, started);
     tracing::debug!(%method, path, code, elapsed_ms = started.elapsed().as_millis() as u64, "request");
     response
 }

@@ -6,6 +6,7 @@
 //! its handler has answered (its initial events are computed by then).
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::extract::{Request, State};
 use axum::http::HeaderValue;
@@ -13,6 +14,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::flowcontrol::FlowControl;
+use crate::metrics::tracker;
 use crate::request::{RequestInfo, UserInfo, deadline};
 
 const SCHEMA_HEADER: &str = "X-Kubernetes-PF-FlowSchema-UID";
@@ -32,15 +34,24 @@ pub(super) async fn priority_and_fairness(
     let Some(classification) = flow_control.classify(user, info) else {
         return next.run(request).await;
     };
+    // kube's in-flight watermark: mutating unless the verb reads.
+    let mutating = !matches!(info.verb(), "get" | "list" | "watch");
+    let queued = Instant::now();
     let admitted =
         flow_control.admit(&classification, (info, request.uri(), user), deadline::current()).await;
+    tracker::waited_in_queue(queued.elapsed());
     let mut response = match admitted {
         Ok(admission) => {
+            let executing = tracker::executing(mutating);
             let response = next.run(request).await;
+            drop(executing);
             drop(admission);
             response
         }
-        Err(refused) => super::too_many_requests(refused.retry_after),
+        Err(refused) => {
+            tracker::dropped();
+            super::too_many_requests(refused.retry_after)
+        }
     };
     let headers = response.headers_mut();
     for (name, uid) in [(SCHEMA_HEADER, classification.schema_uid), (LEVEL_HEADER, classification.level_uid)]

@@ -17,6 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use crate::errors::ApiError;
+use crate::metrics::tracker;
 use crate::request::{ClientPresence, RequestInfo, deadline};
 
 /// kube's answer, as its timeout handler writes it: the bare Status
@@ -45,7 +46,10 @@ pub(super) async fn timeout(State(limit): State<Duration>, request: Request, nex
     };
     match tokio::time::timeout(allotted, work).await {
         Ok(response) => response,
-        Err(_) => timed_out(),
+        Err(_) => {
+            tracker::timed_out();
+            timed_out()
+        }
     }
 }
 

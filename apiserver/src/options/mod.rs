@@ -65,6 +65,11 @@ pub struct Options {
     /// expirationSeconds may ask for less).
     #[arg(long, default_value = "8760h", value_parser = parse_duration)]
     pub cluster_signing_duration: Duration,
+    /// The previous version for which you want to show hidden metrics.
+    /// Only the previous minor version is meaningful, other values will
+    /// not be allowed. The format is <major>.<minor>, e.g.: '1.36'.
+    #[arg(long, default_value = "")]
+    pub show_hidden_metrics_for_version: String,
     /// Log verbosity as klog's -v: 0-1 info, 2-4 debug, 5 and up trace.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,

@@ -15,7 +15,9 @@ use crate::admission;
 use crate::admission::webhook::Caller;
 use crate::cacher::{CacheConfig, Cacher, ReadDelegator};
 use crate::errors::ApiError;
-use crate::storage::Storage;
+use crate::metrics::StorageMetrics;
+use crate::metrics::storage::ResourceState;
+use crate::storage::{Instrumented, Storage};
 
 /// A served resource and its store.
 #[derive(Debug)]
@@ -48,6 +50,8 @@ pub struct Resources {
     generation: watch::Sender<u64>,
     /// How the server reaches webhooks (CRDs' conversion webhooks).
     webhooks: Arc<Caller>,
+    /// Every resource's storage and watch cache counters (`/metrics`).
+    metrics: Arc<StorageMetrics>,
 }
 
 impl Resources {
@@ -65,6 +69,7 @@ impl Resources {
             etcd_prefix: normalize_prefix(etcd_prefix),
             generation: watch::channel(0).0,
             webhooks: Arc::new(Caller::new(&admission::Lookups::default())),
+            metrics: Arc::default(),
         }
     }
 
@@ -78,6 +83,11 @@ impl Resources {
     /// How the server reaches webhooks.
     pub fn webhook_caller(&self) -> &Arc<Caller> {
         &self.webhooks
+    }
+
+    /// Every resource's storage and watch cache counters.
+    pub fn storage_metrics(&self) -> &Arc<StorageMetrics> {
+        &self.metrics
     }
 
     /// Where every resource's objects are.
@@ -131,15 +141,19 @@ impl Resources {
             });
         }
         let collection = format!("{}/{}/", self.etcd_prefix, resource.storage_prefix);
-        let read_storage = kind.view.over(self.storage.clone());
-        let cacher = Cacher::start(read_storage.clone(), collection, self.cache.clone());
+        // Its calls and its cache counted under its group and resource.
+        let counters = self.metrics.storage(&resource.group, &resource.plural);
+        let storage: Arc<dyn Storage> = Arc::new(Instrumented::new(self.storage.clone(), counters));
+        let read_storage = kind.view.over(storage.clone());
+        let counters = self.metrics.cache(&resource.group, &resource.plural);
+        let cacher = Cacher::start_counted(read_storage.clone(), collection, self.cache.clone(), counters);
         let reads = ReadDelegator::new(read_storage, cacher, resource.qualified_name()).with_view(kind.view);
         let store = Store::new(
             resource,
             kind.codec,
             kind.strategy,
             kind.hooks,
-            self.storage.clone(),
+            storage,
             reads,
             self.admission.clone(),
             &self.etcd_prefix,
@@ -211,6 +225,29 @@ impl Resources {
     /// Whether every watch cache has loaded (readiness).
     pub fn caches_ready(&self) -> bool {
         self.all().iter().all(|served| served.store.reads().cacher().is_ready())
+    }
+
+    /// The storage and watch cache families, the object counts read from
+    /// the caches (one per group and resource, whatever its versions);
+    /// with `show_hidden`, kube's hidden deprecated ones too.
+    pub fn write_metrics(&self, out: &mut String, show_hidden: bool) {
+        let mut states: Vec<ResourceState> = Vec::new();
+        for served in self.all() {
+            let resource = served.store.resource();
+            if states.iter().any(|s| resource.is(&s.group, &s.resource)) {
+                continue;
+            }
+            let cacher = served.store.reads().cacher();
+            states.push(ResourceState {
+                group: resource.group.clone(),
+                resource: resource.plural.clone(),
+                objects: cacher.is_ready().then(|| cacher.stats().0),
+                resource_version: cacher.resource_version(),
+                capacity: cacher.capacity(),
+            });
+        }
+        states.sort_by(|a, b| (&a.group, &a.resource).cmp(&(&b.group, &b.resource)));
+        self.metrics.write(out, &states, show_hidden);
     }
 }
 

@@ -68,6 +68,10 @@ pub enum StartError {
     ProxyClient(String),
     #[error("cannot listen on {addr}: {why}")]
     Bind { addr: SocketAddr, why: String },
+    #[error(
+        "--show-hidden-metrics-for-version must be omitted or have the value '{0}'; only the previous minor version is allowed"
+    )]
+    ShowHiddenMetrics(String),
 }
 
 /// Every watch holds a socket; the usual soft limit (1024) is too few.
@@ -89,6 +93,7 @@ pub async fn run(options: Options) -> Result<(), StartError> {
 /// its own in process.
 pub async fn run_over(mut options: Options, etcd: impl Into<Endpoints>) -> Result<(), StartError> {
     let channel = etcd.into();
+    let show_hidden_metrics = show_hidden_metrics(&options.show_hidden_metrics_for_version)?;
     look_up_delegated_trust(&mut options).await?;
     let serving = &options.serving;
     let tls = match (&serving.tls_cert_file, &serving.tls_private_key_file) {
@@ -128,7 +133,9 @@ pub async fn run_over(mut options: Options, etcd: impl Into<Endpoints>) -> Resul
     tokio::spawn(crate::controllers::garbage_collector::run(resources.clone()));
     tokio::spawn(crate::controllers::storage_protection::run(resources.clone()));
     tokio::spawn(crate::controllers::customresourcedefinitions::run(resources.clone()));
-    let aggregator = Arc::new(aggregator(&options)?);
+    let metrics = Arc::new(Metrics::default());
+    metrics.set_build_info(endpoints::build_info());
+    let aggregator = Arc::new(aggregator(&options)?.with_metrics(metrics.aggregator.clone()));
     tokio::spawn(crate::controllers::apiservices::run(resources.clone(), aggregator.clone()));
     tokio::spawn(crate::controllers::authentication_trust::run(resources.clone(), trust(&options)?));
     let flow_control =
@@ -142,19 +149,21 @@ pub async fn run_over(mut options: Options, etcd: impl Into<Endpoints>) -> Resul
         };
         tokio::spawn(crate::controllers::csr_signing::run(resources.clone(), signer));
     }
+    tokio::spawn(read_database_size(channel.clone(), resources.storage_metrics().clone()));
     if !options.etcd.etcd_compaction_interval.is_zero() {
         tokio::spawn(compact_every(channel, options.etcd.etcd_compaction_interval));
     }
-    let metrics = Arc::new(Metrics::default());
     for source in admission_metrics {
         metrics.add_source(source);
     }
+    let served = resources.clone();
+    metrics.add_source(Arc::new(move |out: &mut String| served.write_metrics(out, show_hidden_metrics)));
     let limits = Arc::new(Limits::new(
         options.limits.max_requests_inflight,
         options.limits.max_mutating_requests_inflight,
     ));
     let max_body = usize::try_from(options.limits.max_request_body_bytes).unwrap_or(usize::MAX);
-    let authenticator = Arc::new(authenticator(&options, &resources)?);
+    let authenticator = Arc::new(authenticator(&options, &resources, &metrics)?);
     let (authorizer, rbac_index) = match delegated_authorizer(&options)? {
         Some(delegated) => (delegated, None),
         None => authorizer(&options, &resources),
@@ -173,7 +182,8 @@ pub async fn run_over(mut options: Options, etcd: impl Into<Endpoints>) -> Resul
     }
     let auditor = Auditor::from_options(&options.audit)?;
     if let Some(auditor) = &auditor {
-        metrics.set_auditor(auditor.clone());
+        let auditor = auditor.clone();
+        metrics.add_source(Arc::new(move |out: &mut String| auditor.write_metrics(out)));
     }
     let request_timeout = options.limits.request_timeout;
     let state =
@@ -231,8 +241,25 @@ fn admission_setup(
     admission::Setup::new(&enabled, &config, checks).map_err(StartError::Admission)
 }
 
+/// `--show-hidden-metrics-for-version`: whether kube's hidden deprecated
+/// metrics are shown (only the previous minor version may be named).
+fn show_hidden_metrics(version: &str) -> Result<bool, StartError> {
+    let (major, minor) = endpoints::KUBE_VERSION;
+    let previous =
+        minor.parse::<u32>().map(|m| format!("{major}.{}", m.saturating_sub(1))).unwrap_or_default();
+    match version {
+        "" => Ok(false),
+        v if v == previous => Ok(true),
+        _ => Err(StartError::ShowHiddenMetrics(previous)),
+    }
+}
+
 /// The authenticators the flags configure.
-fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticator, StartError> {
+fn authenticator(
+    options: &Options,
+    resources: &Resources,
+    metrics: &Metrics,
+) -> Result<Authenticator, StartError> {
     let authn = &options.authentication;
     let token_file = match &authn.token_auth_file {
         Some(path) => Some(TokenFile::read(path)?),
@@ -280,6 +307,7 @@ fn authenticator(options: &Options, resources: &Resources) -> Result<Authenticat
         service_accounts,
         token_review,
         anonymous: authn.anonymous_auth,
+        metrics: Some(metrics.authn.clone()),
     })
 }
 
@@ -419,6 +447,28 @@ pub fn serve_builtin_kinds(storage: Arc<dyn Storage>, options: &Options) -> Resu
         options.cache(),
     )
     .map_err(|e| StartError::Register(e.to_string()))
+}
+
+/// How often etcd's database size is read for `apiserver_storage_size_bytes`
+/// (kube reads it when scraped; `/metrics` here never waits on etcd).
+const DATABASE_SIZE_EVERY: Duration = Duration::from_secs(5);
+
+/// Reads etcd's database size (a Status call, kube's one-second limit)
+/// every few seconds, for as long as the server runs.
+async fn read_database_size(channel: Endpoints, metrics: Arc<crate::metrics::StorageMetrics>) {
+    use rtcd_proto::etcdserverpb::StatusRequest;
+    use rtcd_proto::etcdserverpb::maintenance_client::MaintenanceClient;
+    let mut tick = tokio::time::interval(DATABASE_SIZE_EVERY);
+    let mut client = MaintenanceClient::new(channel);
+    loop {
+        tick.tick().await;
+        let status = client.status(StatusRequest {});
+        let size = match tokio::time::timeout(Duration::from_secs(1), status).await {
+            Ok(Ok(answer)) => Some(answer.get_ref().db_size),
+            _ => None,
+        };
+        metrics.set_database_size(size);
+    }
 }
 
 /// kube-apiserver's compaction loop: one step per interval.

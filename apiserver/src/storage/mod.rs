@@ -10,12 +10,14 @@
 //! * `leases`: lease reuse for objects with a TTL.
 //! * `continue_token`: kube's list continue tokens.
 //! * `compactor`: kube-apiserver's compaction rounds.
+//! * `instrumented`: one resource's calls and watches counted (`/metrics`).
 
 mod compactor;
 mod continue_token;
 pub mod endpoints;
 mod etcd3;
 mod etcd3_watch;
+mod instrumented;
 mod interface;
 mod leases;
 mod memory;
@@ -25,6 +27,7 @@ pub use compactor::{COMPACT_REV_KEY, Compactor, Step};
 pub use continue_token::ContinueToken;
 pub use endpoints::Endpoints;
 pub use etcd3::Etcd3Store;
+pub use instrumented::Instrumented;
 pub use interface::{Change, Storage, StorageWatch, Swap, WatchEnd, WatchUpdate};
 pub use memory::MemoryStorage;
 pub use on_read::{OnRead, OnReadStorage, ReadView, VersionView};

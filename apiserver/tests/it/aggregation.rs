@@ -115,6 +115,20 @@ async fn scenario(backend: Backend) {
         assert_eq!((code, String::from_utf8_lossy(&body).as_ref()), (503, "service unavailable\n"), "{path}");
     }
     assert_eq!(get_raw(addr, "/apis/nothing.example.com/v1/things", &[]).await.0, 404);
+    // As kube-aggregator's metrics say it: unavailable (the local ones
+    // not), and the 503s terminated by the aggregator, not counted as
+    // requests.
+    let (_, _, scraped) = get_raw(addr, "/metrics", &[]).await;
+    let scraped = String::from_utf8_lossy(&scraped);
+    for line in [
+        "aggregator_unavailable_apiservice{name=\"v1beta1.metrics.k8s.io\"} 1",
+        "aggregator_unavailable_apiservice{name=\"v1.apps\"} 0",
+        "apiserver_request_terminations_total{verb=\"GET\",group=\"\",version=\"\",resource=\"\",subresource=\"/apis/metrics.k8s.io/v1beta1\",scope=\"\",component=\"aggregator\",code=\"503\"} 1",
+        "apiserver_request_terminations_total{verb=\"LIST\",group=\"metrics.k8s.io\",version=\"v1beta1\",resource=\"nodes\",subresource=\"\",scope=\"cluster\",component=\"aggregator\",code=\"503\"} 1",
+    ] {
+        assert!(scraped.lines().any(|l| l == line), "no {line}");
+    }
+    assert!(!scraped.contains("group=\"metrics.k8s.io\",version=\"v1beta1\",resource=\"nodes\",subresource=\"\",scope=\"cluster\",component=\"apiserver\""));
 
     // Refused with kube's texts.
     let mut bad = metrics.clone();

@@ -265,6 +265,14 @@ async fn a_full_level_refuses_with_429_while_admins_pass() {
     );
     assert!(metrics.lines().any(|l| l == line), "no {line}");
     assert!(metrics.contains("apiserver_flowcontrol_nominal_limit_seats{priority_level=\"tight\"} 1\n"));
+    // kube's RecordDroppedRequest and RecordRequestTermination: counted as
+    // 429s, and as terminated in self-defense.
+    let series = "verb=\"LIST\",group=\"\",version=\"v1\",resource=\"configmaps\",subresource=\"\",scope=\"namespace\",component=\"apiserver\"";
+    let dropped = series.replacen(",group", ",dry_run=\"\",group", 1);
+    let line = format!("apiserver_request_total{{{dropped},code=\"429\"}} {}", refused.len());
+    assert!(metrics.lines().any(|l| l == line), "no {line}");
+    let line = format!("apiserver_request_terminations_total{{{series},code=\"429\"}} {}", refused.len());
+    assert!(metrics.lines().any(|l| l == line), "no {line}");
     let (code, _, requests) =
         get_as(&api, ADMIN_TOKEN, "/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1")
             .await;

@@ -214,6 +214,8 @@ impl Webhooks {
         let started = Instant::now();
         let operation = attributes.operation.as_str();
         let result = self.exchange(hook, attributes, kind == "admit").await;
+        // Left out of the request's SLI latency, as kube's webhook trackers do.
+        crate::metrics::tracker::webhook(kind == "admit", started.elapsed());
         let failure = match result {
             Ok(answer) => {
                 for warning in &answer.warnings {
